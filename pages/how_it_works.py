@@ -1,0 +1,133 @@
+"""How it works: the relaxations behind SDWEC, live, one fragment per idea."""
+
+import streamlit as st
+
+from sdwec import dashboard, plots
+
+config = dashboard.current_config()
+
+st.title("How SDWEC works")
+st.markdown(
+    "SDWEC looks for **non-negative, sparse weights** `w` for the `l` trees of an ensemble so "
+    "that the weighted vote `sgn(Hw)` reproduces the validation labels `y`. Row `s` of `H` "
+    "holds the trees' votes (±1) on validation row `s`. The cost it would like to minimise "
+    "(eq. 4) is"
+)
+st.latex(r"J(w) = \frac{\lambda}{m}\sum_{s=1}^{m}\big(\operatorname{sgn}(H_s w) - y_s\big)^2"
+         r" + \frac{1}{l}\lVert w\rVert_1 + \frac{\beta}{l}\sum_{r=1}^{l}\max(-w_r, 0)")
+st.markdown(
+    "The first term counts mistakes, the second switches trees off, the third keeps weights "
+    "non-negative. `sgn`, `|·|` and `max` make this cost jumpy and non-differentiable, so each "
+    "is replaced by a smooth stand-in that is accurate **near the current guess ŵ**, and the "
+    "problem is solved again and again around the new guess. The plots below are computed by "
+    "the same functions the solver uses; each section reruns on its own when you move its "
+    "sliders."
+)
+
+
+def _eps_slider(key, label="ε"):
+    return st.select_slider(label, dashboard.EPS_GRID, value=config.eps, key=key,
+                            format_func=lambda v: f"{v:g}")
+
+
+@st.fragment
+def sign_section():
+    st.subheader("1 · A convex stand-in for the sign (eq. 6)")
+    left, right = st.columns([2, 3])
+    with left:
+        st.latex(r"\operatorname{sgn}(H_s w) \approx \frac{H_s w}{|H_s\hat w| + \epsilon}"
+                 r" = S_s H_s w")
+        st.markdown(
+            "Around a row where the current ensemble scores `H_s ŵ`, the step of `sgn` is "
+            "replaced by a straight line through the origin that reaches ±1 near `H_s ŵ`. "
+            "It is linear in `w`, so the fidelity term becomes a least-squares term. A smaller "
+            "ε makes the line pass closer to (H_s ŵ, ±1).")
+        eps = _eps_slider("how_sign_eps")
+        points = st.multiselect("Expansion points H_s ŵ", [-2.0, -1.0, -0.5, 0.5, 1.0, 2.0],
+                                default=[0.5, 2.0], key="how_sign_points")
+    with right:
+        with dashboard.guard("the sign plot"):
+            st.plotly_chart(plots.sign_relaxation(points, eps), key="how_sign_chart")
+
+
+@st.fragment
+def abs_section():
+    st.subheader("2 · |w| by an adaptive log-sum-exp (eq. 7, Figure 2)")
+    left, right = st.columns([2, 3])
+    with left:
+        st.latex(r"|w_r| \approx \frac{1}{\gamma_r}\log\!\left(e^{-\gamma_r w_r}"
+                 r" + e^{\gamma_r w_r}\right),\qquad \gamma_r = \frac{\gamma}{|\hat w_r| + \epsilon}")
+        st.markdown(
+            "The log-sum-exp is a smooth `max(-w, w)`; its sharpness γ would overflow `exp` "
+            "for large |w|, so SDWEC scales it by the current weight: large weights get a "
+            "gentler curve, weights near zero a sharp one. At w = 0 the approximation equals "
+            "ε·log 2 / γ. Leave ŵ on *follow w* to see the paper's Figure 2, or fix it to see "
+            "the curve one iteration actually uses.")
+        gamma = st.slider("γ", *dashboard.GAMMA_RANGE[:2], value=config.gamma,
+                          step=dashboard.GAMMA_RANGE[2], key="how_abs_gamma")
+        eps_values = st.multiselect("ε values", dashboard.EPS_GRID, default=[0.1, 1.0],
+                                    key="how_abs_eps", format_func=lambda v: f"{v:g}")
+        follow = st.toggle("ŵ follows w (Figure 2)", value=True, key="how_abs_follow")
+        w_hat = None if follow else st.slider("ŵ", -2.0, 2.0, 1.0, 0.05, key="how_abs_what")
+    with right:
+        with dashboard.guard("the |w| plot"):
+            st.plotly_chart(plots.abs_approximation(gamma, eps_values, w_hat=w_hat),
+                            key="how_abs_chart")
+
+
+@st.fragment
+def penalty_section():
+    st.subheader("3 · The non-negativity penalty and the threshold it implies (eq. 8)")
+    left, right = st.columns([2, 3])
+    with left:
+        st.latex(r"\beta\max(-w_r, 0) \approx \frac{\beta}{\gamma_r}\log\!\left("
+                 r"e^{-\gamma_r w_r} + 1\right) = P(w_r)")
+        st.markdown(
+            "The penalty is large for negative weights and fades for positive ones. After the "
+            "last iteration, Algorithm 1 (line 15) drops every weight below the point where "
+            "P falls to 10⁻³: such a weight is too small for the smooth cost to tell it from "
+            "zero. With the *paper* rule this point is read at the sharpest γ_r, γ/ε "
+            "(see docs/algorithm.md for this reading of the paper).")
+        beta = st.slider("β", *dashboard.BETA_RANGE[:2], value=config.beta,
+                         step=dashboard.BETA_RANGE[2], key="how_pen_beta")
+        gamma = st.slider("γ", *dashboard.GAMMA_RANGE[:2], value=config.gamma,
+                          step=dashboard.GAMMA_RANGE[2], key="how_pen_gamma")
+        eps = _eps_slider("how_pen_eps")
+    with right:
+        with dashboard.guard("the penalty plot"):
+            st.plotly_chart(plots.penalty_threshold(beta, gamma, eps), key="how_pen_chart")
+
+
+@st.fragment
+def taylor_section():
+    st.subheader("4 · A quadratic model, then one linear solve per iteration")
+    left, right = st.columns([2, 3])
+    with left:
+        st.latex(r"\tfrac{1}{\gamma_r}\log(e^{-\gamma_r w}+e^{\gamma_r w}) + P(w)"
+                 r" \approx A_r + B_r w + C_r w^2")
+        st.latex(r"\Big(\tfrac{2\lambda}{m}(SH)^\top SH + \tfrac{2}{l}(C + I)\Big)\,w"
+                 r" = \tfrac{2\lambda}{m}(SH)^\top y + \tfrac{2\hat w - v_B}{l}")
+        st.markdown(
+            "The smooth per-weight terms are replaced by their second-order Taylor model "
+            "around ŵ, and a slow-step term (w − ŵ)²/l keeps the new w close to ŵ where the "
+            "models are accurate. The cost is then a strictly convex quadratic: one linear "
+            "system per iteration, then negative weights are set to 0. Start from w = 1, "
+            "repeat k times, threshold.")
+        w_hat = st.slider("ŵ", 0.0, 3.0, 1.0, 0.05, key="how_tay_what")
+        beta = st.slider("β", *dashboard.BETA_RANGE[:2], value=config.beta,
+                         step=dashboard.BETA_RANGE[2], key="how_tay_beta")
+        gamma = st.slider("γ", *dashboard.GAMMA_RANGE[:2], value=config.gamma,
+                          step=dashboard.GAMMA_RANGE[2], key="how_tay_gamma")
+        eps = _eps_slider("how_tay_eps")
+    with right:
+        with dashboard.guard("the Taylor plot"):
+            st.plotly_chart(plots.taylor_model(w_hat, beta, gamma, eps), key="how_tay_chart")
+
+
+with dashboard.guard("the teaching page"):
+    sign_section()
+    abs_section()
+    penalty_section()
+    taylor_section()
+    st.info("See the whole loop at work on a real pool on the **Explorer** page: its "
+            "convergence chart plots both costs per iteration (the paper's Figure 3).")

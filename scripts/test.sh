@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set up and run the whole test suite on a fresh machine:
+#   Debian's chromium for the browser tests (apt, when missing), a virtual environment in
+#   .venv with requirements-dev.txt, then pytest.  Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+fi
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+exec .venv/bin/python -m pytest "$@"

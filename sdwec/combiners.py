@@ -1,0 +1,500 @@
+"""Every way of turning a pool's validation votes into member weights, and the vote itself.
+
+All combiners take the same validation votes -- a prediction matrix ``P`` (m x l, original
+labels) with its labels ``y`` and ``classes``, or the :class:`Votes` compressed from them --
+and return a weight vector of length ``l`` (zeros = pruned members). One function,
+:func:`vote` (and :func:`accuracy`, and the batched :func:`accuracies`), scores any weight
+vector by weighted plurality vote. The choices made where the sources leave room (WMV clip,
+QFWEC reading, the all-zero fallback, tie-breaking, the relaxed variant, the multi-class
+formulation of the least-squares combiners) are documented in ``docs/combiners.md``.
+
+Weighted plurality vote: the score of a class is the sum of the weights of the members voting
+for it; the highest score wins; ties -- including the all-zero weight vector, when the ensemble
+abstains -- go to the first tied class in ``prior`` (the most frequent validation class first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import nnls
+from sklearn.linear_model import lasso_path as _sk_lasso_path
+
+__all__ = [
+    "Votes", "compress_votes", "vote", "accuracy", "accuracies", "abstains",
+    "majority", "wmv", "qfwec", "sdwec", "sdwec_solve", "sdwec_select",
+    "random_subset", "random_subset_curve", "reduce_error_order", "orientation_order",
+    "ordered_weights", "nnls_stacking", "lasso_path", "WMV_CLIP",
+]
+
+
+@dataclass(frozen=True)
+class Votes:
+    """Unique (votes, label) rows of a prediction matrix, with their counts.
+
+    Rows with the same votes and the same label count the same in every combiner and every
+    accuracy, so they are stored once (on NSL-KDD 12,597 validation rows become a few hundred).
+
+    Attributes
+    ----------
+    codes : ndarray of shape (u, l)
+        Class index (into ``classes``) voted by each member.
+    labels : ndarray of shape (u,)
+        Class index of the true label.
+    counts : ndarray of shape (u,)
+        How many original rows each unique row stands for.
+    classes : ndarray
+        Sorted class labels.
+    """
+
+    codes: np.ndarray
+    labels: np.ndarray
+    counts: np.ndarray
+    classes: np.ndarray
+
+    @property
+    def m(self) -> int:
+        """Number of original rows."""
+        return int(self.counts.sum())
+
+    @property
+    def n_members(self) -> int:
+        """Number of members ``l``."""
+        return int(self.codes.shape[1])
+
+    @property
+    def correctness(self) -> np.ndarray:
+        """(u, l) matrix, +1 where the member votes the true label, else -1."""
+        return np.where(self.codes == self.labels[:, None], 1.0, -1.0)
+
+
+def _encode(values, classes, what):
+    classes = np.asarray(classes)
+    values = np.asarray(values)
+    idx = np.searchsorted(classes, values)
+    idx = np.clip(idx, 0, len(classes) - 1)
+    if not np.array_equal(classes[idx], values):
+        raise ValueError(f"{what} contains labels that are not among classes {classes.tolist()}")
+    return idx
+
+
+def compress_votes(P, y, classes=None) -> Votes:
+    """Compress a prediction matrix and its labels into unique rows with counts.
+
+    Parameters
+    ----------
+    P : array-like of shape (m, l)
+        Predicted labels of every member.
+    y : array-like of shape (m,)
+        True labels.
+    classes : array-like, optional
+        Sorted class labels (default: the labels seen in ``P`` and ``y``).
+
+    Returns
+    -------
+    Votes
+    """
+    P = np.asarray(P)
+    y = np.asarray(y)
+    if P.ndim != 2 or P.shape[0] != y.shape[0]:
+        raise ValueError(f"P must be (m, l) with one row per label; got P {P.shape}, y {y.shape}")
+    if P.shape[0] == 0 or P.shape[1] == 0:
+        raise ValueError("P must have at least one row and one member")
+    classes = np.unique(np.concatenate([np.unique(P), np.unique(y)])) if classes is None \
+        else np.asarray(classes)
+    dtype = np.uint8 if len(classes) < 256 else np.uint32
+    rows = np.empty((P.shape[0], P.shape[1] + 1), dtype=dtype)
+    rows[:, :-1] = _encode(P, classes, "P")
+    rows[:, -1] = _encode(y, classes, "y")
+    # Hash whole rows as opaque bytes: sorting one void column is far faster than unique(axis=0).
+    keys = np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1])))
+    _, first, counts = np.unique(keys.ravel(), return_index=True, return_counts=True)
+    unique = rows[first].astype(np.intp)
+    return Votes(codes=unique[:, :-1], labels=unique[:, -1], counts=counts.astype(np.int64),
+                 classes=classes)
+
+
+def _as_votes(P, y=None, classes=None) -> Votes:
+    if isinstance(P, Votes):
+        return P
+    if y is None:
+        raise ValueError("labels y are required unless P is already a Votes object")
+    return compress_votes(P, y, classes)
+
+
+def _priority(classes, prior):
+    """Rank of every class in the tie-breaking order (0 = wins ties)."""
+    classes = np.asarray(classes)
+    order = np.arange(len(classes)) if prior is None else _encode(prior, classes, "prior")
+    rank = np.full(len(classes), len(classes), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    # classes missing from prior come after it, in sorted order
+    missing = rank == len(classes)
+    rank[missing] = len(order) + np.arange(missing.sum())
+    return rank
+
+
+def _predict_codes(codes, W, n_classes, rank):
+    """Winning class index for every row and weight column: (u, n)."""
+    W = np.asarray(W, dtype=float)
+    # Sums of the same weights in a different order may differ in the last bits; scores
+    # within this tolerance of the best count as tied.
+    tol = 1e-9 * np.abs(W).sum(axis=0) + 1e-300
+    best = None
+    scores = []
+    for k in range(n_classes):
+        s = (codes == k).astype(float) @ W
+        scores.append(s)
+        best = s if best is None else np.maximum(best, s)
+    pred = np.zeros(best.shape, dtype=np.intp)
+    for k in np.argsort(-rank):  # lowest priority first; later (higher priority) overwrite
+        pred = np.where(scores[k] >= best - tol, k, pred)
+    return pred
+
+
+def accuracies(W, votes: Votes, prior=None) -> np.ndarray:
+    """Accuracy of many weight vectors at once.
+
+    Parameters
+    ----------
+    W : array-like of shape (l,) or (l, n)
+        Weight vectors as columns.
+    votes : Votes
+        Compressed votes of the split to score.
+    prior : array-like, optional
+        Tie-breaking class order (default: sorted class order).
+
+    Returns
+    -------
+    ndarray of shape (n,) (a 0-d array for a single vector)
+    """
+    W = np.asarray(W, dtype=float)
+    single = W.ndim == 1
+    W2 = W[:, None] if single else W
+    if W2.shape[0] != votes.n_members:
+        raise ValueError(f"weights have length {W2.shape[0]}, the pool has {votes.n_members} members")
+    rank = _priority(votes.classes, prior)
+    out = np.empty(W2.shape[1])
+    step = max(1, 2_000_000 // max(1, len(votes.counts) * len(votes.classes)))
+    for lo in range(0, W2.shape[1], step):
+        pred = _predict_codes(votes.codes, W2[:, lo:lo + step], len(votes.classes), rank)
+        out[lo:lo + step] = votes.counts @ (pred == votes.labels[:, None]) / votes.m
+    return out[0] if single else out
+
+
+def vote(weights, P, classes, prior=None) -> np.ndarray:
+    """Weighted plurality vote of the members.
+
+    Parameters
+    ----------
+    weights : array-like of shape (l,)
+        Member weights (zeros = pruned; the all-zero vector abstains and predicts ``prior[0]``).
+    P : array-like of shape (m, l)
+        Predicted labels of every member.
+    classes : array-like
+        Sorted class labels.
+    prior : array-like, optional
+        Tie-breaking class order, most preferred first (default: sorted order).
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        Predicted labels.
+    """
+    classes = np.asarray(classes)
+    weights = np.asarray(weights, dtype=float)
+    P = np.asarray(P)
+    if P.ndim != 2 or weights.shape != (P.shape[1],):
+        raise ValueError(f"weights must have one entry per column of P; got {weights.shape}, P {P.shape}")
+    codes = _encode(P, classes, "P")
+    pred = _predict_codes(codes, weights[:, None], len(classes), _priority(classes, prior))
+    return classes[pred[:, 0]]
+
+
+def accuracy(weights, P, y, classes, prior=None) -> float:
+    """Accuracy of the weighted plurality vote :func:`vote` against labels ``y``."""
+    return float(np.mean(vote(weights, P, classes, prior) == np.asarray(y)))
+
+
+def abstains(weights) -> bool:
+    """True when every weight is zero: the ensemble abstains (and predicts ``prior[0]``)."""
+    return not np.any(np.asarray(weights) != 0)
+
+
+def majority(P, y=None, classes=None) -> np.ndarray:
+    """Bagging's vote: every member has weight 1."""
+    n = P.n_members if isinstance(P, Votes) else np.asarray(P).shape[1]
+    return np.ones(n)
+
+
+def member_accuracies(P, y=None, classes=None) -> np.ndarray:
+    """Validation accuracy of every member."""
+    v = _as_votes(P, y, classes)
+    return v.counts @ (v.codes == v.labels[:, None]) / v.m
+
+
+WMV_CLIP = 0.5
+"""Accuracies are clipped to [c/m, 1 - c/m] with c = WMV_CLIP (half a row) before the log-odds."""
+
+
+def wmv(P, y=None, classes=None, *, clip=WMV_CLIP) -> np.ndarray:
+    """Kuncheva's weighted majority vote: ``w_i = log(p_i / (1 - p_i))``.
+
+    ``p_i`` is member i's validation accuracy, clipped to ``[clip/m, 1 - clip/m]`` so that a
+    member that is perfect (or always wrong) on the validation rows gets a large finite weight
+    instead of an infinite one: with ``clip = 0.5`` the member is treated as if half a row had
+    gone the other way. Members below 50 % accuracy get negative weights (they vote against
+    their class), as in Kuncheva's formula.
+    """
+    v = _as_votes(P, y, classes)
+    c = clip / v.m
+    p = np.clip(member_accuracies(v), c, 1.0 - c)
+    return np.log(p / (1.0 - p))
+
+
+def _least_squares_system(v: Votes):
+    """Gram matrix and right-hand side of (1/m) * ||C w - 1||^2 on the full rows."""
+    C = v.correctness
+    G = (C * v.counts[:, None]).T @ C / v.m
+    g = C.T @ v.counts / v.m
+    return G, g
+
+
+def _project_sum_box(x, total=1.0, bound=1.0):
+    """Euclidean projection onto {sum(w) = total, -bound <= w <= bound} (bisection on the shift)."""
+    lo, hi = x.min() - bound - 1.0, x.max() + bound + 1.0
+    for _ in range(100):
+        tau = 0.5 * (lo + hi)
+        if np.clip(x - tau, -bound, bound).sum() > total:
+            lo = tau
+        else:
+            hi = tau
+    return np.clip(x - 0.5 * (lo + hi), -bound, bound)
+
+
+def qfwec(P, y=None, classes=None, *, bound=1.0, ridge=1e-6, max_iter=3000, tol=1e-10):
+    """QFWEC (Mao et al. 2015) as the seed paper describes it: square loss, weights summing to 1.
+
+    Minimises ``(1/m) * ||C w - 1||^2`` subject to ``sum(w) = 1`` and ``-bound <= w_i <= bound``,
+    where ``C`` is the validation correctness matrix (+1 right, -1 wrong; for binary tasks
+    ``C w - 1 = y * (H w - y)``, the square loss on the votes). The sum-to-one constraint is the
+    L1 normalisation the seed paper lists; the solution is not sparse. A tiny ridge
+    (``ridge * trace(G) / l``) makes the minimiser unique when the validation rows do not
+    determine it (fewer distinct rows than members). The equality-constrained minimiser is
+    computed in closed form; if it leaves the box, projected accelerated gradient (FISTA)
+    finishes the job.
+
+    Returns
+    -------
+    ndarray of shape (l,)
+    """
+    v = _as_votes(P, y, classes)
+    G, g = _least_squares_system(v)
+    n = len(g)
+    G = G + (ridge * np.trace(G) / n + 1e-12) * np.eye(n)
+    ones = np.ones(n)
+    # KKT of min w'Gw - 2g'w s.t. 1'w = 1:  w = G^-1 (g + mu 1), mu fixed by the sum.
+    a = np.linalg.solve(G, np.column_stack([g, ones]))
+    mu = (1.0 - a[:, 0].sum()) / a[:, 1].sum()
+    w = a[:, 0] + mu * a[:, 1]
+    if np.all(np.abs(w) <= bound):
+        return w
+    step = 1.0 / (2.0 * np.linalg.eigvalsh(G)[-1])
+    w = _project_sum_box(np.full(n, 1.0 / n), 1.0, bound)
+    z, t = w.copy(), 1.0
+    for _ in range(max_iter):
+        w_next = _project_sum_box(z - step * 2.0 * (G @ z - g), 1.0, bound)
+        t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        z = w_next + ((t - 1.0) / t_next) * (w_next - w)
+        done = np.max(np.abs(w_next - w)) < tol
+        w, t = w_next, t_next
+        if done:
+            break
+    return w
+
+
+def _sdwec_table(v: Votes):
+    from sdwec import solver
+
+    C = np.repeat(v.correctness, v.counts, axis=0)
+    return solver.compress(C, np.ones(len(C)))
+
+
+def sdwec_solve(P, y=None, classes=None, *, lam, beta, gamma, eps, iterations=25,
+                threshold="paper", table=None):
+    """Run SDWEC (Algorithm 1) on the validation votes and return the full Solution.
+
+    Parameters
+    ----------
+    P, y, classes
+        Validation votes (ignored when ``table`` is given).
+    lam, beta, gamma, eps, iterations, threshold
+        As in :func:`sdwec.solve`.
+    table : VoteTable, optional
+        The pool's precompressed table (``Pool.table``); pass it in sweeps. Without it the
+        correctness matrix ``C`` is formed and solved against ones (identical cost to the
+        binary ``H``/``y`` form, since ``C = y * H``).
+
+    Returns
+    -------
+    sdwec.solver.Solution
+    """
+    from sdwec import solver
+
+    if table is None:
+        table = _sdwec_table(_as_votes(P, y, classes))
+    return solver.solve(table, None, lam=lam, beta=beta, gamma=gamma, eps=eps,
+                        iterations=iterations, threshold=threshold)
+
+
+def sdwec(P, y=None, classes=None, **params) -> np.ndarray:
+    """SDWEC's thresholded weights (see :func:`sdwec_solve` for the parameters)."""
+    return np.asarray(sdwec_solve(P, y, classes, **params).weights, dtype=float)
+
+
+def sdwec_select(P, y=None, classes=None, **params) -> np.ndarray:
+    """SDWEC's support with an unweighted vote (the relaxed variant): 1 where selected, else 0."""
+    return (sdwec(P, y, classes, **params) > 0).astype(float)
+
+
+def random_subset(n_members, k, seed) -> np.ndarray:
+    """Weight 1 on ``k`` members drawn at random without replacement (seeded), 0 elsewhere."""
+    if not 0 <= k <= n_members:
+        raise ValueError(f"k must be between 0 and {n_members}, got {k}")
+    w = np.zeros(n_members)
+    w[np.random.default_rng(seed).choice(n_members, size=k, replace=False)] = 1.0
+    return w
+
+
+def random_subset_curve(votes: Votes, sizes, draws=10, seed=0, prior=None) -> np.ndarray:
+    """Mean accuracy of ``draws`` random subsets of every size in ``sizes`` (seeded).
+
+    Returns
+    -------
+    ndarray of shape (len(sizes),)
+    """
+    sizes = np.asarray(sizes, dtype=int)
+    rng = np.random.default_rng(seed)
+    l = votes.n_members
+    # One random permutation per draw; its first k members are that draw's subset of size k.
+    ranks = np.argsort(rng.random((draws, l)), axis=1).argsort(axis=1)  # (draws, l)
+    W = (ranks.T[:, :, None] < sizes[None, None, :]).astype(float)  # (l, draws, n_sizes)
+    acc = accuracies(W.reshape(l, -1), votes, prior).reshape(draws, len(sizes))
+    return acc.mean(axis=0)
+
+
+def _argmax_with_priority(scores, rank):
+    """Winner per row/candidate for integer scores (..., K); ties to the lowest rank."""
+    K = scores.shape[-1]
+    return np.argmax(scores * (K + 1) + (K - rank), axis=-1)
+
+
+def reduce_error_order(P, y=None, classes=None, prior=None) -> np.ndarray:
+    """Reduce-error ordering (Martínez-Muñoz & Suárez): greedy forward selection.
+
+    Starting from the empty sub-ensemble, repeatedly add the member that gives the most
+    accurate unweighted plurality vote on the validation rows (ties between candidates go to
+    the lowest member index). The first ``k`` members of the order are the pruned ensemble
+    of size ``k``.
+
+    Returns
+    -------
+    ndarray of shape (l,)
+        Member indices in order of selection.
+    """
+    v = _as_votes(P, y, classes)
+    K, l = len(v.classes), v.n_members
+    rank = _priority(v.classes, prior)
+    onehot = (v.codes[:, :, None] == np.arange(K)).astype(np.int32)  # (u, l, K)
+    scores = np.zeros((len(v.counts), K), dtype=np.int32)
+    remaining = np.ones(l, dtype=bool)
+    order = []
+    for _ in range(l):
+        cand = np.flatnonzero(remaining)
+        trial = scores[:, None, :] + onehot[:, cand, :]  # (u, c, K)
+        correct = _argmax_with_priority(trial, rank) == v.labels[:, None]
+        best = cand[np.argmax(v.counts @ correct)]
+        order.append(best)
+        remaining[best] = False
+        scores += onehot[:, best, :]
+    return np.asarray(order)
+
+
+def orientation_order(P, y=None, classes=None) -> np.ndarray:
+    """Orientation ordering (Martínez-Muñoz & Suárez): members by angle to the reference.
+
+    Each member's signature is its ±1 correctness vector over the validation rows; the
+    reference vector is the projection of the all-ones direction onto the hyperplane
+    orthogonal to the ensemble's signature (the sum of all signatures). Members are ordered by
+    increasing angle between their signature and the reference (ties by index).
+
+    Returns
+    -------
+    ndarray of shape (l,)
+    """
+    v = _as_votes(P, y, classes)
+    C = v.correctness  # (u, l)
+    c = v.counts.astype(float)
+    ens = C.sum(axis=1)
+    ones = np.ones(len(c))
+    ens_sq = c @ (ens * ens)
+    ref = ones - (c @ ens) / ens_sq * ens if ens_sq > 0 else ones
+    ref_norm = np.sqrt(c @ (ref * ref))
+    if ref_norm < 1e-12 * np.sqrt(c.sum()):
+        return np.arange(v.n_members)  # every member signature is parallel: no preference
+    cos = ((C * c[:, None]).T @ ref) / (np.sqrt(c.sum()) * ref_norm)
+    angles = np.arccos(np.clip(cos, -1.0, 1.0))
+    return np.argsort(angles, kind="stable")
+
+
+def ordered_weights(order, sizes=None) -> np.ndarray:
+    """(l, n) weight columns: column j keeps the first ``sizes[j]`` members of ``order``."""
+    order = np.asarray(order)
+    l = len(order)
+    sizes = np.arange(1, l + 1) if sizes is None else np.asarray(sizes, dtype=int)
+    position = np.empty(l, dtype=int)
+    position[order] = np.arange(l)
+    return (position[:, None] < sizes[None, :]).astype(float)
+
+
+def _scaled_least_squares(v: Votes):
+    # sqrt(count)-scaled unique rows reproduce the full-row sum of squares exactly
+    s = np.sqrt(v.counts.astype(float))
+    return v.correctness * s[:, None], s
+
+
+def nnls_stacking(P, y=None, classes=None) -> np.ndarray:
+    """Non-negative least-squares stacking: ``min ||C w - 1||^2`` subject to ``w >= 0``.
+
+    ``C`` is the validation correctness matrix (for binary tasks, equivalent to fitting the
+    ±1 votes to the ±1 labels); solved with :func:`scipy.optimize.nnls`.
+    """
+    A, b = _scaled_least_squares(_as_votes(P, y, classes))
+    w, _ = nnls(A, b)
+    return w
+
+
+def lasso_path(P, y=None, classes=None, *, n_alphas=50, eps=1e-3):
+    """Positive Lasso stacking along its regularisation path.
+
+    Minimises ``(1/(2m)) * ||C w - 1||^2 + alpha * ||w||_1`` with ``w >= 0`` (no intercept)
+    for ``n_alphas`` values of alpha from the smallest that selects nothing down to
+    ``eps`` times it, on a log grid.
+
+    Returns
+    -------
+    alphas : ndarray of shape (n_alphas,)
+        Decreasing, in the scale of the full-row objective above.
+    W : ndarray of shape (l, n_alphas)
+        Weights for each alpha.
+    """
+    v = _as_votes(P, y, classes)
+    A, b = _scaled_least_squares(v)
+    # lasso_path divides the loss by its number of rows (u); rescale so alpha is per full row.
+    scale = np.sqrt(len(b) / v.m)
+    A, b = A * scale, b * scale
+    alpha_max = max(float((A.T @ b).max()) / len(b), 1e-12)
+    alphas = alpha_max * np.logspace(0, np.log10(eps), n_alphas)
+    _, coefs, _ = _sk_lasso_path(A, b, alphas=alphas, positive=True)
+    return alphas, np.maximum(coefs, 0.0)

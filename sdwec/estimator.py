@@ -1,0 +1,417 @@
+"""SDWEC as a scikit-learn classifier.
+
+:class:`SDWECClassifier` trains a bagged CART pool on one part of the data, finds sparse
+non-negative member weights with Algorithm 1 (:func:`sdwec.solver.solve`) on a stratified
+held-out part, and keeps only the members with a non-zero weight, so prediction evaluates the
+pruned ensemble only.  A pool that is already fitted is used as it is when it comes wrapped in
+:class:`sklearn.frozen.FrozenEstimator` (see ``docs/estimator.md``).
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.ensemble import (
+    BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier,
+)
+from sklearn.frozen import FrozenEstimator
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from sdwec.combiners import vote
+from sdwec.solver import _check_params as _check_solver_params
+from sdwec.solver import correctness_matrix, solve
+
+__all__ = ["SDWECClassifier"]
+
+_SPARSE_FORMATS = ("csr", "csc")
+class _Members:
+    """A fitted pool, flattened to what voting needs.
+
+    ``estimators[j]`` predicts on the columns ``features[j]`` (``None``: all columns); its
+    outputs are class indices into ``encoded_classes`` when that is not ``None`` (members of
+    bagging and forests are fitted on encoded labels), labels otherwise.
+    """
+
+    def __init__(self, estimators, features, encoded_classes, classes, n_features):
+        self.estimators = list(estimators)
+        self.features = list(features)
+        self.encoded_classes = encoded_classes
+        self.classes = classes
+        self.n_features = n_features
+
+    @classmethod
+    def from_ensemble(cls, ensemble):
+        """Members of a fitted bagging ensemble or forest."""
+        check_is_fitted(ensemble)
+        if getattr(ensemble, "n_outputs_", 1) != 1:
+            raise ValueError("a multi-output forest cannot be used as an SDWEC pool; "
+                             "fit it on a single target")
+        n = ensemble.n_features_in_
+        columns = getattr(ensemble, "estimators_features_", [None] * len(ensemble.estimators_))
+        # Skip the copy X[:, columns] for members that see every column in order.
+        features = [None if c is None or np.array_equal(c, np.arange(n)) else np.asarray(c)
+                    for c in columns]
+        return cls(ensemble.estimators_, features, ensemble.classes_, ensemble.classes_, n)
+
+    @classmethod
+    def from_classifiers(cls, classifiers):
+        """Members given as a list of fitted classifiers that predict labels."""
+        if len(classifiers) == 0:
+            raise ValueError("the list of fitted classifiers is empty; pass at least one")
+        for member in classifiers:
+            if not hasattr(member, "predict"):
+                raise ValueError(f"pool member {member!r} has no predict method")
+            check_is_fitted(member)
+        known = [np.asarray(m.classes_) for m in classifiers if hasattr(m, "classes_")]
+        classes = _union(known) if known else np.array([])
+        widths = {m.n_features_in_ for m in classifiers if hasattr(m, "n_features_in_")}
+        if len(widths) > 1:
+            raise ValueError(f"the fitted classifiers expect different numbers of features "
+                             f"{sorted(widths)}; they must all use the same columns")
+        n_features = widths.pop() if widths else None
+        return cls(classifiers, [None] * len(classifiers), None, classes, n_features)
+
+
+def _union(arrays):
+    try:
+        return np.unique(np.concatenate([np.asarray(a).ravel() for a in arrays]))
+    except TypeError as exc:
+        raise ValueError(f"the pool's classes and the labels y cannot be compared ({exc}); "
+                         "use the labels the pool was fitted with") from None
+
+
+def _prefit_members(estimator):
+    """The members of a frozen pool, or ``None`` if ``estimator`` is a template to bag."""
+    if isinstance(estimator, (list, tuple)):
+        if not all(isinstance(e, FrozenEstimator) for e in estimator):
+            raise ValueError(
+                "a list of fitted classifiers must be frozen so that cloning (GridSearchCV, "
+                "cross_val_score) keeps them fitted: pass FrozenEstimator(classifiers) or "
+                "[FrozenEstimator(c) for c in classifiers]")
+        return _Members.from_classifiers([e.estimator for e in estimator])
+    if not isinstance(estimator, FrozenEstimator):
+        return None
+    inner = estimator.estimator
+    if isinstance(inner, (list, tuple)):
+        return _Members.from_classifiers(list(inner))
+    if isinstance(inner, (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)):
+        return _Members.from_ensemble(inner)
+    raise ValueError(
+        f"a frozen {type(inner).__name__} cannot serve as an SDWEC pool; freeze a fitted "
+        "BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier or a list of fitted "
+        "classifiers")
+
+
+def _label_positions(classes, labels):
+    """Index of each label in the sorted ``classes``; -1 for labels not in ``classes``."""
+    pos = np.clip(np.searchsorted(classes, labels), 0, len(classes) - 1)
+    return np.where(classes[pos] == labels, pos, -1)
+
+
+def _member_votes(estimators, features, encoded_classes, classes, X):
+    """Votes of each member as indices into ``classes``, shape (n_samples, n_members).
+
+    Raises
+    ------
+    ValueError
+        If a member predicts a label that is not in ``classes``.
+    """
+    votes = np.empty((X.shape[0], len(estimators)), dtype=np.intp)
+    for j, (member, columns) in enumerate(zip(estimators, features)):
+        X_member = X if columns is None else X[:, columns]
+        names = getattr(member, "feature_names_in_", None)
+        if names is not None and not hasattr(X_member, "tocsr"):
+            X_member = pd.DataFrame(X_member, columns=names)  # members fitted on a DataFrame
+        out = np.asarray(member.predict(X_member))
+        labels = encoded_classes[out.astype(np.intp)] if encoded_classes is not None else out
+        votes[:, j] = _label_positions(classes, labels)
+        if (votes[:, j] < 0).any():
+            unknown = labels[votes[:, j] < 0][0]
+            raise ValueError(f"pool member {j} predicted the label {unknown!r}, which is not "
+                             f"among the classes {classes.tolist()}")
+    return votes
+
+
+def _class_scores(votes, weights, n_classes):
+    """Sum of the weights of the members voting for each class, shape (n_samples, n_classes)."""
+    scores = np.zeros((votes.shape[0], n_classes))
+    rows = np.arange(votes.shape[0])
+    for j, w in enumerate(weights):
+        scores[rows, votes[:, j]] += w
+    return scores
+
+
+class SDWECClassifier(ClassifierMixin, BaseEstimator):
+    """Sparsity-driven weighted ensemble classifier (Özgür, Nar and Erdem, 2018).
+
+    ``fit`` trains ``n_estimators`` bagged copies of ``estimator`` on a ``1 -
+    validation_fraction`` part of the data, then finds non-negative, sparse member weights with
+    Algorithm 1 on the stratified held-out part (multi-class through the correctness matrix:
+    ``+1`` where a member is right).  Members with weight zero are dropped, so prediction
+    evaluates the selected members only.
+
+    Parameters
+    ----------
+    estimator : estimator, FrozenEstimator, list of FrozenEstimator or None, default=None
+        ``None`` bags fully grown CART trees (:class:`~sklearn.tree.DecisionTreeClassifier`), as
+        in the paper; any other unfitted classifier is bagged instead.  A *fitted* pool wrapped
+        in :class:`~sklearn.frozen.FrozenEstimator` (a ``BaggingClassifier``,
+        ``RandomForestClassifier``, ``ExtraTreesClassifier``, or a list of fitted classifiers)
+        is used as it is: ``fit`` then only finds the weights, on all of the data it is given,
+        and ``n_estimators``, ``validation_fraction``, ``n_jobs`` and ``random_state`` are
+        unused.  A list of fitted classifiers may also be given as
+        ``[FrozenEstimator(c) for c in classifiers]``.
+    n_estimators : int, default=200
+        Size ``l`` of the bagged pool.
+    lam : float, default=10.0
+        λ >= 0, weight of the data-fidelity term.
+    beta : float, default=15.0
+        β >= 0, weight of the non-negativity penalty.
+    gamma : float, default=15.0
+        γ > 0, sharpness of the log-sum-exp relaxation.
+    eps : float, default=1.0
+        ε > 0, of the sign relaxation and the adaptive γ.
+    iterations : int, default=25
+        Iterations of Algorithm 1.
+    threshold : {"paper", "adaptive", "none"}, default="paper"
+        How small weights are cut to zero; see :func:`sdwec.solver.solve`.
+    validation_fraction : float, default=0.1
+        Share of the rows held out (stratified by class) to find the weights on.
+    n_jobs : int, default=None
+        Cores used to train the pool (joblib convention).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split and the bagging.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Sorted class labels (for a frozen pool, also those the pool knows).
+    weights_ : ndarray of shape (n_members,)
+        Weight of every member of the pool, zero for the pruned ones.
+    selected_ : ndarray of shape (n_selected,)
+        Pool indices of the members with a non-zero weight.
+    estimators_ : list of estimators
+        The selected members only, in the order of ``selected_``.
+    estimators_features_ : list of (ndarray or None)
+        Columns each selected member predicts on (``None``: all).
+    member_classes_ : ndarray or None
+        Labels that the members' outputs index into (bagging and forest members predict
+        encoded class indices); ``None`` when members predict labels.
+    validation_counts_ : ndarray of shape (n_classes,)
+        Class counts of the labels the weights were found on; they give the probabilities of
+        an abstaining (all-zero) ensemble.
+    tie_order_ : ndarray of shape (n_classes,)
+        Classes in the order they win ties: most frequent in the weight-finding labels first,
+        equally frequent ones in sorted order.
+    n_selected_ : int
+        Number of selected members.
+    sparsity_ : float
+        ``1 - n_selected_ / n_members`` (eq. 12 of the paper).
+    solution_ : sdwec.solver.Solution or None
+        The solver's result, with its per-iteration history (``None`` for models built from
+        given weights by :func:`sdwec.export.pruned_model`).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when ``X`` had string column names.
+
+    Notes
+    -----
+    Prediction is a weighted plurality vote: a class scores the sum of the weights of the
+    members voting for it.  Ties, and the all-zero weight vector, go to the tied class most
+    frequent in the weight-finding labels, then to the first in sorted order.
+    ``predict_proba`` gives the vote shares, score / total weight; an all-zero ensemble
+    abstains and returns the class frequencies of the weight-finding labels.
+    """
+
+    def __init__(self, estimator=None, n_estimators=200, lam=10.0, beta=15.0, gamma=15.0,
+                 eps=1.0, iterations=25, threshold="paper", validation_fraction=0.1,
+                 n_jobs=None, random_state=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.lam = lam
+        self.beta = beta
+        self.gamma = gamma
+        self.eps = eps
+        self.iterations = iterations
+        self.threshold = threshold
+        self.validation_fraction = validation_fraction
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _check_params(self):
+        _check_solver_params(self.lam, self.beta, self.gamma, self.eps, self.iterations,
+                             self.threshold)
+        n = self.n_estimators
+        if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
+            raise ValueError(f"n_estimators must be an integer >= 1; got {n!r}")
+        f = self.validation_fraction
+        if isinstance(f, bool) or not isinstance(f, Real) or not 0 < f < 1:
+            raise ValueError(f"validation_fraction must be a number strictly between 0 and 1; "
+                             f"got {f!r}")
+
+    def fit(self, X, y):
+        """Train the pool (unless it is frozen) and find the member weights.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : SDWECClassifier
+            The fitted classifier.
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE_FORMATS)
+        check_classification_targets(y)
+        members = _prefit_members(self.estimator)
+        if members is None:
+            classes = np.unique(y)
+            self._check_two_classes(classes)
+            rng = check_random_state(self.random_state)
+            X_pool, X_val, y_pool, y_val = self._split(X, y, rng)
+            bagging = BaggingClassifier(
+                estimator=DecisionTreeClassifier() if self.estimator is None
+                else clone(self.estimator),
+                n_estimators=self.n_estimators, n_jobs=self.n_jobs,
+                random_state=rng.randint(np.iinfo(np.int32).max),
+            ).fit(X_pool, y_pool)
+            members = _Members.from_ensemble(bagging)
+        else:
+            if members.n_features is not None and members.n_features != X.shape[1]:
+                raise ValueError(f"X has {X.shape[1]} features, but the frozen pool was fitted "
+                                 f"on {members.n_features}")
+            classes = _union([y, members.classes])
+            self._check_two_classes(classes)
+            X_val, y_val = X, y
+        votes = _member_votes(members.estimators, members.features, members.encoded_classes,
+                              classes, X_val)
+        y_index = _label_positions(classes, y_val)
+        C = correctness_matrix(votes, y_index)
+        solution = solve(C, np.ones(len(C)), lam=self.lam, beta=self.beta, gamma=self.gamma,
+                         eps=self.eps, iterations=self.iterations, threshold=self.threshold)
+        return self._set_fitted(members, solution.weights, classes, y_val, solution)
+
+    @staticmethod
+    def _check_two_classes(classes):
+        if len(classes) < 2:
+            raise ValueError(f"SDWECClassifier needs samples of at least two classes in y; "
+                             f"got {len(classes)} class")
+
+    def _split(self, X, y, rng):
+        """Stratified hold-out split; unstratified when a class has a single row."""
+        n = len(y)
+        n_val = int(np.ceil(self.validation_fraction * n))
+        if n_val >= n:
+            raise ValueError(f"{n} sample(s) are too few to hold out a validation part of "
+                             f"{self.validation_fraction:g} and still train the pool")
+        _, counts = np.unique(y, return_counts=True)
+        stratifiable = counts.min() >= 2 and len(counts) <= min(n_val, n - n_val)
+        return train_test_split(X, y, test_size=n_val, random_state=rng,
+                                stratify=y if stratifiable else None)
+
+    def _set_fitted(self, members, weights, classes, y_val, solution):
+        """Keep the members with non-zero weight and everything needed to vote."""
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != (len(members.estimators),):
+            raise ValueError(f"need one weight per pool member ({len(members.estimators)}); "
+                             f"got shape {weights.shape}")
+        if not np.all(np.isfinite(weights)) or (weights < 0).any():
+            raise ValueError("weights must be finite and non-negative")
+        selected = np.flatnonzero(weights)
+        self.classes_ = np.asarray(classes)
+        self.weights_ = weights
+        self.selected_ = selected
+        self.estimators_ = [members.estimators[i] for i in selected]
+        self.estimators_features_ = [members.features[i] for i in selected]
+        self.member_classes_ = members.encoded_classes
+        positions = _label_positions(self.classes_, np.asarray(y_val))
+        self.validation_counts_ = np.bincount(positions[positions >= 0],
+                                              minlength=len(self.classes_))
+        self.tie_order_ = self.classes_[np.lexsort((np.arange(len(self.classes_)),
+                                                    -self.validation_counts_))]
+        self.n_selected_ = len(selected)
+        self.sparsity_ = 1.0 - len(selected) / len(weights)
+        self.solution_ = solution
+        return self
+
+    def _votes(self, X):
+        """Votes of the selected members (indices into ``classes_``) and their weights."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, reset=False)
+        votes = _member_votes(self.estimators_, self.estimators_features_,
+                              self.member_classes_, self.classes_, X)
+        return votes, self.weights_[self.selected_]
+
+    def predict(self, X):
+        """Weighted plurality vote of the selected members.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted labels.
+        """
+        votes, weights = self._votes(X)
+        return vote(weights, self.classes_[votes], self.classes_, prior=self.tie_order_)
+
+    def predict_proba(self, X):
+        """Weighted vote shares: each class's score divided by the total weight.
+
+        An all-zero weight vector (the ensemble abstains) gives the class frequencies of the
+        labels the weights were found on.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        votes, weights = self._votes(X)
+        scores = _class_scores(votes, weights, len(self.classes_))
+        total = weights.sum()
+        if total > 0:
+            return scores / total
+        prior = self.validation_counts_ / self.validation_counts_.sum()
+        return np.tile(prior, (scores.shape[0], 1))
+
+    def _has_two_classes(self):
+        # Before fit the method exists, so that calling it raises NotFittedError.
+        return not hasattr(self, "classes_") or len(self.classes_) == 2
+
+    @available_if(_has_two_classes)
+    def decision_function(self, X):
+        """Vote margin of the second class, ``share(classes_[1]) - share(classes_[0])``.
+
+        Only for two classes; positive values predict ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Margins in [-1, 1].
+        """
+        return 2.0 * self.predict_proba(X)[:, 1] - 1.0

@@ -1,0 +1,164 @@
+"""Accuracy-vs-sparsity: SDWEC parameter sweeps, the peers' curves, and the Pareto front.
+
+Every row of the returned frames is one weighted ensemble of the same pool, on the same axes:
+``method``, ``params`` (a short text), ``param`` (the swept value, when there is one),
+``n_selected`` (members with a non-zero weight), ``sparsity`` (1 - n_selected / l, the paper's
+eq. 10), ``val_accuracy`` and ``test_accuracy`` (weighted plurality vote, ties and abstentions
+to the most frequent validation class), and ``abstains`` (every weight is zero).
+Sweeps reuse the pool's vote table (compressed once) and score all weight vectors in one
+batched call, which keeps a 50-point sweep with every peer well under a second on UCI pools.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sdwec import combiners
+from sdwec.solver import PRESETS
+
+__all__ = ["sweep", "peers", "pareto", "COLUMNS", "DEFAULT_LAMS"]
+
+COLUMNS = ["method", "params", "param", "n_selected", "sparsity", "val_accuracy",
+           "test_accuracy", "abstains"]
+DEFAULT_LAMS = np.logspace(-3, 3, 50)
+_SWEEPABLE = ("lam", "beta", "gamma", "eps")
+
+
+def _rows(method, params, param, W, pool):
+    """Frame of the weight columns ``W`` (l, n) scored on both splits."""
+    W = np.asarray(W, dtype=float)
+    n_selected = (W != 0).sum(axis=0)
+    return pd.DataFrame({
+        "method": method,
+        "params": list(params),
+        "param": np.asarray(param, dtype=float),
+        "n_selected": n_selected.astype(int),
+        "sparsity": 1.0 - n_selected / W.shape[0],
+        "val_accuracy": combiners.accuracies(W, pool.votes("val"), pool.prior),
+        "test_accuracy": combiners.accuracies(W, pool.votes("test"), pool.prior),
+        "abstains": n_selected == 0,
+    }, columns=COLUMNS)
+
+
+def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
+          gamma=PRESETS["SDWEC-B"]["gamma"], eps=PRESETS["SDWEC-B"]["eps"], second=None,
+          iterations=25, threshold="paper", method="SDWEC"):
+    """SDWEC over a grid of λ (and optionally a second parameter) on one pool.
+
+    Parameters
+    ----------
+    pool : sdwec.pool.Pool
+    lams : array-like, default=50 values log-spaced over [1e-3, 1e3]
+    beta, gamma, eps : float, default=SDWEC-B's values
+        The parameters held fixed.
+    second : tuple (name, values), optional
+        A second parameter to sweep (``"beta"``, ``"gamma"`` or ``"eps"``): the grid is the
+        product of ``lams`` and ``values``.
+    iterations, threshold
+        As in :func:`sdwec.solve`.
+    method : str, default="SDWEC"
+        Label of the rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per grid point (columns :data:`COLUMNS` plus ``lam``, ``beta``, ``gamma``,
+        ``eps``).
+    """
+    fixed = {"beta": beta, "gamma": gamma, "eps": eps}
+    grid = [dict(fixed, lam=float(lam)) for lam in np.atleast_1d(lams)]
+    if second is not None:
+        name, values = second
+        if name not in _SWEEPABLE or name == "lam":
+            raise ValueError(f"second must sweep one of beta, gamma, eps; got {name!r}")
+        grid = [dict(point, **{name: float(value)}) for value in np.atleast_1d(values)
+                for point in grid]
+    if not grid:
+        raise ValueError("the sweep grid is empty; give at least one λ")
+    W = np.column_stack([
+        combiners.sdwec(None, table=pool.table, iterations=iterations, threshold=threshold,
+                        **point)
+        for point in grid])
+    labels = [f"λ={p['lam']:.4g} β={p['beta']:.4g} γ={p['gamma']:.4g} ε={p['eps']:.4g}"
+              for p in grid]
+    df = _rows(method, labels, [p["lam"] for p in grid], W, pool)
+    for name in _SWEEPABLE:
+        df[name] = [p[name] for p in grid]
+    return df
+
+
+def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
+    """The baselines' points and the pruning peers' curves, on :func:`sweep`'s axes.
+
+    Points: bagging (``majority``), ``WMV``, ``QFWEC``, ``NNLS``, the ``single`` tree (its
+    validation and test accuracy; one member). Curves, one row per ensemble size or
+    regularisation value: ``reduce-error`` and ``orientation`` orderings (``param`` = size),
+    ``random`` subsets (mean of ``random_draws`` seeded draws per size), and the positive
+    ``lasso`` path (``param`` = alpha).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    val = pool.votes("val")
+    l = pool.n_trees
+    sizes = np.arange(1, l + 1)
+    frames = []
+    for method, weigh in (("bagging", combiners.majority), ("WMV", combiners.wmv),
+                          ("QFWEC", combiners.qfwec), ("NNLS", combiners.nnls_stacking)):
+        frames.append(_rows(method, [""], [np.nan], weigh(val)[:, None], pool))
+    frames.append(pd.DataFrame({
+        "method": "single", "params": [""], "param": [np.nan], "n_selected": [1],
+        "sparsity": [1.0 - 1.0 / l],
+        "val_accuracy": [float(np.mean(pool.single_val == pool.y_val))],
+        "test_accuracy": [float(np.mean(pool.single_test == pool.y_test))],
+        "abstains": [False]}, columns=COLUMNS))
+    for method, order in (("reduce-error", combiners.reduce_error_order(val, prior=pool.prior)),
+                          ("orientation", combiners.orientation_order(val))):
+        frames.append(_rows(method, [f"k={k}" for k in sizes], sizes,
+                            combiners.ordered_weights(order, sizes), pool))
+    frames.append(pd.DataFrame({
+        "method": "random", "params": [f"k={k}" for k in sizes], "param": sizes.astype(float),
+        "n_selected": sizes, "sparsity": 1.0 - sizes / l,
+        "val_accuracy": combiners.random_subset_curve(val, sizes, random_draws, seed, pool.prior),
+        "test_accuracy": combiners.random_subset_curve(pool.votes("test"), sizes, random_draws,
+                                                       seed, pool.prior),
+        "abstains": False}, columns=COLUMNS))
+    alphas, W = combiners.lasso_path(val, n_alphas=lasso_alphas)
+    frames.append(_rows("lasso", [f"α={a:.3g}" for a in alphas], alphas, W, pool))
+    return pd.concat(frames, ignore_index=True)
+
+
+def pareto(df, accuracy="test_accuracy"):
+    """Rows of ``df`` not dominated in (accuracy, sparsity), both to be maximised.
+
+    A row is dominated when another row is at least as good on both axes and strictly better
+    on one. Duplicated (accuracy, sparsity) pairs keep their first row.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        With columns ``accuracy`` and ``sparsity``.
+    accuracy : str, default="test_accuracy"
+        Which accuracy column to use (``"val_accuracy"`` to choose without the test split).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The front, sorted by increasing sparsity (hence decreasing accuracy).
+    """
+    if df.empty:
+        return df.copy()
+    acc = df[accuracy].to_numpy(dtype=float)
+    sp = df["sparsity"].to_numpy(dtype=float)
+    # Sort by sparsity descending, then accuracy descending; a row is on the front when its
+    # accuracy beats every row that is at least as sparse.
+    order = np.lexsort((-acc, -sp))
+    keep, best = [], -np.inf
+    for i in order:
+        if acc[i] > best:
+            keep.append(i)
+            best = acc[i]
+    front = df.iloc[keep]
+    return front.iloc[::-1].reset_index(drop=True)

@@ -1,0 +1,305 @@
+"""Plotly figure builders for the dashboard, one function per chart.
+
+Every builder takes plain numbers or arrays (or a library result object) and returns a
+:class:`plotly.graph_objects.Figure`; none of them touches Streamlit, so each can be tested
+and reused outside the dashboard.  The teaching figures evaluate the solver's own relaxation
+functions (:mod:`sdwec.solver`) rather than re-deriving the formulas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from sdwec import solver
+
+#: One colour per role, shared by every chart so a method keeps its colour across pages.
+COLORS = {
+    "exact": "#222222",
+    "approx": "#d62728",
+    "selected": "#1f77b4",
+    "dropped": "#c7c7c7",
+    "threshold": "#ff7f0e",
+    "SDWEC": "#1f77b4",
+    "bagging": "#7f7f7f",
+    "WMV": "#2ca02c",
+    "single tree": "#9467bd",
+    "pareto": "#d62728",
+}
+_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+            "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39")
+_MARGIN = dict(l=10, r=10, t=50, b=10)
+
+
+def _layout(fig, title, xaxis, yaxis, **kwargs):
+    fig.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis, margin=_MARGIN,
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0), **kwargs)
+    return fig
+
+
+# --------------------------------------------------------------------------- teaching
+
+
+def sign_relaxation(expansion_points, eps, x_max=3.0, n=401):
+    """The sign function and its convex relaxation (eq. 6) around several expansion points.
+
+    Around a point where ``H_s ŵ = c`` the relaxation is the line ``x / (|c| + ε)``; it meets
+    ``sgn`` near ``x = c`` and is exact there when ε → 0.
+
+    Parameters
+    ----------
+    expansion_points : sequence of float
+        Values ``c = H_s ŵ`` around which to draw the relaxation.
+    eps : float
+        ε > 0.
+    x_max : float, default=3.0
+        The plot spans ``[-x_max, x_max]``.
+    n : int, default=401
+        Samples per curve.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    x = np.linspace(-x_max, x_max, n)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=np.sign(x), name="sgn(x)", mode="lines",
+                             line=dict(color=COLORS["exact"], width=3, shape="hv")))
+    for i, c in enumerate(expansion_points):
+        colour = _PALETTE[(i + 1) % len(_PALETTE)]
+        fig.add_trace(go.Scatter(x=x, y=solver.sign_approximation(x, c, eps), mode="lines",
+                                 name=f"x / (|{c:g}| + ε)", line=dict(color=colour, dash="dot")))
+        fig.add_trace(go.Scatter(x=[c], y=[solver.sign_approximation(c, c, eps)], mode="markers",
+                                 marker=dict(color=colour, size=10), showlegend=False,
+                                 hovertemplate="H<sub>s</sub>ŵ = %{x:.3g}<br>relaxed = %{y:.3g}"
+                                               "<extra></extra>"))
+    fig.update_yaxes(range=[-2.0, 2.0])
+    return _layout(fig, f"Sign relaxation (eq. 6), ε = {eps:g}", "x = H<sub>s</sub>w", "value")
+
+
+def abs_approximation(gamma, eps_values, w_hat=None, w_max=2.0, n=401):
+    """``|w|`` and its adaptive log-sum-exp approximation (eq. 7, the paper's Figure 2).
+
+    Parameters
+    ----------
+    gamma : float
+        γ > 0.
+    eps_values : sequence of float
+        One curve per ε.
+    w_hat : float or None, default=None
+        Expansion point of the adaptive ``γ_r = γ / (|ŵ| + ε)``.  ``None`` sets ``ŵ = w`` at
+        every point, the curve of the paper's Figure 2; a number fixes ``γ_r`` as inside
+        one iteration of Algorithm 1.
+    w_max : float, default=2.0
+        The plot spans ``[-w_max, w_max]``.
+    n : int, default=401
+        Samples per curve.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    w = np.linspace(-w_max, w_max, n)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=w, y=np.abs(w), name="|w|", mode="lines",
+                             line=dict(color=COLORS["exact"], width=3)))
+    for i, eps in enumerate(eps_values):
+        centre = w if w_hat is None else w_hat
+        fig.add_trace(go.Scatter(x=w, y=solver.abs_approximation(w, centre, gamma, eps),
+                                 mode="lines", name=f"γ = {gamma:g}, ε = {eps:g}",
+                                 line=dict(color=_PALETTE[(i + 1) % len(_PALETTE)], dash="dash")))
+    where = "ŵ = w" if w_hat is None else f"ŵ = {w_hat:g}"
+    return _layout(fig, f"Adaptive log-sum-exp approximation of |w| ({where})", "w", "value")
+
+
+def penalty_threshold(beta, gamma, eps, w_max=None, n=401):
+    """The non-negativity penalty ``P(w)`` (eq. 8) and the weight threshold it implies.
+
+    ``P`` is drawn with the adaptive γ at ``w = 0``, ``g = γ/ε``, on a log scale, with the
+    level 1e-3 at which Algorithm 1 (line 15) reads the threshold off it.
+
+    Parameters
+    ----------
+    beta, gamma, eps : float
+        β >= 0, γ > 0, ε > 0.
+    w_max : float or None, default=None
+        Right end of the plot; ``None`` picks a range that shows the threshold.
+    n : int, default=401
+        Samples.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    g = gamma / eps
+    thr = solver.paper_threshold(beta, gamma, eps)
+    if w_max is None:
+        w_max = max(3.0 * thr, 10.0 / g, 0.1)
+    w = np.linspace(-0.25 * w_max, w_max, n)
+    p = solver.penalty(w, beta, g)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=w, y=np.maximum(p, 1e-12), mode="lines", name="P(w)",
+                             line=dict(color=COLORS["approx"], width=3)))
+    fig.add_hline(y=solver.PENALTY_LEVEL, line=dict(color="#999999", dash="dot"),
+                  annotation_text=f"P = {solver.PENALTY_LEVEL:g}")
+    fig.add_vline(x=thr, line=dict(color=COLORS["threshold"], dash="dash"),
+                  annotation_text=f"threshold {thr:.3g}")
+    fig.update_yaxes(type="log")
+    return _layout(fig, f"Penalty P(w), β = {beta:g}, g = γ/ε = {g:.3g}", "w", "P(w) (log scale)")
+
+
+def taylor_model(w_hat, beta, gamma, eps, w_max=None, n=401):
+    """The smooth per-weight cost and its second-order Taylor model ``A + B w + C w²`` at ``ŵ``.
+
+    Parameters
+    ----------
+    w_hat : float
+        Expansion point ŵ.
+    beta, gamma, eps : float
+        β >= 0, γ > 0, ε > 0.
+    w_max : float or None, default=None
+        Half-width of the plotted window around ŵ; ``None`` uses ``max(1, 2|ŵ|)``.
+    n : int, default=401
+        Samples.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    if w_max is None:
+        w_max = max(1.0, 2.0 * abs(w_hat))
+    w = np.linspace(w_hat - w_max, w_hat + w_max, n)
+    exact = solver.relaxed_terms(w, w_hat, gamma, eps, beta)
+    a, b, c = (float(v) for v in solver.taylor_coefficients(w_hat, gamma, eps, beta))
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=w, y=exact, mode="lines", name="|w| + P(w) (relaxed)",
+                             line=dict(color=COLORS["exact"], width=3)))
+    fig.add_trace(go.Scatter(x=w, y=a + b * w + c * w**2, mode="lines",
+                             name="A + Bw + Cw² (Taylor)",
+                             line=dict(color=COLORS["approx"], dash="dash")))
+    fig.add_trace(go.Scatter(x=[w_hat], y=[a + b * w_hat + c * w_hat**2], mode="markers",
+                             name="ŵ", marker=dict(color=COLORS["threshold"], size=11)))
+    top = float(np.max(exact))
+    fig.update_yaxes(range=[min(0.0, float(np.min(exact))) - 0.05 * top, 1.3 * top])
+    return _layout(fig, f"Second-order Taylor model around ŵ = {w_hat:g}", "w", "cost")
+
+
+# --------------------------------------------------------------------------- explorer
+
+
+def convergence(history):
+    """Non-convex cost (eq. 4) and convex-relaxed cost (eq. 10) per iteration (Figure 3).
+
+    Parameters
+    ----------
+    history : sequence of IterationRecord
+        ``Solution.history``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    it = [r.iteration for r in history]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=it, y=[r.nonconvex_cost for r in history], mode="lines+markers",
+                             name="non-convex cost (eq. 4)", line=dict(color=COLORS["exact"]),
+                             customdata=[r.n_selected for r in history],
+                             hovertemplate="iteration %{x}<br>cost %{y:.4g}<br>"
+                                           "%{customdata} non-zero weights<extra></extra>"))
+    fig.add_trace(go.Scatter(x=it, y=[r.relaxed_cost for r in history], mode="lines+markers",
+                             name="convex-relaxed cost (eq. 10)",
+                             line=dict(color=COLORS["approx"], dash="dash")))
+    return _layout(fig, "Cost per iteration", "iteration", "cost")
+
+
+def member_weights(weights, member_accuracy, threshold=None):
+    """Weight of every ensemble member, selected ones highlighted, with its own accuracy.
+
+    Parameters
+    ----------
+    weights : array_like of shape (l,)
+        Final weights (zeros are the dropped members).
+    member_accuracy : array_like of shape (l,)
+        Each member's validation accuracy, shown on hover and as a second axis.
+    threshold : float or None, default=None
+        Threshold the raw weights were cut at, drawn as a line when finite and positive.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    weights = np.asarray(weights, dtype=float)
+    acc = np.asarray(member_accuracy, dtype=float)
+    if weights.shape != acc.shape:
+        raise ValueError(f"weights {weights.shape} and member_accuracy {acc.shape} differ in shape")
+    idx = np.arange(weights.size)
+    chosen = weights > 0
+    fig = go.Figure()
+    for mask, name, colour in ((chosen, "selected", COLORS["selected"]),
+                               (~chosen, "dropped", COLORS["dropped"])):
+        fig.add_trace(go.Bar(x=idx[mask], y=weights[mask], name=f"{name} ({int(mask.sum())})",
+                             marker_color=colour, customdata=acc[mask],
+                             hovertemplate="tree %{x}<br>weight %{y:.4g}<br>"
+                                           "validation accuracy %{customdata:.3f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=idx, y=acc, mode="markers", name="tree's validation accuracy",
+                             yaxis="y2", marker=dict(color=COLORS["threshold"], size=5),
+                             hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>"))
+    if threshold is not None and np.isfinite(threshold) and threshold > 0:
+        fig.add_hline(y=threshold, line=dict(color=COLORS["threshold"], dash="dot"),
+                      annotation_text=f"threshold {threshold:.3g}")
+    fig.update_layout(barmode="overlay", bargap=0.1,
+                      yaxis2=dict(title="accuracy", overlaying="y", side="right",
+                                  range=[0, 1.02], showgrid=False))
+    return _layout(fig, "Weights of the ensemble members", "tree index", "weight")
+
+
+def method_comparison(rows):
+    """Test and validation accuracy of several methods on the same split, as grouped bars.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Each with ``"method"``, ``"test"`` and ``"validation"`` accuracies and optionally
+        ``"used"`` (members used); the order is kept.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    methods = [r["method"] for r in rows]
+    used = [r.get("used", "") for r in rows]
+    fig = go.Figure()
+    for split, colour in (("test", "#1f77b4"), ("validation", "#aec7e8")):
+        values = [r[split] for r in rows]
+        fig.add_trace(go.Bar(x=methods, y=values, name=split, marker_color=colour,
+                             text=[f"{v:.3f}" for v in values], textposition="outside",
+                             customdata=used,
+                             hovertemplate="%{x}<br>" + split + " accuracy %{y:.4f}<br>"
+                                           "members used %{customdata}<extra></extra>"))
+    low = min([r["test"] for r in rows] + [r["validation"] for r in rows])
+    fig.update_yaxes(range=[max(0.0, low - 0.1), 1.05])
+    fig.update_layout(barmode="group")
+    return _layout(fig, "Accuracy on the same split", "", "accuracy")
+
+
+def prediction_time(timing):
+    """Measured prediction time of the pruned ensemble against the full one.
+
+    Parameters
+    ----------
+    timing : sdwec.timing.PredictionTiming
+        Result of :func:`sdwec.timing.measure`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    labels = [f"full ({timing.n_full} trees)", f"pruned ({timing.n_pruned} trees)"]
+    ms = [1e3 * timing.full_seconds, 1e3 * timing.pruned_seconds]
+    fig = go.Figure(go.Bar(x=ms, y=labels, orientation="h",
+                           marker_color=[COLORS["bagging"], COLORS["SDWEC"]],
+                           text=[f"{v:.2f} ms" for v in ms], textposition="auto",
+                           hovertemplate="%{y}: %{x:.3f} ms<extra></extra>"))
+    fig.update_layout(height=220)
+    return _layout(fig, f"Prediction time on {timing.n_rows} test rows "
+                        f"(median of {timing.repeats} runs)", "milliseconds", "")

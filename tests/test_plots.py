@@ -1,0 +1,159 @@
+"""Figure builders: the right traces, with values checked against hand-derived numbers."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from sdwec import plots
+from sdwec.solver import IterationRecord
+
+
+def _trace(fig, name):
+    matches = [t for t in fig.data if t.name == name]
+    assert len(matches) == 1, [t.name for t in fig.data]
+    return matches[0]
+
+
+def _value_at(trace, x):
+    xs = np.asarray(trace.x, dtype=float)
+    i = int(np.argmin(np.abs(xs - x)))
+    assert abs(xs[i] - x) < 1e-9, "x is not a sample point"
+    return float(np.asarray(trace.y, dtype=float)[i])
+
+
+def test_sign_relaxation_lines_meet_hand_values():
+    # Around H_s ŵ = 2 with ε = 1 the relaxation is x / 3: 2/3 at x = 2, -1 at x = -3.
+    fig = plots.sign_relaxation([2.0, 0.5], eps=1.0, x_max=3.0, n=601)
+    line = _trace(fig, "x / (|2| + ε)")
+    assert _value_at(line, 2.0) == pytest.approx(2.0 / 3.0)
+    assert _value_at(line, -3.0) == pytest.approx(-1.0)
+    assert _value_at(_trace(fig, "x / (|0.5| + ε)"), 3.0) == pytest.approx(2.0)
+    exact = _trace(fig, "sgn(x)")
+    assert set(np.unique(exact.y)) == {-1.0, 0.0, 1.0}
+    # One line and one marker per expansion point, plus sgn itself.
+    assert len(fig.data) == 1 + 2 * 2
+
+
+def test_abs_approximation_paper_limits():
+    # ŵ = w (Figure 2): at w = 0 the curve is ε log 2 / γ; at w = ±2, γ_r = γ / (2 + ε) and
+    # the curve is (2 + ε)/γ · log(e^(2γ_r) + e^(-2γ_r)), within 1e-6 of |w| = 2.
+    gamma = 10.0
+    fig = plots.abs_approximation(gamma, [0.1, 1.0], w_max=2.0, n=401)
+    for eps in (0.1, 1.0):
+        curve = _trace(fig, f"γ = {gamma:g}, ε = {eps:g}")
+        assert _value_at(curve, 0.0) == pytest.approx(eps * math.log(2) / gamma)
+        g = gamma / (2.0 + eps)
+        hand = math.log(math.exp(2 * g) + math.exp(-2 * g)) / g
+        assert _value_at(curve, 2.0) == pytest.approx(hand, rel=1e-12)
+        assert _value_at(curve, -2.0) == pytest.approx(hand, rel=1e-12)
+        assert hand == pytest.approx(2.0, abs=1e-6)
+    assert _value_at(_trace(fig, "|w|"), -1.5) == pytest.approx(1.5)
+
+
+def test_abs_approximation_fixed_expansion_point():
+    # ŵ = 1, γ = 2, ε = 1: γ_r = 1, so the curve is log(e^-w + e^w) = log(2 cosh w).
+    fig = plots.abs_approximation(2.0, [1.0], w_hat=1.0, w_max=2.0, n=401)
+    curve = _trace(fig, "γ = 2, ε = 1")
+    assert _value_at(curve, 0.0) == pytest.approx(math.log(2.0))
+    assert _value_at(curve, 1.0) == pytest.approx(math.log(2.0 * math.cosh(1.0)))
+    assert "ŵ = 1" in fig.layout.title.text
+
+
+def test_penalty_threshold_line_at_hand_derived_root():
+    # β = γ = 15, ε = 1: g = 15 and P(w) = 1e-3 at w = -ln(e^(1e-3·15/15) - 1) / 15.
+    expected = -math.log(math.expm1(1e-3)) / 15.0
+    fig = plots.penalty_threshold(15.0, 15.0, 1.0)
+    vlines = [s for s in fig.layout.shapes if s.x0 == s.x1]
+    hlines = [s for s in fig.layout.shapes if s.y0 == s.y1]
+    assert len(vlines) == 1 and vlines[0].x0 == pytest.approx(expected, rel=1e-9)
+    assert hlines[0].y0 == pytest.approx(1e-3)
+    curve = _trace(fig, "P(w)")
+    x, y = np.asarray(curve.x), np.asarray(curve.y)
+    # P decreases through 1e-3 at the threshold (linear interpolation between samples).
+    assert np.interp(expected, x, y) == pytest.approx(1e-3, rel=0.05)
+    assert fig.layout.yaxis.type == "log"
+    # β log 2 / g at w = 0.
+    assert np.interp(0.0, x, y) == pytest.approx(15.0 * math.log(2) / 15.0, rel=0.02)
+
+
+def test_penalty_threshold_zero_when_beta_zero():
+    fig = plots.penalty_threshold(0.0, 15.0, 1.0)
+    vline = [s for s in fig.layout.shapes if s.x0 == s.x1][0]
+    assert vline.x0 == 0.0
+
+
+def test_taylor_model_touches_and_is_quadratic():
+    fig = plots.taylor_model(0.8, beta=15.0, gamma=5.0, eps=0.1, n=801)
+    exact = _trace(fig, "|w| + P(w) (relaxed)")
+    model = _trace(fig, "A + Bw + Cw² (Taylor)")
+    x = np.asarray(exact.x)
+    e, q = np.asarray(exact.y), np.asarray(model.y)
+    i = int(np.argmin(np.abs(x - 0.8)))
+    assert q[i] == pytest.approx(e[i], rel=1e-9)
+    # Second-order contact: the gap shrinks like h³ (ratio ~8 when h halves).
+    h = x[1] - x[0]
+    gap = lambda k: abs(q[i + k] - e[i + k])  # noqa: E731
+    assert gap(20) / max(gap(10), 1e-300) > 6.0
+    # The model is an exact quadratic: constant second differences.
+    second = np.diff(q, 2) / h**2
+    assert np.allclose(second, second[0], rtol=1e-5, atol=1e-6)
+    # And it agrees with |w| + P(w) written out by hand at w = ŵ:
+    # γ_r = 5 / (0.8 + 0.1), x = γ_r ŵ.
+    g = 5.0 / 0.9
+    hand = (math.log(math.exp(-g * 0.8) + math.exp(g * 0.8))
+            + 15.0 * math.log(math.exp(-g * 0.8) + 1.0)) / g
+    assert e[i] == pytest.approx(hand)
+
+
+def _records():
+    return tuple(IterationRecord(iteration=i, nonconvex_cost=10.0 / i, relaxed_cost=9.0 / i,
+                                 n_selected=20 - i) for i in range(1, 6))
+
+
+def test_convergence_has_both_costs_per_iteration():
+    fig = plots.convergence(_records())
+    nonconvex = _trace(fig, "non-convex cost (eq. 4)")
+    relaxed = _trace(fig, "convex-relaxed cost (eq. 10)")
+    assert list(nonconvex.x) == [1, 2, 3, 4, 5]
+    assert list(nonconvex.y) == pytest.approx([10.0, 5.0, 10 / 3, 2.5, 2.0])
+    assert list(relaxed.y) == pytest.approx([9.0, 4.5, 3.0, 2.25, 1.8])
+    assert list(nonconvex.customdata) == [19, 18, 17, 16, 15]
+
+
+def test_member_weights_splits_selected_and_dropped():
+    w = np.array([0.0, 0.5, 0.0, 1.5])
+    acc = np.array([0.6, 0.7, 0.8, 0.9])
+    fig = plots.member_weights(w, acc, threshold=0.1)
+    sel = _trace(fig, "selected (2)")
+    drop = _trace(fig, "dropped (2)")
+    assert list(sel.x) == [1, 3] and list(sel.y) == [0.5, 1.5]
+    assert list(sel.customdata) == [0.7, 0.9]
+    assert list(drop.x) == [0, 2]
+    assert list(_trace(fig, "tree's validation accuracy").y) == [0.6, 0.7, 0.8, 0.9]
+    assert [s.y0 for s in fig.layout.shapes] == [0.1]
+    # No threshold line for NaN (the adaptive rule) or zero.
+    assert len(plots.member_weights(w, acc, threshold=float("nan")).layout.shapes) == 0
+    with pytest.raises(ValueError, match="shape"):
+        plots.member_weights(w, acc[:3])
+
+
+def test_method_comparison_keeps_order_and_values():
+    rows = [{"method": "SDWEC", "test": 0.9, "validation": 0.95, "used": "20 / 200"},
+            {"method": "bagging", "test": 0.85, "validation": 0.9, "used": "200 / 200"}]
+    fig = plots.method_comparison(rows)
+    test = _trace(fig, "test")
+    assert list(test.x) == ["SDWEC", "bagging"] and list(test.y) == [0.9, 0.85]
+    assert list(_trace(fig, "validation").y) == [0.95, 0.9]
+
+
+def test_prediction_time_in_milliseconds():
+    timing = SimpleNamespace(full_seconds=0.02, pruned_seconds=0.002, n_full=200, n_pruned=20,
+                             n_rows=50, repeats=5)
+    fig = plots.prediction_time(timing)
+    (bar,) = fig.data
+    assert list(bar.x) == pytest.approx([20.0, 2.0])
+    assert list(bar.y) == ["full (200 trees)", "pruned (20 trees)"]
+    assert isinstance(fig, go.Figure)

@@ -1,27 +1,18 @@
 """SDWEC Explorer: entry point of the Streamlit dashboard (``streamlit run app.py``).
 
-Draws the shared sidebar (the whole configuration, mirrored in the URL query string) and
-hands over to the page chosen in the navigation.
+Only the navigation lives here; every page starts with ``dashboard.page_setup`` which draws
+the shared sidebar (the whole configuration, mirrored in the URL query string).
 """
 
 import streamlit as st
 
-from sdwec import dashboard
+from sdwec.dashboard import PAGE_FILES
 
-st.set_page_config(page_title="SDWEC Explorer", page_icon="🌲", layout="wide")
-
-PAGES = {
-    "explorer": st.Page("pages/explorer.py", title="Explorer", icon="🔎", default=True),
-    "frontier": st.Page("pages/frontier.py", title="Frontier", icon="📈"),
-    "paper": st.Page("pages/paper.py", title="Paper", icon="📄"),
-    "how": st.Page("pages/how_it_works.py", title="How it works", icon="🎓"),
-    "upload": st.Page("pages/your_data.py", title="Your data", icon="📤"),
-}
-
-navigation = st.navigation(list(PAGES.values()))
-with dashboard.guard("the sidebar"):
-    dashboard.sidebar()
-    target = dashboard.pop_page_request()
-    if target is not None:
-        st.switch_page(PAGES[target])
+navigation = st.navigation([
+    st.Page(PAGE_FILES["explorer"], title="Explorer", icon=":material/search:", default=True),
+    st.Page(PAGE_FILES["frontier"], title="Frontier", icon=":material/show_chart:"),
+    st.Page(PAGE_FILES["paper"], title="Paper", icon=":material/description:"),
+    st.Page(PAGE_FILES["how"], title="How it works", icon=":material/school:"),
+    st.Page(PAGE_FILES["upload"], title="Your data", icon=":material/upload_file:"),
+])
 navigation.run()

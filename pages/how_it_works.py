@@ -4,7 +4,9 @@ import streamlit as st
 
 from sdwec import dashboard, plots
 
-config = dashboard.current_config()
+config = dashboard.page_setup("How it works")
+if config is None:
+    st.stop()
 
 st.title("How SDWEC works")
 st.markdown(

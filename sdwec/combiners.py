@@ -24,7 +24,7 @@ from sklearn.linear_model import lasso_path as _sk_lasso_path
 __all__ = [
     "Votes", "compress_votes", "vote", "accuracy", "accuracies", "abstains",
     "majority", "wmv", "qfwec", "sdwec", "sdwec_solve", "sdwec_select",
-    "random_subset", "random_subset_curve", "reduce_error_order", "orientation_order",
+    "random_subset", "random_subset_curve", "ordered_curve", "reduce_error_order", "orientation_order",
     "ordered_weights", "nnls_stacking", "lasso_path", "WMV_CLIP",
 ]
 
@@ -367,27 +367,62 @@ def random_subset(n_members, k, seed) -> np.ndarray:
     return w
 
 
-def random_subset_curve(votes: Votes, sizes, draws=10, seed=0, prior=None) -> np.ndarray:
-    """Mean accuracy of ``draws`` random subsets of every size in ``sizes`` (seeded).
+def _tie_keys(votes: Votes, prior):
+    """Integer offsets that make integer vote counts break ties by ``prior``.
+
+    With ``key = count * (K + 1) + offset`` every class has a distinct key, and the largest
+    key is the plurality winner with ties going to the class earliest in ``prior``.
+    """
+    K = len(votes.classes)
+    return K - _priority(votes.classes, prior)
+
+
+def ordered_curve(order, votes: Votes, prior=None, sizes=None) -> np.ndarray:
+    """Accuracy of the unweighted vote of the first ``k`` members of ``order``, for each k.
+
+    Vote counts of all prefixes come from one cumulative sum, which is much cheaper than
+    scoring ``l`` weight vectors separately.
+
+    Parameters
+    ----------
+    order : array-like of shape (l,)
+        Member indices.
+    votes : Votes
+    prior : array-like, optional
+    sizes : array-like of int, optional
+        Ensemble sizes to report (default ``1 .. len(order)``); size 0 is the abstaining
+        ensemble.
 
     Returns
     -------
     ndarray of shape (len(sizes),)
     """
-    sizes = np.asarray(sizes, dtype=int)
+    order = np.asarray(order, dtype=np.intp)
+    K = len(votes.classes)
+    offsets = _tie_keys(votes, prior)
+    onehot = (votes.codes[:, order, None] == np.arange(K)).astype(np.int32)
+    keys = np.cumsum(onehot, axis=1) * (K + 1) + offsets
+    correct = np.argmax(keys, axis=2) == votes.labels[:, None]  # (u, len(order))
+    curve = np.concatenate([[votes.counts @ (np.argmax(offsets) == votes.labels)],
+                            votes.counts @ correct]) / votes.m
+    sizes = np.arange(1, len(order) + 1) if sizes is None else np.asarray(sizes, dtype=int)
+    return curve[sizes]
+
+
+def random_subset_curve(votes: Votes, sizes, draws=10, seed=0, prior=None) -> np.ndarray:
+    """Mean accuracy of ``draws`` random subsets of every size in ``sizes`` (seeded).
+
+    Each draw is a random permutation of the members; its first ``k`` members are that draw's
+    subset of size ``k``.
+
+    Returns
+    -------
+    ndarray of shape (len(sizes),)
+    """
     rng = np.random.default_rng(seed)
     l = votes.n_members
-    # One random permutation per draw; its first k members are that draw's subset of size k.
-    ranks = np.argsort(rng.random((draws, l)), axis=1).argsort(axis=1)  # (draws, l)
-    W = (ranks.T[:, :, None] < sizes[None, None, :]).astype(float)  # (l, draws, n_sizes)
-    acc = accuracies(W.reshape(l, -1), votes, prior).reshape(draws, len(sizes))
-    return acc.mean(axis=0)
-
-
-def _argmax_with_priority(scores, rank):
-    """Winner per row/candidate for integer scores (..., K); ties to the lowest rank."""
-    K = scores.shape[-1]
-    return np.argmax(scores * (K + 1) + (K - rank), axis=-1)
+    return np.mean([ordered_curve(rng.permutation(l), votes, prior, sizes)
+                    for _ in range(draws)], axis=0)
 
 
 def reduce_error_order(P, y=None, classes=None, prior=None) -> np.ndarray:
@@ -405,19 +440,24 @@ def reduce_error_order(P, y=None, classes=None, prior=None) -> np.ndarray:
     """
     v = _as_votes(P, y, classes)
     K, l = len(v.classes), v.n_members
-    rank = _priority(v.classes, prior)
-    onehot = (v.codes[:, :, None] == np.arange(K)).astype(np.int32)  # (u, l, K)
-    scores = np.zeros((len(v.counts), K), dtype=np.int32)
+    rows = np.arange(len(v.counts))
+    keys = np.tile(_tie_keys(v, prior), (len(rows), 1)).astype(np.int64)  # (u, K)
     remaining = np.ones(l, dtype=bool)
     order = []
     for _ in range(l):
+        # A new member adds one vote to one class, so whether a row ends up right depends
+        # only on which class it votes: tabulate that (u, K), then look it up per candidate.
+        right_if = np.empty((len(rows), K), dtype=bool)
+        for c in range(K):
+            trial = keys.copy()
+            trial[:, c] += K + 1
+            right_if[:, c] = np.argmax(trial, axis=1) == v.labels
         cand = np.flatnonzero(remaining)
-        trial = scores[:, None, :] + onehot[:, cand, :]  # (u, c, K)
-        correct = _argmax_with_priority(trial, rank) == v.labels[:, None]
-        best = cand[np.argmax(v.counts @ correct)]
+        gains = v.counts @ right_if[rows[:, None], v.codes[:, cand]]
+        best = cand[np.argmax(gains)]
         order.append(best)
         remaining[best] = False
-        scores += onehot[:, best, :]
+        keys[rows, v.codes[:, best]] += K + 1
     return np.asarray(order)
 
 

@@ -551,7 +551,7 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
     _check_cells(body)
     labels = body.pop(target_name)
     X, categorical = _encode_features(body)
-    y_original, classes_original = _encode_target(labels, target_name)
+    y_original, classes_original = _encode_target(labels, target_name, n_dropped)
     if task == "binary" and len(classes_original) != 2:
         raise DataError(
             f"Binary classification needs two classes; target {target_name!r} has "
@@ -642,33 +642,44 @@ def _decode(data: bytes) -> str:
 
 
 def _records(text: str, delimiter: str):
-    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    # strict: an unclosed quote or text after a closing quote is an error, not data.
+    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
 
 
 def _long_cell_error() -> DataError:
     return DataError(
-        f"A cell is longer than {MAX_CELL_CHARS:,} characters (or a quote is never "
-        "closed, so the rest of the file reads as one cell). Cells must hold short "
-        "values; check the quotes.")
+        f"A cell is longer than {MAX_CELL_CHARS:,} characters. Cells must hold short "
+        "values (a number or a category), not free text; remove that column.")
+
+
+def _quote_error(line: int | None = None) -> DataError:
+    where = f" near line {line}" if line else ""
+    return DataError(
+        f"The file could not be split into cells{where}: a quote (\") is not closed, is "
+        "followed by other text, or a cell is enormous. Check the quotes, or export the "
+        "table again as CSV.")
 
 
 def _sniff(text: str) -> tuple[str, int]:
-    """Pick the delimiter giving the widest consistent rows among the first records."""
-    best = None
+    """Pick the delimiter and the column count from the first records only."""
+    best, unreadable = None, False
     for rank, delimiter in enumerate(_SNIFF_DELIMITERS):
         try:
             rows = [r for r in itertools.islice(_records(text, delimiter), _SNIFF_RECORDS)
                     if r]
-        except csv.Error:
+        except csv.Error:   # bad quoting or a huge cell with this delimiter
+            unreadable = True
             continue
         if not rows:
             continue
-        widths = {len(r) for r in rows}
-        score = (len(widths) == 1, len(rows[0]), -rank)
+        # Prefer a delimiter that splits the first row, then consistent widths, then width.
+        width = len(rows[0])
+        score = (width > 1, len({len(r) for r in rows}) == 1, width, -rank)
         if best is None or score > best[0]:
             best = (score, delimiter, len(rows[0]))
-    if best is None:
-        raise _long_cell_error()
+    # One column left only because the real delimiter failed: report the real cause.
+    if best is None or (unreadable and best[2] < 2):
+        raise _quote_error()
     return best[1], best[2]
 
 
@@ -683,7 +694,7 @@ def _check_rectangular(text: str, delimiter: str, width: int) -> None:
                     f"unquoted {_delimiter_name(delimiter)} inside a value or a missing "
                     "separator.")
     except csv.Error:
-        raise _long_cell_error() from None
+        raise _quote_error(reader.line_num) from None
 
 
 def _delimiter_name(delimiter: str) -> str:
@@ -817,7 +828,8 @@ def _encode_features(body: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
     return np.column_stack(columns), categorical
 
 
-def _encode_target(labels: pd.Series, target: str) -> tuple[np.ndarray, np.ndarray]:
+def _encode_target(labels: pd.Series, target: str,
+                   n_dropped: int) -> tuple[np.ndarray, np.ndarray]:
     values = labels.str.strip()
     codes, uniques = pd.factorize(values, sort=True)
     numbers = pd.to_numeric(pd.Series(uniques), errors="coerce")
@@ -840,14 +852,16 @@ def _encode_target(labels: pd.Series, target: str) -> tuple[np.ndarray, np.ndarr
     else:
         classes = np.array([str(u) for u in uniques], dtype=object)
     counts = np.bincount(codes, minlength=len(classes))
-    rare = [f"{_shorten(str(c))!r} ({n} rows)" for c, n in zip(classes, counts)
-            if n < MIN_ROWS_PER_CLASS]
+    rare = [f"{_shorten(str(c))!r} ({n} row{'s' if n > 1 else ''})"
+            for c, n in zip(classes, counts) if n < MIN_ROWS_PER_CLASS]
     if rare:
+        more = f" and {len(rare) - 5} more" if len(rare) > 5 else ""
+        dropped = (f" ({n_dropped:,} rows with missing values were dropped first)"
+                   if n_dropped else "")
         raise DataError(
-            f"Too few rows in class {', '.join(rare[:5])}"
-            f"{f' and {len(rare) - 5} more' if len(rare) > 5 else ''}: every class needs at "
-            f"least {MIN_ROWS_PER_CLASS} rows for the 80/10/10 train/validation/test split. "
-            "Add rows, merge rare classes, or remove them.")
+            f"Too few rows in class {', '.join(rare[:5])}{more}{dropped}: every class needs "
+            f"at least {MIN_ROWS_PER_CLASS} rows for the 80/10/10 train/validation/test "
+            "split. Add rows, merge rare classes, or remove them.")
     return classes[codes], classes
 
 

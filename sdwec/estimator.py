@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sdwec.combiners import vote
-from sdwec.solver import _check_params as _check_solver_params
+from sdwec.solver import check_params as _check_solver_params
 from sdwec.solver import correctness_matrix, solve
 
 __all__ = ["SDWECClassifier"]
@@ -228,6 +228,15 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     frequent in the weight-finding labels, then to the first in sorted order.
     ``predict_proba`` gives the vote shares, score / total weight; an all-zero ensemble
     abstains and returns the class frequencies of the weight-finding labels.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sdwec import SDWECClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = SDWECClassifier(n_estimators=50, random_state=0).fit(X, y)
+    >>> clf.n_selected_ < 50  # only these trees vote in predict
+    True
     """
 
     def __init__(self, estimator=None, n_estimators=200, lam=10.0, beta=15.0, gamma=15.0,
@@ -296,7 +305,12 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             if members.n_features is not None and members.n_features != X.shape[1]:
                 raise ValueError(f"X has {X.shape[1]} features, but the frozen pool was fitted "
                                  f"on {members.n_features}")
-            classes = _union([y, members.classes])
+            labels = np.unique(y)
+            if len(members.classes) and not np.isin(labels, members.classes).any():
+                raise ValueError(f"none of the labels in y {labels[:5].tolist()} is among the "
+                                 f"classes the frozen pool was fitted on "
+                                 f"{members.classes[:5].tolist()}; use the pool's labels")
+            classes = _union([labels, members.classes])
             self._check_two_classes(classes)
             X_val, y_val = X, y
         votes = _member_votes(members.estimators, members.features, members.encoded_classes,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from sdwec import combiners
 from sdwec.solver import PRESETS
@@ -25,20 +26,26 @@ DEFAULT_LAMS = np.logspace(-3, 3, 50)
 _SWEEPABLE = ("lam", "beta", "gamma", "eps")
 
 
-def _rows(method, params, param, W, pool):
-    """Frame of the weight columns ``W`` (l, n) scored on both splits."""
-    W = np.asarray(W, dtype=float)
-    n_selected = (W != 0).sum(axis=0)
+def _frame(method, params, param, n_selected, l, val_accuracy, test_accuracy):
+    n_selected = np.asarray(n_selected, dtype=int)
     return pd.DataFrame({
         "method": method,
         "params": list(params),
         "param": np.asarray(param, dtype=float),
-        "n_selected": n_selected.astype(int),
-        "sparsity": 1.0 - n_selected / W.shape[0],
-        "val_accuracy": combiners.accuracies(W, pool.votes("val"), pool.prior),
-        "test_accuracy": combiners.accuracies(W, pool.votes("test"), pool.prior),
+        "n_selected": n_selected,
+        "sparsity": 1.0 - n_selected / l,
+        "val_accuracy": np.asarray(val_accuracy, dtype=float),
+        "test_accuracy": np.asarray(test_accuracy, dtype=float),
         "abstains": n_selected == 0,
     }, columns=COLUMNS)
+
+
+def _rows(method, params, param, W, pool):
+    """Frame of the weight columns ``W`` (l, n) scored on both splits."""
+    W = np.asarray(W, dtype=float)
+    return _frame(method, params, param, (W != 0).sum(axis=0), W.shape[0],
+                  combiners.accuracies(W, pool.votes("val"), pool.prior),
+                  combiners.accuracies(W, pool.votes("test"), pool.prior))
 
 
 def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
@@ -76,10 +83,13 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
                 for point in grid]
     if not grid:
         raise ValueError("the sweep grid is empty; give at least one λ")
-    W = np.column_stack([
-        combiners.sdwec(None, table=pool.table, iterations=iterations, threshold=threshold,
-                        **point)
-        for point in grid])
+    # l x l systems gain nothing from BLAS threads, and on a busy machine threads make each
+    # small factorisation orders of magnitude slower.
+    with threadpool_limits(1):
+        W = np.column_stack([
+            combiners.sdwec(None, table=pool.table, iterations=iterations,
+                            threshold=threshold, **point)
+            for point in grid])
     labels = [f"λ={p['lam']:.4g} β={p['beta']:.4g} γ={p['gamma']:.4g} ε={p['eps']:.4g}"
               for p in grid]
     df = _rows(method, labels, [p["lam"] for p in grid], W, pool)
@@ -101,6 +111,11 @@ def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
     -------
     pandas.DataFrame
     """
+    with threadpool_limits(1):  # small dense algebra: threads only add contention
+        return _peers(pool, random_draws, seed, lasso_alphas)
+
+
+def _peers(pool, random_draws, seed, lasso_alphas):
     val = pool.votes("val")
     l = pool.n_trees
     sizes = np.arange(1, l + 1)
@@ -108,23 +123,20 @@ def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
     for method, weigh in (("bagging", combiners.majority), ("WMV", combiners.wmv),
                           ("QFWEC", combiners.qfwec), ("NNLS", combiners.nnls_stacking)):
         frames.append(_rows(method, [""], [np.nan], weigh(val)[:, None], pool))
-    frames.append(pd.DataFrame({
-        "method": "single", "params": [""], "param": [np.nan], "n_selected": [1],
-        "sparsity": [1.0 - 1.0 / l],
-        "val_accuracy": [float(np.mean(pool.single_val == pool.y_val))],
-        "test_accuracy": [float(np.mean(pool.single_test == pool.y_test))],
-        "abstains": [False]}, columns=COLUMNS))
+    frames.append(_frame("single", [""], [np.nan], [1], l,
+                         [np.mean(pool.single_val == pool.y_val)],
+                         [np.mean(pool.single_test == pool.y_test)]))
+    test = pool.votes("test")
+    labels = [f"k={k}" for k in sizes]
     for method, order in (("reduce-error", combiners.reduce_error_order(val, prior=pool.prior)),
                           ("orientation", combiners.orientation_order(val))):
-        frames.append(_rows(method, [f"k={k}" for k in sizes], sizes,
-                            combiners.ordered_weights(order, sizes), pool))
-    frames.append(pd.DataFrame({
-        "method": "random", "params": [f"k={k}" for k in sizes], "param": sizes.astype(float),
-        "n_selected": sizes, "sparsity": 1.0 - sizes / l,
-        "val_accuracy": combiners.random_subset_curve(val, sizes, random_draws, seed, pool.prior),
-        "test_accuracy": combiners.random_subset_curve(pool.votes("test"), sizes, random_draws,
-                                                       seed, pool.prior),
-        "abstains": False}, columns=COLUMNS))
+        frames.append(_frame(method, labels, sizes, sizes, l,
+                             combiners.ordered_curve(order, val, pool.prior),
+                             combiners.ordered_curve(order, test, pool.prior)))
+    frames.append(_frame("random", labels, sizes, sizes, l,
+                         combiners.random_subset_curve(val, sizes, random_draws, seed, pool.prior),
+                         combiners.random_subset_curve(test, sizes, random_draws, seed,
+                                                       pool.prior)))
     alphas, W = combiners.lasso_path(val, n_alphas=lasso_alphas)
     frames.append(_rows("lasso", [f"α={a:.3g}" for a in alphas], alphas, W, pool))
     return pd.concat(frames, ignore_index=True)

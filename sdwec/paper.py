@@ -55,3 +55,24 @@ PRESETS = {
     "SDWEC-B": {"lam": 10.0, "beta": 15.0, "gamma": 15.0, "eps": 1.0},
 }
 """Table 3's footer parameters (the solver's ``PRESETS`` must agree; a test checks it)."""
+
+TABLE5_L = (100, 200, 500, 1000)
+"""Classifier counts ``l`` of Table 5's columns."""
+
+TABLE5 = {
+    "breast": (547, (0.05, 0.10, 0.48, 1.63)),
+    "ionosphere": (280, (0.04, 0.07, 0.31, 1.01)),
+    "wpbc": (155, (0.03, 0.06, 0.26, 0.89)),
+    "wdbc": (456, (0.05, 0.09, 0.44, 1.34)),
+    "wine": (143, (0.03, 0.05, 0.23, 0.91)),
+    "waveform": (4000, (0.43, 0.96, 3.01, 7.78)),
+    "vote": (186, (0.03, 0.07, 0.24, 0.97)),
+    "vehicle": (667, (0.06, 0.18, 0.73, 1.83)),
+    "sonar": (167, (0.03, 0.06, 0.23, 0.83)),
+    "heart": (239, (0.03, 0.07, 0.25, 1.02)),
+    "nsl_kdd": (100778, (12.73, 25.95, 80.23, 204.59)),
+}
+"""Table 5 (SDWEC weight-finding seconds, k = 25): dataset -> (training rows m, seconds for
+each l in :data:`TABLE5_L`), as printed (added by the dashboard's Paper page)."""
+
+__all__ = [*__all__, "TABLE5", "TABLE5_L"]

@@ -303,3 +303,144 @@ def prediction_time(timing):
     fig.update_layout(height=220)
     return _layout(fig, f"Prediction time on {timing.n_rows} test rows "
                         f"(median of {timing.repeats} runs)", "milliseconds", "")
+
+
+# --------------------------------------------------------------------------- frontier
+
+#: Peers drawn as single points (one weight vector each) and as curves (one per size/α).
+PEER_POINTS = ("bagging", "WMV", "QFWEC", "NNLS", "single")
+PEER_CURVES = ("reduce-error", "orientation", "random", "lasso")
+_SYMBOLS = {"bagging": "square", "WMV": "diamond", "QFWEC": "triangle-up", "NNLS": "cross",
+            "single": "x"}
+#: Columns of a sweep row carried as ``customdata`` so a clicked point can be re-created.
+SWEEP_CUSTOMDATA = ("lam", "beta", "gamma", "eps", "n_selected", "val_accuracy",
+                    "test_accuracy")
+
+
+def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
+    """Accuracy against sparsity: an SDWEC sweep, its Pareto front and the peers.
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        :func:`sdwec.frontier.sweep` output (one row per parameter point).
+    front : pandas.DataFrame
+        :func:`sdwec.frontier.pareto` of ``sweep``.
+    peers : pandas.DataFrame
+        :func:`sdwec.frontier.peers` output.
+    accuracy : {"test_accuracy", "val_accuracy"}, default="test_accuracy"
+        The y axis.
+    second : str or None, default=None
+        Name of the second swept parameter; its values get one trace each.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        SDWEC traces are named ``"SDWEC ..."`` and carry :data:`SWEEP_CUSTOMDATA`.
+    """
+    if accuracy not in ("test_accuracy", "val_accuracy"):
+        raise ValueError(f"accuracy must be 'test_accuracy' or 'val_accuracy'; got {accuracy!r}")
+    fig = go.Figure()
+    for method in PEER_CURVES:
+        rows = peers[peers["method"] == method].sort_values("sparsity")
+        if rows.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=rows["sparsity"], y=rows[accuracy], mode="lines", name=method,
+            line=dict(width=1.5, dash="dot" if method == "random" else "solid"),
+            customdata=rows[["params", "n_selected"]].to_numpy(),
+            hovertemplate=method + " %{customdata[0]}<br>%{customdata[1]} trees<br>sparsity "
+                          "%{x:.3f}<br>accuracy %{y:.4f}<extra></extra>"))
+    for method in PEER_POINTS:
+        rows = peers[peers["method"] == method]
+        if rows.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=rows["sparsity"], y=rows[accuracy], mode="markers", name=method,
+            marker=dict(size=11, symbol=_SYMBOLS[method], line=dict(width=1, color="black")),
+            customdata=rows[["n_selected"]].to_numpy(),
+            hovertemplate=method + "<br>%{customdata[0]} trees<br>sparsity %{x:.3f}<br>"
+                                   "accuracy %{y:.4f}<extra></extra>"))
+    groups = [(None, sweep)] if second is None else list(sweep.groupby(second, sort=True))
+    hover = ("SDWEC λ=%{customdata[0]:.4g} β=%{customdata[1]:.4g} γ=%{customdata[2]:.4g} "
+             "ε=%{customdata[3]:.4g}<br>%{customdata[4]} trees<br>validation "
+             "%{customdata[5]:.4f}, test %{customdata[6]:.4f}<extra></extra>")
+    for i, (value, rows) in enumerate(groups):
+        name = "SDWEC (λ sweep)" if value is None else f"SDWEC {second}={value:g}"
+        fig.add_trace(go.Scatter(
+            x=rows["sparsity"], y=rows[accuracy], mode="markers", name=name,
+            marker=dict(size=9, color=COLORS["SDWEC"] if value is None else _PALETTE[i],
+                        line=dict(width=1, color="white")),
+            customdata=rows[list(SWEEP_CUSTOMDATA)].to_numpy(dtype=float),
+            hovertemplate=hover))
+    if not front.empty:
+        ordered = front.sort_values("sparsity")
+        fig.add_trace(go.Scatter(x=ordered["sparsity"], y=ordered[accuracy], mode="lines",
+                                 name="SDWEC Pareto front", hoverinfo="skip",
+                                 line=dict(color=COLORS["pareto"], width=2, shape="hv")))
+    label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
+    fig.update_xaxes(range=[-0.02, 1.02])
+    fig.update_layout(height=560, clickmode="event+select")
+    return _layout(fig, f"Accuracy vs sparsity ({label})", "sparsity (1 − used / l)", label)
+
+
+# --------------------------------------------------------------------------- paper
+
+
+def paper_comparison(table):
+    """Reproduced against published test accuracy, one point per (dataset, method).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Columns ``dataset``, ``method``, ``paper`` and ``ours`` (accuracies).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Points on the diagonal agree with the paper.
+    """
+    fig = go.Figure()
+    for i, (method, rows) in enumerate(table.groupby("method", sort=False)):
+        fig.add_trace(go.Scatter(
+            x=rows["paper"], y=rows["ours"], mode="markers", name=str(method),
+            marker=dict(size=10, color=_PALETTE[i % len(_PALETTE)]),
+            customdata=rows[["dataset"]].to_numpy(),
+            hovertemplate=str(method) + " on %{customdata[0]}<br>paper %{x:.4f}<br>"
+                                        "ours %{y:.4f}<extra></extra>"))
+    values = table[["paper", "ours"]].to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    low = float(finite.min()) - 0.02 if finite.size else 0.5
+    fig.add_trace(go.Scatter(x=[low, 1.0], y=[low, 1.0], mode="lines", name="agreement",
+                             line=dict(color="#999999", dash="dash"), hoverinfo="skip"))
+    return _layout(fig, "Test accuracy: this reproduction vs the paper's Table 3",
+                   "paper", "this reproduction")
+
+
+def training_time(table):
+    """Weight-finding time against the number of classifiers l, one line per dataset.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Columns ``dataset``, ``m``, ``l``, ``seconds`` and optionally ``paper_seconds``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Measured times as solid lines, the paper's (when given) dashed, log-scaled.
+    """
+    fig = go.Figure()
+    for i, (name, rows) in enumerate(table.groupby("dataset", sort=False)):
+        rows = rows.sort_values("l")
+        colour = _PALETTE[i % len(_PALETTE)]
+        m = int(rows["m"].iloc[0])
+        fig.add_trace(go.Scatter(x=rows["l"], y=rows["seconds"], mode="lines+markers",
+                                 name=f"{name} (m={m}) measured", line=dict(color=colour),
+                                 hovertemplate="l=%{x}<br>%{y:.4f} s<extra></extra>"))
+        if "paper_seconds" in rows and rows["paper_seconds"].notna().any():
+            fig.add_trace(go.Scatter(x=rows["l"], y=rows["paper_seconds"], mode="lines+markers",
+                                     name=f"{name} paper", line=dict(color=colour, dash="dash"),
+                                     hovertemplate="l=%{x}<br>paper %{y:.2f} s<extra></extra>"))
+    fig.update_yaxes(type="log")
+    return _layout(fig, "SDWEC weight-finding time (k = 25)", "classifiers l", "seconds (log)")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PredictionTiming", "measure"]
+__all__ = ["PredictionTiming", "measure", "prediction_seconds", "weight_finding_seconds"]
 
 
 @dataclass(frozen=True)
@@ -56,9 +56,65 @@ def _predictor(estimators, weights, X, classes, prior):
     def predict():
         P = prediction_matrix(members, X, classes) if members else np.empty((len(X), 0),
                                                                              classes.dtype)
-        return combiners.vote(P, kept, classes, prior)
+        return combiners.vote(kept, P, classes, prior)
 
     return predict, len(members)
+
+
+def _median_seconds(fn, repeats):
+    fn()  # warm-up: the first call pays for imports and allocations
+    times = []
+    for _ in range(int(repeats)):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def prediction_seconds(estimators, weights, X, classes, prior, repeats=3):
+    """Median seconds for one ensemble (its members with non-zero weight) to predict ``X``.
+
+    Parameters are those of :func:`measure`.
+
+    Returns
+    -------
+    seconds : float
+    n_members : int
+        Members evaluated.
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.shape != (len(estimators),):
+        raise ValueError(f"need one weight per estimator ({len(estimators)}); "
+                         f"got shape {weights.shape}")
+    if int(repeats) < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    predict, n = _predictor(estimators, weights, X, np.asarray(classes), prior)
+    return _median_seconds(predict, repeats), n
+
+
+def weight_finding_seconds(H, y, repeats=1, **params):
+    """Median seconds of :func:`sdwec.solve` on raw votes, compression included.
+
+    This is what the paper's Table 5 times: finding the weights from a ready ``H``.
+
+    Parameters
+    ----------
+    H : ndarray of shape (m, l)
+        Votes in {-1, +1} (or a correctness matrix with ``y`` all ones).
+    y : ndarray of shape (m,)
+        Labels in {-1, +1}.
+    repeats : int, default=1
+        Timed runs (after one warm-up run).
+    **params
+        Passed to :func:`sdwec.solve`.
+
+    Returns
+    -------
+    float
+    """
+    from sdwec.solver import solve
+
+    return _median_seconds(lambda: solve(H, y, **params), repeats)
 
 
 def measure(estimators, weights, X, classes, prior, repeats=5):

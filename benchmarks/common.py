@@ -1,0 +1,51 @@
+"""Shared helpers of the benchmarks: timing, machine description, Markdown tables."""
+
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+
+def best_of(fn, repeats=3):
+    """Minimum wall time of ``repeats`` calls of ``fn`` and its last result."""
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def percentile(values, q):
+    """The ``q``-th percentile of ``values`` (linear interpolation)."""
+    return float(np.percentile(np.asarray(values, dtype=float), q))
+
+
+def median(values):
+    return float(statistics.median(values))
+
+
+def machine():
+    """One line describing the machine the numbers were measured on."""
+    from threadpoolctl import threadpool_info
+
+    blas = ", ".join(f"{i['internal_api']} {i.get('version', '')} ({i.get('architecture', '?')},"
+                     f" {i['num_threads']} threads)" for i in threadpool_info())
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{cpu}; {os.cpu_count()} cores; {mem:.0f} GiB; Python {platform.python_version()};"
+            f" numpy {np.__version__}; BLAS: {blas}")
+
+
+def table(header, rows):
+    """A Markdown table."""
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)

@@ -1,0 +1,335 @@
+"""The dashboard through Streamlit's AppTest: every page, the sidebar, the query string.
+
+Pools are tiny (l = 10 trees on wine or sonar) and live in a temporary disk cache shared by
+this module; Streamlit's in-memory caches are cleared before every test. Expected numbers
+come from calling the library directly on the same pool, not from the dashboard.
+"""
+
+import io
+import json
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from sdwec import combiners, dashboard, datasets, export, pool, solver
+from sdwec.dashboard import Config, config_from_query, config_to_query
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+TIMEOUT = 120
+SMALL = {"dataset": "wine", "l": "10"}
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("pools")
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches(cache_dir, monkeypatch):
+    monkeypatch.setenv(pool.CACHE_ENV, str(cache_dir))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def _app(query=SMALL, page=None):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    return at
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def _charts(at):
+    return at.get("plotly_chart")
+
+
+def _direct(name="wine", n_trees=10, seed=0, **params):
+    """SDWEC on the same pool, computed without the dashboard."""
+    p = pool.load_pool(name, "binary", n_trees=n_trees, seed=seed)
+    merged = dict(Config().solver_params(), **params)
+    sol = solver.solve(p.table, None, **merged)
+    acc = combiners.accuracy(sol.weights, p.P_test, p.y_test, p.classes, p.prior)
+    return p, sol, acc
+
+
+# --------------------------------------------------------------------------- query string
+
+
+def test_query_round_trip_pure():
+    names = ["wine", "sonar", dashboard.USER_DATA]
+    tasks = lambda name: ("auto",) if name == dashboard.USER_DATA else ("binary", "multiclass")  # noqa: E731
+    configs = [Config(),
+               Config(dataset="sonar", task="multiclass", seed=7, n_trees=50, lam=0.002,
+                      beta=0.0, gamma=1.0, eps=0.005, iterations=1, threshold="none"),
+               Config(dataset=dashboard.USER_DATA, task="auto", lam=1000.0, eps=10.0,
+                      threshold="adaptive")]
+    for config in configs:
+        back, problems = config_from_query(config_to_query(config), names, tasks)
+        assert back == config and problems == []
+
+
+def test_query_repairs_bad_values():
+    names = ["wine", "sonar"]
+    tasks = lambda name: ("binary", "multiclass")  # noqa: E731
+    config, problems = config_from_query(
+        {"dataset": "nope", "lam": "abc", "beta": "1e9", "eps": "0.09", "l": "33",
+         "k": "-4", "thr": "magic", "task": "x"}, names, tasks)
+    assert config.dataset == "sonar"  # the default dataset
+    assert config.lam == Config().lam
+    assert config.beta == dashboard.BETA_RANGE[1]
+    assert config.eps == 0.1  # snapped to the log grid
+    assert config.n_trees == 20  # nearest offered pool size to 33 (20 and 50)
+    assert config.iterations == 1
+    assert config.threshold == "paper" and config.task == "binary"
+    assert len(problems) == 6  # dataset, lam, beta, k, thr, task (snaps are silent)
+
+
+def test_query_string_seeds_widgets_and_follows_them():
+    at = _app({"dataset": "wine", "l": "10", "lam": "0.5", "beta": "20", "k": "7"})
+    _ok(at)
+    assert at.select_slider(key="cfg_lam").value == 0.5
+    assert at.slider(key="cfg_beta").value == 20.0
+    assert at.slider(key="cfg_iterations").value == 7
+    at.slider(key="cfg_gamma").set_value(9.0).run()
+    _ok(at)
+    assert at.query_params["gamma"] == "9"
+    assert at.query_params["lam"] == "0.5" and at.query_params["dataset"] == "wine"
+    # The query string written by the app reads back to the same configuration.
+    assert config_from_query(at.query_params)[0] == dashboard.Config(
+        dataset="wine", n_trees=10, lam=0.5, beta=20.0, gamma=9.0, iterations=7)
+
+
+def test_bad_link_shows_warning_not_error():
+    at = _app({"dataset": "wine", "l": "10", "lam": "banana"})
+    _ok(at)
+    assert any("lam=banana" in w.value for w in at.warning)
+
+
+def test_config_survives_page_changes():
+    at = _app()
+    at.select_slider(key="cfg_lam").set_value(2.0).run()
+    for page in ("pages/how_it_works.py", "pages/frontier.py", "pages/explorer.py"):
+        at.switch_page(page).run()
+        _ok(at)
+        assert at.select_slider(key="cfg_lam").value == 2.0
+        assert at.query_params["lam"] == "2" and at.query_params["l"] == "10"
+
+
+# --------------------------------------------------------------------------- explorer
+
+
+def test_explorer_matches_library():
+    at = _app()
+    _ok(at)
+    p, sol, acc = _direct()
+    shown = _metrics(at)
+    assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
+    assert shown["Test accuracy (SDWEC)"] == f"{acc:.4f}"
+    assert shown["Sparsity"] == f"{sol.sparsity:.3f}"
+    assert len(_charts(at)) == 4  # methods, convergence, weights, timing
+    assert any("most frequent validation class" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("widget,key,value,param", [
+    ("select_slider", "cfg_lam", 0.01, "lam"),
+    ("slider", "cfg_beta", 60.0, "beta"),
+    ("slider", "cfg_gamma", 3.0, "gamma"),
+    ("select_slider", "cfg_eps", 0.01, "eps"),
+    ("slider", "cfg_iterations", 2, "iterations"),
+    ("selectbox", "cfg_threshold", "none", "threshold"),
+])
+def test_each_slider_drives_the_solution(widget, key, value, param):
+    at = _app()
+    getattr(at, widget)(key=key).set_value(value).run()
+    _ok(at)
+    _, sol, acc = _direct(**{param: value})
+    shown = _metrics(at)
+    assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
+    assert shown["Test accuracy (SDWEC)"] == f"{acc:.4f}"
+
+
+def test_lambda_changes_the_numbers():
+    at = _app()
+    before = _metrics(at)["Classifiers used"]
+    at.select_slider(key="cfg_lam").set_value(1000.0).run()
+    _ok(at)
+    after = _metrics(at)["Classifiers used"]
+    _, sol_hi, _ = _direct(lam=1000.0)
+    _, sol_lo, _ = _direct()
+    assert sol_hi.n_selected != sol_lo.n_selected  # the premise of this test
+    assert before != after
+
+
+def test_presets_set_the_papers_values():
+    at = _app({"dataset": "wine", "l": "10", "lam": "1", "beta": "50"})
+    for name in ("SDWEC-A", "SDWEC-B"):
+        at.button(key=f"preset_{name}").click().run()
+        _ok(at)
+        expected = {"SDWEC-A": (0.1, 35.0, 5.0, 0.1), "SDWEC-B": (10.0, 15.0, 15.0, 1.0)}[name]
+        shown = (at.select_slider(key="cfg_lam").value, at.slider(key="cfg_beta").value,
+                 at.slider(key="cfg_gamma").value, at.select_slider(key="cfg_eps").value)
+        assert shown == expected
+        assert (float(at.query_params["lam"]), float(at.query_params["beta"]),
+                float(at.query_params["gamma"]), float(at.query_params["eps"])) == expected
+
+
+def test_all_zero_weights_states_the_fallback():
+    # λ = 0.01 leaves the L1 term in charge: the weights end below 0.25 while the paper
+    # threshold for β = γ = 15, ε = 1 is -ln(e^(1e-3) - 1)/15 ≈ 0.46, so every weight is cut.
+    at = _app({"dataset": "wine", "l": "10", "lam": "0.01"})
+    _ok(at)
+    p, sol, acc = _direct(lam=0.01)
+    assert sol.n_selected == 0 and sol.threshold == pytest.approx(0.4605, abs=1e-4)
+    labels, counts = np.unique(p.y_val, return_counts=True)
+    majority = int(labels[np.argmax(counts)])
+    (warning,) = [w.value for w in at.warning if "abstains" in w.value]
+    assert f"**{majority:+d}**" in warning
+    assert _metrics(at)["Test accuracy (SDWEC)"] == f"{np.mean(p.y_test == majority):.4f}"
+    assert _metrics(at)["Classifiers used"] == "0 / 10"
+
+
+def test_extreme_parameters_never_raise():
+    at = _app({"dataset": "sonar", "l": "10", "lam": "0.001", "beta": "0", "gamma": "100",
+               "eps": "0.001", "k": "1", "thr": "adaptive"})
+    _ok(at)
+    at.select_slider(key="cfg_lam").set_value(1000.0).run()
+    _ok(at)
+
+
+def test_your_data_selected_without_upload_explains():
+    at = _app()
+    at.selectbox(key="cfg_dataset").set_value(dashboard.USER_DATA).run()
+    assert not at.exception
+    assert any("no CSV has been uploaded yet" in e.value for e in at.error)
+    assert at.selectbox(key="cfg_task").value == "auto"
+
+
+@pytest.fixture
+def served_files(monkeypatch):
+    """Capture the bytes every download button hands to Streamlit, by file name."""
+    files = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        files[filename] = path_or_data
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return files
+
+
+def test_downloads_load_and_predict(served_files):
+    at = _app()
+    _ok(at)
+    p, sol, acc = _direct()
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Weights (CSV)", "Weights and provenance (JSON)", "Pruned model (joblib)"]
+    csv = served_files["sdwec_wine_lam10_weights.csv"]
+    table, provenance = export.read_weights_csv(csv)
+    np.testing.assert_allclose(table["weight"].to_numpy(), sol.weights, rtol=0, atol=0)
+    assert provenance["dataset"] == "wine" and provenance["seed"] == 0
+    assert provenance["params"]["lam"] == 10.0 and provenance["params"]["n_trees"] == 10
+    assert provenance["metrics"]["test_accuracy"] == pytest.approx(acc)
+    document = json.loads(served_files["sdwec_wine_lam10_weights.json"])
+    assert document["weights"] == sol.weights.tolist()
+    assert document["selected"] == sol.selected.tolist()
+    # The model file is built on click (deferred); build it the same way and use it.
+    model = joblib.load(io.BytesIO(dashboard.model_bytes(p, sol)))
+    expected = combiners.vote(sol.weights, p.P_test, p.classes, p.prior)
+    np.testing.assert_array_equal(model.predict(p.X_test), expected)
+    assert model.score(p.X_test, p.y_test) == pytest.approx(acc)
+
+
+# --------------------------------------------------------------------------- other pages
+
+
+def test_frontier_page():
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    assert len(_charts(at)) == 1
+    assert len(at.dataframe) == 2
+    front = at.dataframe[0].value
+    assert front["sparsity"].is_monotonic_increasing
+    at.selectbox(key="frontier_second").set_value("β").run()
+    _ok(at)
+    at.radio(key="frontier_axis").set_value("validation").run()
+    _ok(at)
+
+
+def test_point_config_snaps_to_the_sidebar():
+    config = dashboard.point_config(Config(), [0.0339, 14.6, 15.2, 0.99, 3, 0.9, 0.8])
+    assert (config.lam, config.beta, config.gamma, config.eps) == (0.05, 15.0, 15.0, 1.0)
+
+
+def test_paper_page_and_live_timing():
+    at = _app(page="pages/paper.py")
+    _ok(at)
+    at.multiselect(key="paper_time_names").set_value(["wine"])
+    at.multiselect(key="paper_time_sizes").set_value([100])
+    at.button(key="paper_time_run").click().run()
+    _ok(at)
+    measured = at.dataframe[-1].value
+    assert list(measured["l"]) == [100] and measured["seconds"].iloc[0] > 0
+    assert measured["paper_seconds"].iloc[0] == 0.03  # Table 5, wine, l = 100
+
+
+def test_how_it_works_page_fragments():
+    at = _app(page="pages/how_it_works.py")
+    _ok(at)
+    assert len(_charts(at)) == 4
+    assert len(at.latex) >= 5
+    at.select_slider(key="how_sign_eps").set_value(0.01).run()
+    _ok(at)
+    at.slider(key="how_pen_beta").set_value(40.0).run()
+    _ok(at)
+
+
+def _csv(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    rows = [f"{a:.4f},{b:.4f},{c:.4f},{'yes' if a + b > 0 else 'no'}" for a, b, c in X]
+    return ("a,b,c,label\n" + "\n".join(rows)).encode()
+
+
+def test_your_data_upload_runs_the_explorer():
+    at = _app(page="pages/your_data.py")
+    _ok(at)
+    at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
+    _ok(at)
+    data = datasets.from_csv(_csv(), name="mine.csv")
+    assert any(s.value == data.description for s in at.success)
+    assert _metrics(at)["Classifiers used"].endswith("/ 10")
+
+
+@pytest.mark.parametrize("content", [
+    b"",
+    b"a,b,label\n1,2,x\n3,4\n",
+    "a,b,label\n1,2,=cmd|' /C calc'!A0\n".encode(),
+    b"only_one_column\n1\n2\n",
+])
+def test_bad_upload_shows_the_loaders_message(content):
+    with pytest.raises(ValueError) as raised:
+        datasets.from_csv(content, name="bad.csv")
+    at = _app(page="pages/your_data.py")
+    at.file_uploader(key="upload_file").upload("bad.csv", content, "text/csv").run()
+    assert not at.exception
+    assert any(str(raised.value) in e.value for e in at.error)
+    assert not _charts(at)

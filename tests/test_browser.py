@@ -1,0 +1,254 @@
+"""End to end in a real browser: `streamlit run app.py` driven by Playwright and Chromium.
+
+One server on a free localhost port (with its own empty pool cache) serves every test; each
+page is loaded, a slider is moved, and the test waits until the page has redrawn with
+different numbers, checks the Plotly charts are there and that no traceback or exception box
+appears, and saves a screenshot to ``docs/screenshots/<page>.png`` (shown in the README).
+Uses Debian's Chromium (``/usr/bin/chromium``); nothing is downloaded.
+"""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = shutil.which("chromium")
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"]
+LOAD_MS = 120_000  # first load trains a pool
+QUERY = "?dataset=sonar&l=50"
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium "
+                                "(`apt-get install chromium`; .ci/run installs it)")
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    port = _free_port()
+    env = dict(os.environ, SDWEC_CACHE_DIR=str(tmp_path_factory.mktemp("pools")))
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000},
+                                  accept_downloads=True)
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def _idle(page):
+    """Wait until the script run is over (the 'running' indicator is gone)."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=LOAD_MS)
+    page.wait_for_timeout(300)  # let Plotly finish drawing
+
+
+def _open(page, url, ready):
+    page.goto(url)
+    page.wait_for_selector(ready, timeout=LOAD_MS)
+    _idle(page)
+
+
+def _move(page, label, key="ArrowLeft", times=1):
+    """Move the slider labelled ``label`` with the keyboard."""
+    thumb = page.get_by_role("group", name=label).locator('input[type="range"]').first
+    thumb.focus()
+    for _ in range(times):
+        thumb.press(key)
+
+
+def _metric(page, label):
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def _settle(page, pattern):
+    """Wait until the URL (which follows the widgets) matches ``pattern`` and the run ends."""
+    page.wait_for_url(re.compile(pattern), timeout=LOAD_MS)
+    _idle(page)
+
+
+def _wait_change(page, read, before):
+    deadline = time.monotonic() + LOAD_MS / 1000
+    while time.monotonic() < deadline:
+        now = read()
+        if now is not None and now != before:
+            _idle(page)
+            return read()
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the page did not change from {before!r}")
+
+
+def _clean(page, n_charts):
+    """No traceback or error box, and ``n_charts`` drawn Plotly charts."""
+    selector = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+    page.wait_for_function(
+        f"() => document.querySelectorAll('{selector}').length >= {n_charts}", timeout=LOAD_MS)
+    body = page.locator("body").inner_text()
+    assert "Traceback" not in body
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    charts = page.locator(selector)
+    assert charts.count() == n_charts
+    # Every chart has drawn at least one trace.
+    for i in range(n_charts):
+        assert charts.nth(i).evaluate("el => el.data.length") > 0
+
+
+def _shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _trace_y(page, index=0):
+    """The chart's y data as text (Plotly may hold it base64-packed; any change shows)."""
+    return page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').nth(index).evaluate(
+        "el => el.data ? JSON.stringify(el.data.map(t => t.y)) : null")
+
+
+def test_explorer(page, server):
+    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    _clean(page, 4)
+    assert "l=50" in page.url and "lam=10" in page.url  # the configuration is in the URL
+    before = _metric(page, "Classifiers used")
+    _move(page, "λ (data fidelity, log scale)", "ArrowRight", 3)  # λ 10 -> 20 -> 50 -> 100
+    _settle(page, r"lam=100&")
+    after = _metric(page, "Classifiers used")
+    assert after != before and after.endswith("/ 50")
+    _clean(page, 4)
+    _shot(page, "explorer")
+    # The pruned model downloads, loads and predicts.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Pruned model (joblib)").click()
+    target = Path(download.value.path())
+    import joblib
+
+    model = joblib.load(target)
+    from sdwec import datasets
+
+    data = datasets.load("sonar", "binary")
+    assert set(np.unique(model.predict(data.X[:20]))) <= {-1, 1}
+
+
+def test_frontier(page, server):
+    _open(page, f"{server}/frontier{QUERY}", '[data-testid="stPlotlyChart"]')
+    _clean(page, 1)
+    before = _trace_y(page)
+    _move(page, "β (non-negativity penalty)", "ArrowRight", 3)  # a larger β moves the sweep
+    _settle(page, r"beta=18&")
+    _wait_change(page, lambda: _trace_y(page), before)
+    _clean(page, 1)
+    _shot(page, "frontier")
+
+
+def test_how_it_works(page, server):
+    _open(page, f"{server}/how_it_works{QUERY}", '[data-testid="stPlotlyChart"]')
+    _clean(page, 4)
+    title = lambda: page.locator(".gtitle").first.text_content()  # noqa: E731
+    before = title()
+    _move(page, "ε", "ArrowLeft", 2)  # the first ε slider belongs to the sign plot
+    _wait_change(page, title, before)
+    _clean(page, 4)
+    _shot(page, "how_it_works")
+
+
+def test_paper(page, server):
+    _open(page, f"{server}/paper{QUERY}", "h1")
+    _clean(page, page.locator('[data-testid="stPlotlyChart"]').count())
+    charts_before = page.locator('[data-testid="stPlotlyChart"]').count()
+    _move(page, "Trees per pool", "ArrowLeft", 1)
+    page.get_by_role("button", name="Measure").click()
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length > "
+        f"{charts_before}", timeout=LOAD_MS)
+    _idle(page)
+    _clean(page, charts_before + 1)
+    _shot(page, "paper")
+
+
+def test_your_data(page, server, tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 4))
+    rows = [",".join(f"{v:.4f}" for v in x) + ("," + ("yes" if x[0] + x[1] > 0 else "no"))
+            for x in X]
+    csv = tmp_path / "mine.csv"
+    csv.write_text("a,b,c,d,label\n" + "\n".join(rows))
+    _open(page, f"{server}/your_data{QUERY}", '[data-testid="stFileUploader"]')
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(csv))
+    page.wait_for_selector('[data-testid="stMetric"]', timeout=LOAD_MS)
+    _idle(page)
+    _clean(page, 4)
+    before = _metric(page, "Classifiers used")
+    _move(page, "λ (data fidelity, log scale)", "ArrowLeft", 6)  # λ 10 -> 0.1
+    _settle(page, r"lam=0\.1&")
+    after = _metric(page, "Classifiers used")
+    assert after != before and after.endswith("/ 50")
+    _clean(page, 4)
+    _shot(page, "your_data")
+    # A bad file shows the loader's message, not a traceback.
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,label\n1,2,x\n3,4\n")
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(bad))
+    page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=LOAD_MS)
+    assert "Traceback" not in page.locator("body").inner_text()
+
+
+def test_broken_link_is_repaired(page, server):
+    _open(page, f"{server}/?dataset=sonar&l=50&lam=oops", '[data-testid="stMetric"]')
+    assert page.locator('[data-testid="stAlertContentWarning"]').filter(
+        has_text="lam=oops").count() == 1
+    assert "lam=10" in page.url

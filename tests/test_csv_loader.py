@@ -1,0 +1,346 @@
+"""The CSV loader for the user's own data: every failure gives a DataError saying what to fix.
+
+The hostile corpus lives in tests/fixtures/csv (written by make_corpus.py); manifest.json
+says what the loader must do with each file. The file over the upload limit is made here,
+in a temporary directory, as a sparse file: it takes no disk space.
+"""
+
+import io
+import json
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sdwec import datasets
+from sdwec.errors import DataError
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "csv"
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
+HOSTILE = sorted(f for f, e in MANIFEST.items() if "error" in e)
+VALID = sorted(f for f, e in MANIFEST.items() if "ok" in e)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def csv_bytes(header, rows):
+    lines = ([",".join(header)] if header else []) + [",".join(map(str, r)) for r in rows]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def balanced_rows(n=40, n_classes=2):
+    """n rows (i, i mod 7, class) with classes c0, c1, ... in turn."""
+    return [(i, i % 7, f"c{i % n_classes}") for i in range(n)]
+
+
+# ---- the corpus ------------------------------------------------------------------------
+
+def test_corpus_has_at_least_twenty_hostile_files():
+    assert len(HOSTILE) >= 20
+    for name in MANIFEST:
+        assert (CORPUS / name).is_file(), name
+
+
+@pytest.mark.parametrize("file_name", HOSTILE)
+def test_hostile_file_gives_a_data_error_with_a_clear_message(file_name):
+    expected = MANIFEST[file_name]["error"]
+    with pytest.raises(DataError) as info:
+        datasets.from_csv(CORPUS / file_name)
+    assert expected in str(info.value)
+    assert "Traceback" not in str(info.value)
+
+
+@pytest.mark.parametrize("file_name", HOSTILE)
+def test_hostile_file_fails_the_same_way_as_bytes_and_as_an_upload(file_name):
+    data = (CORPUS / file_name).read_bytes()
+    upload = io.BytesIO(data)
+    upload.name, upload.size = file_name, len(data)      # what Streamlit's UploadedFile has
+    messages = set()
+    for source in (data, upload):
+        with pytest.raises(DataError) as info:
+            datasets.from_csv(source)
+        messages.add(str(info.value))
+    assert len(messages) == 1
+
+
+@pytest.mark.parametrize("file_name", VALID)
+def test_valid_tricky_file_loads(file_name):
+    expected = MANIFEST[file_name]["ok"]
+    ds = datasets.from_csv(CORPUS / file_name)
+    assert ds.name == file_name
+    assert ds.X.shape == (expected["rows"], expected["features"])
+    assert ds.task == expected["task"]
+    assert np.isfinite(ds.X).all() and ds.X.dtype == np.float64
+    shown = list(ds.class_names)
+    assert shown == [str(c) for c in expected["classes"]]
+    if expected["task"] == "binary":
+        assert list(ds.classes) == [-1, 1]
+    else:
+        assert list(ds.classes) == expected["classes"]
+    if "dropped" in expected:
+        assert f"{expected['dropped']} row(s) with missing values dropped" in ds.description
+
+
+# ---- each failure of issue 3, with its own small input ----------------------------------
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_bytes(b"")
+    with pytest.raises(DataError, match="empty"):
+        datasets.from_csv(path)
+
+
+def test_undecodable_bytes():
+    with pytest.raises(DataError, match="not UTF-8"):
+        datasets.from_csv(b"a,b,label\n1,\xff\xfe\xfa,x\n")
+
+
+def test_binary_file_is_not_a_csv():
+    with pytest.raises(DataError, match="binary data"):
+        datasets.from_csv(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+
+
+def test_single_column():
+    with pytest.raises(DataError, match="single column"):
+        datasets.from_csv(b"label\na\nb\na\n")
+
+
+def test_target_column_missing_lists_the_columns():
+    data = csv_bytes(["height", "weight", "label"], balanced_rows())
+    with pytest.raises(DataError) as info:
+        datasets.from_csv(data, target="species")
+    message = str(info.value)
+    assert "'species'" in message
+    for column in ("height", "weight", "label"):
+        assert repr(column) in message
+
+
+def test_only_one_class():
+    data = csv_bytes(["a", "b", "label"], [(i, i % 3, "same") for i in range(30)])
+    with pytest.raises(DataError, match="only one class"):
+        datasets.from_csv(data)
+
+
+def test_a_class_with_fewer_than_ten_rows():
+    rows = balanced_rows(30) + [(i, i, "rare") for i in range(9)]
+    with pytest.raises(DataError, match=r"'rare' \(9 rows\).*at least 10 rows"):
+        datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    # Ten rows are enough.
+    rows = balanced_rows(30) + [(i, i, "rare") for i in range(10)]
+    assert datasets.from_csv(csv_bytes(["a", "b", "label"], rows)).class_counts()["rare"] == 10
+
+
+def test_sparse_file_over_the_real_upload_limit_is_refused_before_reading(tmp_path):
+    path = tmp_path / "huge.csv"
+    with path.open("wb") as handle:
+        handle.truncate(datasets.MAX_UPLOAD_BYTES + 1)   # sparse: no disk used
+    with pytest.raises(DataError, match="larger than the 200 MB limit"):
+        datasets.from_csv(path)
+
+
+def test_upload_over_the_limit_is_refused_without_reading_it():
+    class Upload(io.BytesIO):
+        size = datasets.MAX_UPLOAD_BYTES + 1
+
+        def read(self, *args):
+            raise AssertionError("the loader read a file that is too large")
+
+    with pytest.raises(DataError, match="200 MB limit"):
+        datasets.from_csv(Upload(b"a,b\n1,2\n"))
+
+
+def test_injectable_byte_limit():
+    data = csv_bytes(["a", "b", "label"], balanced_rows())
+    assert datasets.from_csv(data, max_bytes=len(data)).n_samples == 40
+    with pytest.raises(DataError, match="limit"):
+        datasets.from_csv(data, max_bytes=len(data) - 1)
+    with pytest.raises(DataError, match="limit"):
+        datasets.from_csv(io.BytesIO(data), max_bytes=len(data) - 1)   # no .size attribute
+
+
+def test_too_many_features_is_refused_before_the_full_parse(monkeypatch):
+    def parse_everything(*args):
+        raise AssertionError("the whole file was parsed")
+
+    monkeypatch.setattr(datasets, "_parse", parse_everything)
+    monkeypatch.setattr(datasets, "_check_rectangular", parse_everything)
+    header = [f"f{j}" for j in range(datasets.MAX_FEATURES + 1)] + ["label"]
+    rows = [[j % 3 for j in range(datasets.MAX_FEATURES + 1)] + [i % 2] for i in range(3)]
+    with pytest.raises(DataError, match="1,001 feature columns; at most 1,000"):
+        datasets.from_csv(csv_bytes(header, rows))
+
+
+def test_feature_limit_is_inclusive_and_injectable():
+    header = ["a", "b", "c", "label"]
+    rows = [(i, i % 3, i % 5, i % 2) for i in range(40)]
+    assert datasets.from_csv(csv_bytes(header, rows), max_features=3).n_features == 3
+    with pytest.raises(DataError, match="3 feature columns; at most 2"):
+        datasets.from_csv(csv_bytes(header, rows), max_features=2)
+
+
+def test_all_constant_features():
+    data = csv_bytes(["a", "b", "label"], [(5, "x", f"c{i % 2}") for i in range(40)])
+    with pytest.raises(DataError, match="one single value"):
+        datasets.from_csv(data)
+
+
+def test_too_few_complete_rows_after_dropping_missing_values():
+    rows = [(i if i < 8 else "?", i % 3, f"c{i % 2}") for i in range(40)]
+    with pytest.raises(DataError, match="32 rows with missing values were dropped first"):
+        datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+
+
+# ---- what a successful load does ---------------------------------------------------------
+
+def test_auto_task_two_classes_maps_the_second_sorted_class_to_plus_one():
+    rows = [(i, i % 7, "yes" if i % 4 == 0 else "no") for i in range(40)]
+    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    assert ds.task == "binary"
+    assert ds.positive_label == "yes" and ds.class_names == ("no", "yes")
+    np.testing.assert_array_equal(ds.y, [1 if i % 4 == 0 else -1 for i in range(40)])
+    assert ds.y.dtype == np.int64
+
+
+def test_auto_task_three_classes_is_multiclass_with_original_labels():
+    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], balanced_rows(45, 3)))
+    assert ds.task == "multiclass"
+    assert list(ds.classes) == ["c0", "c1", "c2"]
+    assert ds.class_counts() == {"c0": 15, "c1": 15, "c2": 15}
+    assert ds.positive_label is None
+
+
+def test_integer_labels_stay_integers_sorted_numerically():
+    rows = [(i, i % 7, [2, 10, 1][i % 3]) for i in range(45)]
+    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    assert ds.y.dtype == np.int64
+    assert list(ds.classes) == [1, 2, 10]
+
+
+def test_explicit_tasks():
+    data = csv_bytes(["a", "b", "label"], balanced_rows(40))
+    multi = datasets.from_csv(data, task="multiclass")
+    assert multi.task == "multiclass" and list(multi.classes) == ["c0", "c1"]
+    with pytest.raises(DataError, match="Binary classification needs two classes"):
+        datasets.from_csv(csv_bytes(["a", "b", "label"], balanced_rows(45, 3)), task="binary")
+    with pytest.raises(ValueError):
+        datasets.from_csv(data, task="regression")
+
+
+def test_target_chosen_by_name_case_insensitively():
+    rows = [(f"c{i % 2}", i, i % 5) for i in range(40)]
+    ds = datasets.from_csv(csv_bytes(["Species", "x", "y"], rows), target="species")
+    assert ds.feature_names == ["x", "y"]
+    assert ds.class_names == ("c0", "c1")
+
+
+def test_categorical_features_are_sorted_ordinal_codes():
+    colours = ["red", "blue", "green"]
+    rows = [(colours[i % 3], i, f"c{i % 2}") for i in range(40)]
+    ds = datasets.from_csv(csv_bytes(["colour", "n", "label"], rows))
+    # sorted: blue 0, green 1, red 2
+    np.testing.assert_array_equal(ds.X[:3, 0], [2, 0, 1])
+    assert "colour" in ds.description
+
+
+def test_missing_values_drop_rows_and_are_reported():
+    rows = balanced_rows(40) + [("", 1, "c0"), ("NA", 2, "c1"), (3, "?", "c0"), (4, 5, "NaN")]
+    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    assert ds.n_samples == 40
+    assert "4 row(s) with missing values dropped" in ds.description
+
+
+def test_header_detection():
+    numbers = [(i, i * 2, i % 2) for i in range(40)]
+    with_header = datasets.from_csv(csv_bytes(["x", "y", "label"], numbers))
+    without = datasets.from_csv(csv_bytes(None, numbers))
+    assert with_header.feature_names == ["x", "y"] and with_header.n_samples == 40
+    assert without.feature_names == ["column 1", "column 2"] and without.n_samples == 40
+    # All-text data without a header: the first row's values reappear below.
+    votes = [("y" if i % 3 else "n", "n" if i % 2 else "y", f"party{i % 2}") for i in range(40)]
+    assert datasets.from_csv(csv_bytes(None, votes)).n_samples == 40
+
+
+def test_header_can_be_forced():
+    numbers = [(i, i * 2, i % 2) for i in range(40)]
+    # Forced on: the first data row "0,0,0" becomes the column names.
+    with pytest.raises(DataError, match="Duplicate column names: '0'"):
+        datasets.from_csv(csv_bytes(None, numbers), header=True)
+    # Forced off: the header row becomes data, so 'label' is a class with one row.
+    with pytest.raises(DataError, match=r"'label' \(1 row\)"):
+        datasets.from_csv(csv_bytes(["x", "y", "label"], numbers), header=False)
+
+
+def test_name_defaults():
+    data = csv_bytes(["a", "b", "label"], balanced_rows())
+    assert datasets.from_csv(data).name == "your data"
+    assert datasets.from_csv(data, name="trial").name == "trial"
+    upload = io.BytesIO(data)
+    upload.name = "/some/dir/upload.csv"
+    assert datasets.from_csv(upload).name == "upload.csv"
+
+
+def test_result_arrays_are_read_only():
+    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], balanced_rows()))
+    with pytest.raises(ValueError):
+        ds.X[0, 0] = 1.0
+
+
+def test_negative_and_signed_numbers_are_not_formulas():
+    rows = [(f"{-i}", f"+{i}.5", f"c{i % 2}") for i in range(40)]
+    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    np.testing.assert_array_equal(ds.X[:2], [[0, 0.5], [-1, 1.5]])
+
+
+def test_formula_text_never_reaches_a_dataset():
+    rows = balanced_rows() + [(1, "=1+1", "c0")]
+    with pytest.raises(DataError, match="formula"):
+        datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+
+
+def test_cell_over_the_csv_module_field_limit(tmp_path):
+    path = tmp_path / "giant_cell.csv"
+    path.write_bytes(b"a,b,label\n" + b"1,2,c0\n" * 20 + b"1," + b"x" * 200_000 + b",c1\n")
+    with pytest.raises(DataError, match="could not be split into cells"):
+        datasets.from_csv(path)
+
+
+def test_missing_path():
+    with pytest.raises(DataError, match="No file"):
+        datasets.from_csv("/nonexistent/file.csv")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=400))
+def test_arbitrary_bytes_give_a_dataset_or_a_data_error(data):
+    try:
+        ds = datasets.from_csv(data)
+    except DataError as error:
+        assert str(error)
+    else:
+        assert np.isfinite(ds.X).all()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(["1", "-2.5", "a", "", "?", "=x", '"', "b,c", "NaN",
+                                          "inf", " ", "10", "y"]),
+                         min_size=1, max_size=5), min_size=1, max_size=30))
+def test_arbitrary_csv_like_text_gives_a_dataset_or_a_data_error(table):
+    text = "\n".join(",".join(row) for row in table)
+    try:
+        ds = datasets.from_csv(text.encode())
+    except DataError as error:
+        assert str(error)
+    else:
+        assert np.isfinite(ds.X).all() and ds.n_samples >= 2 * datasets.MIN_ROWS_PER_CLASS
+
+
+# ---- the dashboard's settings agree with the loader -------------------------------------
+
+def test_streamlit_upload_limit_matches_the_loader():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    # Streamlit multiplies server.maxUploadSize by 1024 * 1024.
+    assert config["server"]["maxUploadSize"] * 1024 * 1024 == datasets.MAX_UPLOAD_BYTES
+    assert config["client"]["showErrorDetails"] == "none"
+    assert config["browser"]["gatherUsageStats"] is False

@@ -1,0 +1,360 @@
+"""SDWECClassifier: scikit-learn conventions, agreement with the solver, voting, persistence.
+
+Pools are small (8-15 trees) and the data sets are scikit-learn's bundled breast cancer,
+iris and wine, so the whole file runs in seconds.
+"""
+
+import io
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.dummy import DummyClassifier
+from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sdwec import combiners
+from sdwec.estimator import SDWECClassifier
+from sdwec.pool import prediction_matrix
+from sdwec.solver import correctness_matrix, solve
+
+
+def expected_failed_checks(estimator):
+    """Checks of scikit-learn's suite that cannot apply to SDWECClassifier, with reasons.
+
+    Empty: every check yielded for this estimator passes.  (``check_array_api_input`` is
+    skipped by scikit-learn itself unless the environment sets ``SCIPY_ARRAY_API=1`` before
+    SciPy is imported; it is an environment switch, not a failure: with the variable set it
+    passes.)
+    """
+    return {}
+
+
+@parametrize_with_checks([SDWECClassifier(n_estimators=8, random_state=0)],
+                         expected_failed_checks=expected_failed_checks, xfail_strict=True)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _binary():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X, np.where(y == 1, 1, -1)  # the project's binary labels
+
+
+def _split3(X, y, seed=0):
+    X_tr, X_rest, y_tr, y_rest = train_test_split(X, y, test_size=0.4, stratify=y,
+                                                  random_state=seed)
+    X_val, X_te, y_val, y_te = train_test_split(X_rest, y_rest, test_size=0.5,
+                                                stratify=y_rest, random_state=seed)
+    return X_tr, y_tr, X_val, y_val, X_te, y_te
+
+
+@pytest.fixture(scope="module")
+def binary_pool():
+    X, y = _binary()
+    X_tr, y_tr, X_val, y_val, X_te, y_te = _split3(X, y)
+    bagging = BaggingClassifier(DecisionTreeClassifier(), n_estimators=15,
+                                random_state=0).fit(X_tr, y_tr)
+    return bagging, X_val, y_val, X_te, y_te
+
+
+@pytest.fixture(scope="module")
+def binary_model(binary_pool):
+    bagging, X_val, y_val, _, _ = binary_pool
+    return SDWECClassifier(FrozenEstimator(bagging), lam=10.0).fit(X_val, y_val)
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def test_weights_equal_solve_on_the_same_binary_votes(binary_pool, binary_model):
+    bagging, X_val, y_val, _, _ = binary_pool
+    H = prediction_matrix(bagging.estimators_, X_val, bagging.classes_).astype(float)
+    expected = solve(H, y_val, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25,
+                     threshold="paper")
+    np.testing.assert_array_equal(binary_model.weights_, expected.weights)
+    np.testing.assert_array_equal(binary_model.selected_, expected.selected)
+    assert binary_model.n_selected_ == expected.n_selected
+    assert binary_model.sparsity_ == pytest.approx(expected.sparsity)
+    assert len(binary_model.solution_.history) == 25
+
+
+def test_weights_equal_solve_on_the_multiclass_correctness_matrix():
+    X, y = load_wine(return_X_y=True)
+    X_tr, y_tr, X_val, y_val, _, _ = _split3(X, y)
+    bagging = BaggingClassifier(n_estimators=12, random_state=1).fit(X_tr, y_tr)
+    model = SDWECClassifier(FrozenEstimator(bagging), lam=5.0, threshold="none").fit(X_val, y_val)
+    P = prediction_matrix(bagging.estimators_, X_val, bagging.classes_)
+    expected = solve(correctness_matrix(P, y_val), np.ones(len(y_val)), lam=5.0,
+                     threshold="none")
+    np.testing.assert_array_equal(model.weights_, expected.weights)
+    assert not hasattr(model, "decision_function")  # two classes only
+
+
+def test_trained_pool_has_one_weight_per_member_and_keeps_the_selected_ones():
+    X, y = load_iris(return_X_y=True)
+    model = SDWECClassifier(n_estimators=12, random_state=3).fit(X, y)
+    assert model.weights_.shape == (12,)
+    assert (model.weights_ >= 0).all()
+    assert len(model.estimators_) == model.n_selected_ == np.count_nonzero(model.weights_)
+    np.testing.assert_array_equal(model.selected_, np.flatnonzero(model.weights_))
+    assert model.sparsity_ == pytest.approx(1 - model.n_selected_ / 12)
+    assert model.score(X, y) > 0.9
+
+
+def test_same_seed_same_weights():
+    X, y = load_iris(return_X_y=True)
+    a = SDWECClassifier(n_estimators=10, random_state=7).fit(X, y)
+    b = SDWECClassifier(n_estimators=10, random_state=7).fit(X, y)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_holdout_is_stratified_and_sized_by_validation_fraction():
+    X, y = load_iris(return_X_y=True)  # 50 rows per class
+    model = SDWECClassifier(n_estimators=5, validation_fraction=0.2, random_state=0).fit(X, y)
+    # 30 held-out rows, 10 of each class
+    np.testing.assert_array_equal(model.validation_counts_, [10, 10, 10])
+
+
+# --------------------------------------------------------------------------- voting
+
+
+def _hand_vote(P, weights, classes, tie_order):
+    """Weighted plurality vote written out row by row, ties to the earliest in tie_order."""
+    out = []
+    for row in P:
+        score = {c: sum(w for p, w in zip(row, weights) if p == c) for c in classes}
+        best = max(score.values())
+        tied = [c for c in classes if np.isclose(score[c], best, rtol=0, atol=1e-9)]
+        out.append(min(tied, key=lambda c: list(tie_order).index(c)))
+    return np.array(out)
+
+
+def test_selected_members_predict_like_the_full_weighted_ensemble(binary_pool, binary_model):
+    bagging, _, _, X_te, _ = binary_pool
+    P_full = prediction_matrix(bagging.estimators_, X_te, bagging.classes_)
+    model = binary_model
+    assert 0 < model.n_selected_ < 15  # pruning happened, so the comparison means something
+    full = combiners.vote(model.weights_, P_full, model.classes_, prior=model.tie_order_)
+    np.testing.assert_array_equal(model.predict(X_te), full)
+    np.testing.assert_array_equal(
+        model.predict(X_te), _hand_vote(P_full, model.weights_, model.classes_, model.tie_order_))
+
+
+def test_predict_proba_is_the_weighted_vote_share(binary_pool, binary_model):
+    bagging, _, _, X_te, _ = binary_pool
+    model = binary_model
+    P = prediction_matrix(bagging.estimators_, X_te, bagging.classes_)
+    w = model.weights_
+    share_pos = (P == 1) @ w / w.sum()
+    proba = model.predict_proba(X_te)
+    np.testing.assert_allclose(proba[:, 1], share_pos, rtol=1e-12)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    margin = model.decision_function(X_te)
+    np.testing.assert_allclose(margin, proba[:, 1] - proba[:, 0], atol=1e-12)
+    decided = margin != 0
+    np.testing.assert_array_equal(model.predict(X_te)[decided],
+                                  np.where(margin[decided] > 0, 1, -1))
+
+
+class _Spy(DummyClassifier):
+    """A constant classifier that counts its predict calls."""
+
+    def predict(self, X):
+        self.calls_ = getattr(self, "calls_", 0) + 1
+        return super().predict(X)
+
+
+class _SpyTree(DecisionTreeClassifier):
+    """A CART tree that counts its predict calls."""
+
+    def predict(self, X, check_input=True):
+        self.calls_ = getattr(self, "calls_", 0) + 1
+        return super().predict(X, check_input=check_input)
+
+
+def test_only_selected_members_are_evaluated_at_predict_time(binary_pool):
+    _, X_val, y_val, X_te, _ = binary_pool
+    X, y = _binary()
+    rng = np.random.default_rng(0)
+    spies = []
+    for depth in (1, 2, 3, None) * 3:
+        rows = rng.integers(0, len(y), len(y))
+        spies.append(_SpyTree(max_depth=depth, random_state=0).fit(X[rows], y[rows]))
+    model = SDWECClassifier([FrozenEstimator(s) for s in spies]).fit(X_val, y_val)
+    assert 0 < model.n_selected_ < len(spies)
+    for s in spies:
+        s.calls_ = 0
+    model.predict(X_te)
+    calls = np.array([s.calls_ for s in spies])
+    np.testing.assert_array_equal(calls, (model.weights_ != 0).astype(int))
+
+
+def test_all_zero_weights_abstain_to_the_validation_class_frequencies():
+    X, y = load_iris(return_X_y=True)
+    rows = np.r_[0:10, 50:70, 100:105]  # class 1 is the most frequent
+    member = _Spy(strategy="constant", constant=0).fit(X, y)  # wrong on most rows
+    model = SDWECClassifier([FrozenEstimator(member)]).fit(X[rows], y[rows])
+    assert model.n_selected_ == 0 and model.estimators_ == []
+    np.testing.assert_array_equal(model.predict(X[:5]), [1] * 5)
+    np.testing.assert_allclose(model.predict_proba(X[:2]), [[10 / 35, 20 / 35, 5 / 35]] * 2)
+
+
+def test_bagging_with_feature_subsets_votes_on_each_members_columns():
+    X, y = load_wine(return_X_y=True)
+    X_tr, y_tr, X_val, y_val, X_te, _ = _split3(X, y, seed=2)
+    bagging = BaggingClassifier(n_estimators=10, max_features=0.5, random_state=0).fit(X_tr, y_tr)
+    model = SDWECClassifier(FrozenEstimator(bagging), threshold="none").fit(X_val, y_val)
+    P = np.column_stack([bagging.classes_[est.predict(X_te[:, cols]).astype(int)]
+                         for est, cols in zip(bagging.estimators_, bagging.estimators_features_)])
+    np.testing.assert_array_equal(
+        model.predict(X_te), _hand_vote(P, model.weights_, model.classes_, model.tie_order_))
+
+
+def test_random_forest_and_list_of_classifiers_with_string_labels():
+    X, y_num = load_iris(return_X_y=True)
+    y = np.array(["setosa", "versicolor", "virginica"])[y_num]
+    X_tr, y_tr, X_val, y_val, X_te, y_te = _split3(X, y, seed=1)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X_tr, y_tr)
+    model = SDWECClassifier(FrozenEstimator(forest)).fit(X_val, y_val)
+    P = np.column_stack([forest.classes_[t.predict(X_te).astype(int)] for t in forest.estimators_])
+    np.testing.assert_array_equal(
+        model.predict(X_te), _hand_vote(P, model.weights_, model.classes_, model.tie_order_))
+    mixed = [LogisticRegression(max_iter=500).fit(X_tr, y_tr),
+             KNeighborsClassifier(3).fit(X_tr, y_tr),
+             DecisionTreeClassifier(max_depth=1, random_state=0).fit(X_tr, y_tr)]
+    for spelling in (FrozenEstimator(mixed), [FrozenEstimator(c) for c in mixed]):
+        model = SDWECClassifier(spelling, threshold="none").fit(X_val, y_val)
+        P = np.column_stack([c.predict(X_te) for c in mixed])
+        np.testing.assert_array_equal(
+            model.predict(X_te), _hand_vote(P, model.weights_, model.classes_, model.tie_order_))
+        assert model.score(X_te, y_te) > 0.8
+
+
+def test_frozen_pool_keeps_classes_missing_from_the_weight_finding_labels():
+    X, y = load_iris(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X[::2], y[::2])
+    rows = np.flatnonzero(y[1::2] < 2) * 2 + 1  # held-out rows of classes 0 and 1 only
+    model = SDWECClassifier(FrozenEstimator(forest), threshold="none").fit(X[rows], y[rows])
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2])
+    np.testing.assert_array_equal(model.validation_counts_, [25, 25, 0])
+    assert model.predict_proba(X).shape == (150, 3)
+    assert 2 in model.predict(X[100:])  # class 2 can still win the vote
+
+
+def test_list_members_fitted_on_dataframes_get_dataframes(recwarn):
+    data = load_iris(as_frame=True)
+    X, y = data.data, data.target
+    members = [LogisticRegression(max_iter=500).fit(X.iloc[::2], y.iloc[::2]),
+               DecisionTreeClassifier(max_depth=2, random_state=0).fit(X.iloc[::2], y.iloc[::2])]
+    model = SDWECClassifier([FrozenEstimator(m) for m in members], threshold="none")
+    model.fit(X.iloc[1::2], y.iloc[1::2])
+    assert model.predict(X.iloc[1::2]).shape == (75,)
+    assert not [w for w in recwarn if "feature names" in str(w.message)]
+
+
+# --------------------------------------------------------------------------- scikit-learn API
+
+
+def test_pipeline_gridsearch_over_lambda_on_breast_cancer():
+    X, y = _binary()
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)
+    pipe = make_pipeline(StandardScaler(), SDWECClassifier(n_estimators=10, random_state=0))
+    search = GridSearchCV(pipe, {"sdwecclassifier__lam": [0.1, 10.0]}, cv=3).fit(X_tr, y_tr)
+    assert search.best_params_["sdwecclassifier__lam"] in (0.1, 10.0)
+    assert len(search.cv_results_["mean_test_score"]) == 2
+    assert search.score(X_te, y_te) > 0.88
+    scores = cross_val_score(SDWECClassifier(n_estimators=10, random_state=0), X, y, cv=3)
+    assert scores.shape == (3,) and scores.min() > 0.85
+
+
+def test_gridsearch_keeps_a_frozen_pool_fitted(binary_pool):
+    bagging, X_val, y_val, X_te, y_te = binary_pool
+    search = GridSearchCV(SDWECClassifier(FrozenEstimator(bagging)),
+                          {"lam": [1.0, 10.0, 100.0]}, cv=3).fit(X_val, y_val)
+    best = search.best_estimator_
+    members = {id(t) for t in bagging.estimators_}
+    assert best.estimators_ and all(id(t) in members for t in best.estimators_)
+    assert search.score(X_te, y_te) > 0.85
+
+
+def test_pickle_and_joblib_round_trip(binary_pool, binary_model):
+    _, _, _, X_te, _ = binary_pool
+    expected = binary_model.predict_proba(X_te)
+    restored = pickle.loads(pickle.dumps(binary_model))
+    np.testing.assert_array_equal(restored.predict_proba(X_te), expected)
+    np.testing.assert_array_equal(restored.weights_, binary_model.weights_)
+    buffer = io.BytesIO()
+    joblib.dump(binary_model, buffer)
+    buffer.seek(0)
+    np.testing.assert_array_equal(joblib.load(buffer).predict(X_te), binary_model.predict(X_te))
+
+
+def test_dataframe_feature_names_and_sparse_input():
+    data = load_wine(as_frame=True)
+    model = SDWECClassifier(n_estimators=8, random_state=0).fit(data.data, data.target)
+    np.testing.assert_array_equal(model.feature_names_in_, data.data.columns)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        dense = model.predict(data.data.to_numpy())  # names are optional at predict time
+    np.testing.assert_array_equal(model.predict(data.data), dense)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        sparse = model.predict(sp.csr_matrix(data.data.to_numpy()))
+    np.testing.assert_array_equal(sparse, dense)
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(data.data.rename(columns=lambda c: c + "_x"))
+
+
+def test_clone_keeps_parameters_unfitted():
+    model = SDWECClassifier(n_estimators=7, lam=2.5, threshold="adaptive", random_state=4)
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    assert not hasattr(copy, "weights_")
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n_estimators": 0}, "n_estimators must be an integer >= 1"),
+    ({"n_estimators": 2.5}, "n_estimators must be an integer >= 1"),
+    ({"validation_fraction": 1.0}, "validation_fraction must be a number strictly between"),
+    ({"lam": -1.0}, "lam"),
+    ({"threshold": "median"}, "threshold must be one of"),
+])
+def test_bad_parameters_say_what_to_fix(params, message):
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=message):
+        SDWECClassifier(**params).fit(X, y)
+
+
+def test_bad_pools_say_what_to_fix(binary_pool):
+    bagging, X_val, y_val, _, _ = binary_pool
+    X, y = load_iris(return_X_y=True)
+    fitted = LogisticRegression(max_iter=500).fit(X, y)
+    with pytest.raises(ValueError, match="FrozenEstimator"):
+        SDWECClassifier([fitted]).fit(X, y)
+    with pytest.raises(ValueError, match="cannot serve as an SDWEC pool"):
+        SDWECClassifier(FrozenEstimator(fitted)).fit(X, y)
+    with pytest.raises(ValueError, match="4 features, but the frozen pool was fitted on 30"):
+        SDWECClassifier(FrozenEstimator(bagging)).fit(X, y)
+    with pytest.raises(ValueError, match="none of the labels in y"):
+        SDWECClassifier(FrozenEstimator(bagging)).fit(X_val, np.where(y_val > 0, "yes", "no"))
+    with pytest.raises(ValueError, match="at least two classes"):
+        SDWECClassifier(n_estimators=3).fit(X[:20], y[:20])
+    with pytest.raises(ValueError, match="too few"):
+        SDWECClassifier(n_estimators=3, validation_fraction=0.6).fit(X[[0, 50]], y[[0, 50]])

@@ -1,0 +1,173 @@
+"""Downloads: weight files carry their provenance; the pruned model loads and votes correctly."""
+
+import io
+import json
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.frozen import FrozenEstimator
+
+from sdwec import combiners, export
+from sdwec.estimator import SDWECClassifier
+from sdwec.pool import build_pool
+from sdwec.solver import solve
+
+PARAMS = {"lam": 10.0, "beta": 15.0, "gamma": 15.0, "eps": 1.0, "iterations": 25,
+          "threshold": "paper"}
+
+
+@pytest.fixture(scope="module")
+def binary_pool():
+    X, y = load_breast_cancer(return_X_y=True)
+    return build_pool(X, np.where(y == 1, 1, -1), n_trees=15, seed=0)
+
+
+@pytest.fixture(scope="module")
+def wine_pool():
+    X, y = load_wine(return_X_y=True)
+    return build_pool(X, y, n_trees=12, seed=1)
+
+
+# --------------------------------------------------------------------------- weight files
+
+
+def test_weights_csv_round_trip_keeps_weights_and_provenance():
+    weights = np.array([0.0, 0.1 + 0.2, 1 / 3, 0.0, 2.5e-7])
+    metrics = {"test_accuracy": np.float64(0.95), "n_selected": np.int64(3)}
+    data = export.weights_csv(weights, params=PARAMS, dataset="wine", seed=np.int64(4),
+                              metrics=metrics)
+    table, meta = export.read_weights_csv(data)
+    np.testing.assert_array_equal(table["member"], np.arange(5))
+    np.testing.assert_array_equal(table["weight"], weights)  # %.17g round-trips floats
+    np.testing.assert_array_equal(table["selected"], [False, True, True, False, True])
+    assert meta["dataset"] == "wine" and meta["seed"] == 4
+    assert meta["params"] == PARAMS
+    assert meta["metrics"] == {"test_accuracy": 0.95, "n_selected": 3}
+    assert meta["n_members"] == 5 and meta["n_selected"] == 3
+    assert meta["sparsity"] == pytest.approx(0.4)
+    assert meta["format"] == export.FORMAT
+    # plain pandas reads the table by skipping the comment lines
+    plain = pd.read_csv(io.BytesIO(data), comment="#")
+    assert list(plain.columns) == ["member", "weight", "selected"] and len(plain) == 5
+
+
+def test_weights_json_holds_weights_selection_and_provenance():
+    weights = np.array([0.0, 0.7, 0.0, 0.25])
+    data = export.weights_json(weights, params={**PARAMS, "threshold_value": float("nan")},
+                               dataset="sonar", seed=0,
+                               metrics={"val_accuracy": 0.9, "auc": np.nan})
+    doc = json.loads(data)
+    assert doc["weights"] == [0.0, 0.7, 0.0, 0.25]
+    assert doc["selected"] == [1, 3]
+    assert doc["n_selected"] == 2 and doc["sparsity"] == 0.5
+    assert doc["dataset"] == "sonar" and doc["seed"] == 0
+    assert doc["params"]["lam"] == 10.0 and doc["params"]["threshold_value"] is None
+    assert doc["metrics"] == {"val_accuracy": 0.9, "auc": None}  # NaN has no JSON spelling
+
+
+@pytest.mark.parametrize("weights", [[], [[1.0, 2.0]], [1.0, np.inf]])
+def test_weight_files_reject_bad_weights(weights):
+    with pytest.raises(ValueError, match="weights"):
+        export.weights_csv(weights)
+    with pytest.raises(ValueError, match="weights"):
+        export.weights_json(weights)
+
+
+def test_read_weights_csv_names_a_malformed_line():
+    with pytest.raises(ValueError, match="malformed provenance line"):
+        export.read_weights_csv(b"# seed: {not json\nmember,weight,selected\n0,1.0,True\n")
+
+
+# --------------------------------------------------------------------------- pruned model
+
+
+@pytest.mark.parametrize("pool_name", ["binary_pool", "wine_pool"])
+def test_downloaded_model_loads_and_predicts_the_weighted_vote(pool_name, request, tmp_path):
+    pool = request.getfixturevalue(pool_name)
+    solution = solve(pool.table, None, **PARAMS)
+    assert 0 < solution.n_selected < pool.n_trees
+    model = export.pruned_model(pool, solution.weights, params=PARAMS, solution=solution)
+    path = tmp_path / "sdwec-model.joblib"
+    path.write_bytes(export.model_joblib(model))
+    loaded = joblib.load(path)
+    expected = combiners.vote(solution.weights, pool.P_test, pool.classes, prior=pool.prior)
+    np.testing.assert_array_equal(loaded.predict(pool.X_test), expected)
+    assert len(loaded.estimators_) == solution.n_selected
+    assert loaded.get_params()["lam"] == PARAMS["lam"]
+    assert loaded.get_params()["n_estimators"] == pool.n_trees
+    np.testing.assert_array_equal(loaded.tie_order_, pool.prior)
+    np.testing.assert_array_equal(joblib.load(io.BytesIO(export.model_joblib(model)))
+                                  .predict_proba(pool.X_test), model.predict_proba(pool.X_test))
+
+
+def test_pruned_model_equals_the_estimator_fitted_on_the_frozen_pool(binary_pool):
+    pool = binary_pool
+    solution = solve(pool.table, None, **PARAMS)
+    direct = export.pruned_model(pool, solution.weights, params=PARAMS)
+    refit = SDWECClassifier(FrozenEstimator(pool.ensemble), **PARAMS).fit(pool.X_val, pool.y_val)
+    np.testing.assert_array_equal(refit.weights_, solution.weights)
+    np.testing.assert_array_equal(direct.predict(pool.X_test), refit.predict(pool.X_test))
+
+
+def test_pruning_shrinks_the_file(binary_pool):
+    pool = binary_pool
+    full = np.ones(pool.n_trees)
+    pruned = np.zeros(pool.n_trees)
+    pruned[[2, 5, 11]] = [0.5, 1.0, 0.25]
+    size_full = len(export.model_joblib(export.pruned_model(pool, full)))
+    size_pruned = len(export.model_joblib(export.pruned_model(pool, pruned)))
+    assert size_pruned < 0.5 * size_full
+
+
+def test_equal_weights_tie_goes_to_the_more_frequent_validation_class(wine_pool):
+    pool = wine_pool
+    P = pool.P_test
+    order = list(pool.prior)  # most frequent validation class first
+    counts = [int((pool.y_val == c).sum()) for c in order]
+    assert counts == sorted(counts, reverse=True)
+
+    def first_in_order(a, b):
+        return a if order.index(a) < order.index(b) else b
+
+    # two trees with equal weights; pick the pair with the most rows where the tie order
+    # and plain sorted order disagree, so the test tells the two rules apart
+    def telling(pair):
+        return sum(first_in_order(a, b) != min(a, b) for a, b in P[:, list(pair)])
+
+    j, k = max(((j, k) for j in range(pool.n_trees) for k in range(j + 1, pool.n_trees)),
+               key=telling)
+    assert telling((j, k)) > 0
+    weights = np.zeros(pool.n_trees)
+    weights[[j, k]] = 1.0
+    model = export.pruned_model(pool, weights)
+    expected = [first_in_order(a, b) for a, b in zip(P[:, j], P[:, k])]
+    np.testing.assert_array_equal(model.predict(pool.X_test), expected)
+
+
+def test_all_zero_weights_predict_the_most_frequent_validation_class(wine_pool):
+    pool = wine_pool
+    model = export.pruned_model(pool, np.zeros(pool.n_trees))
+    values, counts = np.unique(pool.y_val, return_counts=True)
+    most = values[np.argmax(counts)]  # argmax takes the first (smallest) of equal counts
+    np.testing.assert_array_equal(model.predict(pool.X_test), np.full(len(pool.X_test), most))
+    np.testing.assert_allclose(model.predict_proba(pool.X_test[:1])[0], counts / counts.sum())
+
+
+def test_pruned_model_checks_weights_and_feature_names(binary_pool):
+    pool = binary_pool
+    with pytest.raises(ValueError, match="one weight per pool member"):
+        export.pruned_model(pool, np.ones(pool.n_trees + 1))
+    with pytest.raises(ValueError, match="non-negative"):
+        export.pruned_model(pool, -np.ones(pool.n_trees))
+    with pytest.raises(ValueError, match="feature names"):
+        export.pruned_model(pool, np.ones(pool.n_trees), feature_names=["a", "b"])
+    names = [f"f{i}" for i in range(pool.X_test.shape[1])]
+    model = export.pruned_model(pool, np.ones(pool.n_trees), feature_names=names)
+    frame = pd.DataFrame(pool.X_test, columns=names)
+    expected = combiners.vote(np.ones(pool.n_trees), pool.P_test, pool.classes, prior=pool.prior)
+    np.testing.assert_array_equal(model.predict(frame), expected)
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(frame.rename(columns={"f0": "g0"}))

@@ -1,0 +1,68 @@
+"""Accuracy-vs-sparsity sweeps, the peers' curves and the Pareto front."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sdwec import combiners, datasets, frontier, pool, solver
+
+
+@pytest.fixture(scope="module")
+def small_pool():
+    data = datasets.load("sonar", "binary")
+    return pool.build_pool(data.X, data.y, n_trees=15, seed=0)
+
+
+def test_sweep_rows_match_the_solver(small_pool):
+    lams = [0.01, 1.0, 100.0]
+    df = frontier.sweep(small_pool, lams)
+    assert list(df.columns[:len(frontier.COLUMNS)]) == frontier.COLUMNS
+    assert len(df) == 3 and list(df["lam"]) == lams
+    for _, row in df.iterrows():
+        w = solver.solve(small_pool.table, None, lam=row["lam"], beta=15, gamma=15,
+                         eps=1).weights
+        assert row["n_selected"] == np.count_nonzero(w)
+        assert row["sparsity"] == pytest.approx(1 - np.count_nonzero(w) / 15)
+        assert row["test_accuracy"] == pytest.approx(combiners.accuracy(
+            w, small_pool.P_test, small_pool.y_test, small_pool.classes, small_pool.prior))
+        assert row["val_accuracy"] == pytest.approx(combiners.accuracy(
+            w, small_pool.P_val, small_pool.y_val, small_pool.classes, small_pool.prior))
+        assert row["abstains"] == (np.count_nonzero(w) == 0)
+
+
+def test_sweep_second_parameter_is_a_grid(small_pool):
+    df = frontier.sweep(small_pool, [0.1, 10.0], second=("beta", [5.0, 25.0]))
+    assert len(df) == 4
+    assert set(zip(df["lam"], df["beta"])) == {(0.1, 5.0), (10.0, 5.0), (0.1, 25.0), (10.0, 25.0)}
+    with pytest.raises(ValueError, match="second"):
+        frontier.sweep(small_pool, [1.0], second=("delta", [1.0]))
+
+
+def test_peers_points_and_curves(small_pool):
+    df = frontier.peers(small_pool, random_draws=3, lasso_alphas=10)
+    counts = df["method"].value_counts()
+    for method in ("bagging", "WMV", "QFWEC", "NNLS", "single"):
+        assert counts[method] == 1
+    for method in ("reduce-error", "orientation", "random"):
+        assert counts[method] == 15
+        assert sorted(df.loc[df["method"] == method, "n_selected"]) == list(range(1, 16))
+    assert counts["lasso"] == 10
+    bag = df[df["method"] == "bagging"].iloc[0]
+    assert bag["sparsity"] == 0 and bag["test_accuracy"] == pytest.approx(combiners.accuracy(
+        np.ones(15), small_pool.P_test, small_pool.y_test, small_pool.classes, small_pool.prior))
+    full = df[(df["method"] == "reduce-error") & (df["n_selected"] == 15)].iloc[0]
+    assert full["test_accuracy"] == pytest.approx(bag["test_accuracy"])  # all trees = bagging
+    single = df[df["method"] == "single"].iloc[0]
+    assert single["test_accuracy"] == np.mean(small_pool.single_test == small_pool.y_test)
+    assert df["test_accuracy"].between(0, 1).all() and df["sparsity"].between(0, 1).all()
+
+
+def test_pareto_front_by_hand():
+    df = pd.DataFrame({"method": list("abcdef"),
+                       "sparsity": [0.0, 0.5, 0.5, 0.9, 0.9, 0.2],
+                       "test_accuracy": [0.95, 0.93, 0.90, 0.80, 0.80, 0.94]})
+    front = frontier.pareto(df)
+    # c is beaten by b, e duplicates d (first kept), f is dominated by nothing: 0.2 > 0.0
+    assert list(front["method"]) == ["a", "f", "b", "d"]
+    assert list(frontier.pareto(df, accuracy="test_accuracy")["sparsity"]) == [0.0, 0.2, 0.5, 0.9]
+    assert frontier.pareto(df.iloc[:0]).empty

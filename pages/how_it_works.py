@@ -58,7 +58,8 @@ def abs_section():
     left, right = st.columns([2, 3])
     with left:
         st.latex(r"|w_r| \approx \frac{1}{\gamma_r}\log\!\left(e^{-\gamma_r w_r}"
-                 r" + e^{\gamma_r w_r}\right),\qquad \gamma_r = \frac{\gamma}{|\hat w_r| + \epsilon}")
+                 r" + e^{\gamma_r w_r}\right),\qquad"
+                 r" \gamma_r = \frac{\gamma}{|\hat w_r| + \epsilon}")
         st.markdown(
             "The log-sum-exp is a smooth `max(-w, w)`; its sharpness γ would overflow `exp` "
             "for large |w|, so SDWEC scales it by the current weight: large weights get a "

@@ -25,7 +25,7 @@ __all__ = [
     "Votes", "compress_votes", "vote", "accuracy", "accuracies", "abstains",
     "majority", "wmv", "qfwec", "sdwec", "sdwec_solve", "sdwec_select",
     "random_subset", "random_subset_curve", "ordered_curve", "reduce_error_order", "orientation_order",
-    "ordered_weights", "nnls_stacking", "lasso_path", "WMV_CLIP",
+    "ordered_weights", "nnls_stacking", "lasso_path", "member_accuracies", "WMV_CLIP",
 ]
 
 

@@ -97,7 +97,8 @@ def _nearest(value, grid, log=False):
     return min(grid, key=lambda g: abs(g - value))
 
 
-def _first(value):
+def _single(value):
+    """One query value (a repeated key counts as its last value, like ``st.query_params``)."""
     return value[-1] if isinstance(value, (list, tuple)) else value
 
 
@@ -143,7 +144,7 @@ def config_from_query(query, dataset_names=None, tasks=None):
     values, problems = {}, []
 
     def raw(name):
-        value = _first(query.get(QUERY_KEYS[name]))
+        value = _single(query.get(QUERY_KEYS[name]))
         return None if value is None or str(value).strip() == "" else str(value).strip()
 
     def number(name, kind, low, high):
@@ -263,7 +264,7 @@ def apply_config(config):
 
 
 def request_page(name):
-    """Callback helper: ask ``app.py`` to switch to page ``name`` on the next run."""
+    """Callback helper: ask :func:`page_setup` to switch to page ``name`` on the next run."""
     _state()["_cfg_goto"] = name
 
 
@@ -363,7 +364,8 @@ def page_setup(title):
     Config or None
         ``None`` if the sidebar could not be drawn (the error is shown).
     """
-    st.set_page_config(page_title=f"{title} · SDWEC Explorer", page_icon=":material/forest:", layout="wide")
+    st.set_page_config(page_title=f"{title} · SDWEC Explorer", page_icon=":material/forest:",
+                       layout="wide")
     config = None
     with guard("the sidebar"):
         config = sidebar()
@@ -496,10 +498,23 @@ def _pool_slot(source, task, n_trees, seed):
 
 
 def _pool(source, task, n_trees, seed, _dataset=None, _progress=None):
+    """The pool for a source key: from this process, the disk cache, or trained now.
+
+    ``source`` is a shipped dataset's name, or an upload's key with its ``_dataset``.
+    ``_progress`` reports training; if another session is training the same pool, this
+    one says so and waits for it instead of training it again.
+    """
     from sdwec import pool
 
     slot = _pool_slot(source, task, n_trees, seed)
-    with slot["lock"]:
+    if slot["pool"] is not None:
+        return slot["pool"]
+    if not slot["lock"].acquire(blocking=False):
+        if _progress is not None:
+            _progress.slot.info("Another session is training this pool right now; it will "
+                                "appear here as soon as it is ready.")
+        slot["lock"].acquire()
+    try:
         if slot["pool"] is None:
             if _dataset is None:
                 slot["pool"] = pool.load_pool(source, task, n_trees=n_trees, seed=seed,
@@ -509,6 +524,8 @@ def _pool(source, task, n_trees, seed, _dataset=None, _progress=None):
                     _dataset.X, _dataset.y, n_trees=n_trees, seed=seed, progress=_progress,
                     meta={"dataset": _dataset.name, "task": _dataset.task})
         return slot["pool"]
+    finally:
+        slot["lock"].release()
 
 
 def _source(config):
@@ -531,6 +548,11 @@ def get_pool(config):
                      _progress=progress)
     finally:
         progress.close()
+
+
+def _plain(value):
+    """A numpy scalar as the Python value (text labels are already Python strings)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 @dataclass(frozen=True)
@@ -581,8 +603,8 @@ def _explore(source, task, n_trees, seed, params, _dataset=None):
                     "validation": float(np.mean(pool.single_val == pool.y_val)),
                     "used": "1 (own tree)"})
     return Exploration(solution=sol, member_accuracy=combiners.member_accuracies(val),
-                       methods=methods, abstain_label=pool.prior[0].item(),
-                       classes=[c.item() for c in pool.classes], n_val=len(pool.y_val),
+                       methods=methods, abstain_label=_plain(pool.prior[0]),
+                       classes=[_plain(c) for c in pool.classes], n_val=len(pool.y_val),
                        n_test=len(pool.y_test))
 
 
@@ -718,8 +740,11 @@ def clear_caches():
 # --------------------------------------------------------------------------- explorer view
 
 
-def _fmt_label(label):
-    return f"{label:+d}" if isinstance(label, int) and label in (-1, 1) else str(label)
+def _label_formatter(classes):
+    """Binary labels print as -1/+1, any other labels as they are."""
+    if set(classes) == {-1, 1}:
+        return lambda label: f"{label:+d}"
+    return str
 
 
 def show_explorer(config):
@@ -738,7 +763,8 @@ def show_explorer(config):
                    help="The weights are fitted on this split.")
     cols[2].metric("Sparsity", f"{sol.sparsity:.3f}", help="1 − (non-zero weights) / l (eq. 12)")
     cols[3].metric("Classifiers used", f"{sol.n_selected} / {l}")
-    abstain = _fmt_label(result.abstain_label)
+    fmt = _label_formatter(result.classes)
+    abstain = fmt(result.abstain_label)
     if sol.n_selected == 0:
         st.warning(
             f"Every weight was thresholded to zero, so the ensemble **abstains**: it predicts "
@@ -748,7 +774,8 @@ def show_explorer(config):
     else:
         st.caption(f"Rule for an all-zero weight vector (and for tied votes): predict the most "
                    f"frequent validation class, {abstain}. Splits: {result.n_val} validation "
-                   f"and {result.n_test} test rows; classes {', '.join(map(_fmt_label, result.classes))}.")
+                   f"and {result.n_test} test rows; classes "
+                   f"{', '.join(map(fmt, result.classes))}.")
     left, right = st.columns(2)
     left.plotly_chart(plots.method_comparison(result.methods), key="explorer_methods")
     right.plotly_chart(plots.convergence(sol.history), key="explorer_convergence")

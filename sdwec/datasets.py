@@ -13,7 +13,7 @@ Examples
 --------
 >>> from sdwec import datasets
 >>> ds = datasets.load("sonarP", task="binary")
->>> ds.X.shape, list(ds.classes)
+>>> ds.X.shape, ds.classes.tolist()
 ((208, 60), [-1, 1])
 """
 
@@ -503,19 +503,22 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
     name : str, optional
         Dataset name; default the file name, else ``"your data"``.
     header : {"auto", True, False}
-        Whether the first row holds column names. ``"auto"`` decides so: the first row is
-        a header when some column has a text first cell above numbers, or when every first
-        cell is text that never reappears in its column. Without a header the columns are
-        called ``"column 1"``, ``"column 2"``, ...
+        Whether the first row holds column names. ``"auto"`` decides from the first 200
+        records: the first row is a header when some column has a text first cell above
+        numbers, or when no text first cell reappears in its column and either all first
+        cells are text or some such column repeats a few values (categories).
+        Without a header the columns are called ``"column 1"``, ``"column 2"``, ...
     max_bytes, max_features : int
         Limits, checked before the file is parsed.
 
     Returns
     -------
     Dataset
-        Numeric columns as float64; any other column is categorical, encoded as ordinal
-        codes 0, 1, ... in sorted order of its distinct values. Rows with a missing value
-        (see ``MISSING_TOKENS``) are dropped and counted in ``description``.
+        A column whose values are all numbers is numeric (float64); any other column is
+        categorical, encoded as ordinal codes 0, 1, ... in sorted order of its values.
+        Rows with a missing value (see ``MISSING_TOKENS``; infinities count as missing)
+        are dropped and counted in ``description``. Integer labels stay int64, other
+        labels are text (object array).
 
     Raises
     ------
@@ -540,18 +543,25 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
         raise DataError(
             f"The file has {width - 1:,} feature columns; at most {max_features:,} are "
             "supported. Keep the most useful columns and upload again.")
-    _check_rectangular(text, delimiter, width)
-    table = _parse(text, delimiter, width)
-    columns, body = _split_header(table, header)
-    if body.empty:
-        raise DataError("The file has a header row but no data rows below it.")
+    sample = _first_records(text, delimiter, _HEADER_SAMPLE_ROWS + 1)
+    has_header = _looks_like_header(sample) if header == "auto" else header
+    columns = _column_names(sample[0], has_header)
     target_name = _find_target(columns, target)
-    body.columns = columns
-    body, n_dropped = _drop_missing(body)
-    _check_cells(body)
-    labels = body.pop(target_name)
-    X, categorical = _encode_features(body)
-    y_original, classes_original = _encode_target(labels, target_name, n_dropped)
+    _check_rectangular(text, delimiter, width)
+    table = _parse(text, delimiter, width, has_header, columns.index(target_name))
+    if table.empty:
+        raise DataError("The file has a header row but no data rows below it.")
+    table.columns = columns
+    table, n_dropped = _drop_missing(table)
+    labels = table.pop(target_name)
+    try:
+        y_original, classes_original = _encode_target(labels, target_name, n_dropped)
+    except DataError as error:
+        if has_header:
+            raise
+        raise DataError(f"{error} Note: the first line was read as data, not as column "
+                        "names.") from None
+    X, categorical = _encode_features(table)
     if task == "binary" and len(classes_original) != 2:
         raise DataError(
             f"Binary classification needs two classes; target {target_name!r} has "
@@ -573,9 +583,9 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
         y, classes, positive_label = y_original, classes_original, None
         class_names = tuple(str(c) for c in classes)
     dataset_name = name or file_name or "your data"
-    description = _describe_csv(dataset_name, X, body.columns, categorical, target_name,
-                                n_dropped, chosen, classes, class_names, y)
-    return Dataset(dataset_name, chosen, _read_only(X), _read_only(y), list(body.columns),
+    description = _describe_csv(dataset_name, X, target_name, categorical, n_dropped, chosen,
+                                classes, class_names, y)
+    return Dataset(dataset_name, chosen, _read_only(X), _read_only(y), list(table.columns),
                    _read_only(classes), description, class_names, positive_label)
 
 
@@ -624,7 +634,7 @@ def _decode(data: bytes) -> str:
             "spreadsheet use 'Save as' > 'CSV UTF-8', then upload that file.")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            return data.decode("utf-16")
+            return _unix_lines(data.decode("utf-16"))
         except UnicodeDecodeError:
             pass
     if b"\x00" in data:
@@ -638,12 +648,36 @@ def _decode(data: bytes) -> str:
             f"The file is not UTF-8 text (byte 0x{data[error.start]:02x} at position "
             f"{error.start:,} cannot be read). Save it as 'CSV UTF-8' and upload again."
         ) from None
-    return text
+    return _unix_lines(text)
+
+
+def _unix_lines(text: str) -> str:
+    # Old Mac files end lines with a lone CR; the line splitter expects LF (CRLF is fine).
+    return text.replace("\r", "\n") if "\n" not in text else text
+
+
+def _lines(text: str):
+    """The lines of ``text``, lazily and without copying the whole text."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start, end)
+        stop = end if stop == -1 else stop + 1
+        yield text[start:stop]
+        start = stop
 
 
 def _records(text: str, delimiter: str):
     # strict: an unclosed quote or text after a closing quote is an error, not data.
-    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    return csv.reader(_lines(text), delimiter=delimiter, strict=True)
+
+
+def _first_records(text: str, delimiter: str, count: int) -> list[list[str]]:
+    """The first ``count`` non-blank records (the file is known to be readable so far)."""
+    rows = (r for r in _records(text, delimiter) if r)
+    try:
+        return list(itertools.islice(rows, count))
+    except csv.Error:
+        raise _quote_error() from None
 
 
 def _long_cell_error() -> DataError:
@@ -676,7 +710,7 @@ def _sniff(text: str) -> tuple[str, int]:
         width = len(rows[0])
         score = (width > 1, len({len(r) for r in rows}) == 1, width, -rank)
         if best is None or score > best[0]:
-            best = (score, delimiter, len(rows[0]))
+            best = (score, delimiter, width)
     # One column left only because the real delimiter failed: report the real cause.
     if best is None or (unreadable and best[2] < 2):
         raise _quote_error()
@@ -701,58 +735,50 @@ def _delimiter_name(delimiter: str) -> str:
     return {",": "comma", ";": "semicolon", "\t": "tab", "|": "'|'"}[delimiter]
 
 
-def _parse(text: str, delimiter: str, width: int) -> pd.DataFrame:
+def _is_number_text(cell: str) -> bool:
     try:
-        table = pd.read_csv(io.StringIO(text), sep=delimiter, header=None, dtype=str,
-                            keep_default_na=False, na_filter=False, engine="c",
-                            skip_blank_lines=True)
-    except (pd.errors.ParserError, ValueError, OverflowError, csv.Error):
-        raise DataError(
-            "The file could not be read as a table. Check that it is a plain CSV with one "
-            "record per line and balanced quotes.") from None
-    if table.shape[1] != width:
-        raise DataError(
-            f"The rows do not all have {width} columns. Check the quotes and separators.")
-    return table
+        float(cell)
+    except ValueError:
+        return False
+    return True
 
 
-def _is_number(values: pd.Series) -> pd.Series:
-    return pd.to_numeric(values.str.strip(), errors="coerce").notna()
+def _looks_like_header(sample: list[list[str]]) -> bool:
+    first = [cell.strip() for cell in sample[0]]
+    body = [[cell.strip() for cell in row] for row in sample[1:]]
+    first_is_text = [not _is_number_text(c) and c.lower() not in MISSING_TOKENS for c in first]
+    if not body:
+        return all(first_is_text)
+    columns = [[row[j] for row in body if j < len(row)] for j in range(len(first))]
+    for is_text, column in zip(first_is_text, columns):
+        present = [v for v in column if v.lower() not in MISSING_TOKENS]
+        if is_text and present and all(_is_number_text(v) for v in present):
+            return True
+    text_columns = [(cell, column) for cell, is_text, column
+                    in zip(first, first_is_text, columns) if is_text]
+    if not text_columns or any(cell in column for cell, column in text_columns):
+        return False
+    # No first-row text reappears below it. Names if every first cell is text, or if some
+    # text column below repeats a few values (categories), as names never do.
+    return all(first_is_text) or any(len(set(column)) <= len(column) // 2
+                                     for _, column in text_columns)
 
 
-def _split_header(table: pd.DataFrame, header) -> tuple[list[str], pd.DataFrame]:
-    first = table.iloc[0].str.strip()
-    sample = table.iloc[1:1 + _HEADER_SAMPLE_ROWS]
-    if header == "auto":
-        header = _looks_like_header(first, sample)
-    if not header:
-        return [f"column {j + 1}" for j in range(table.shape[1])], table.reset_index(drop=True)
-    columns = [cell if cell else f"column {j + 1}" for j, cell in enumerate(first)]
+def _column_names(first_record: list[str], has_header: bool) -> list[str]:
+    if not has_header:
+        return [f"column {j + 1}" for j in range(len(first_record))]
+    columns = [cell.strip() or f"column {j + 1}" for j, cell in enumerate(first_record)]
     duplicates = sorted({c for c in columns if columns.count(c) > 1})
     if duplicates:
         raise DataError(
             f"Duplicate column names: {_preview_list(duplicates)}. Give every column a "
             "unique name.")
     for column in columns:
-        _refuse_formula(column, "the header")
         if len(column) > MAX_CELL_CHARS:
             raise _long_cell_error()
-    return columns, table.iloc[1:].reset_index(drop=True)
-
-
-def _looks_like_header(first: pd.Series, sample: pd.Series) -> bool:
-    first_is_text = ~_is_number(first) & ~first.str.lower().isin(MISSING_TOKENS)
-    if sample.empty:
-        return bool(first_is_text.all())
-    for j in range(len(first)):
-        column = sample.iloc[:, j].str.strip()
-        present = column[~column.str.lower().isin(MISSING_TOKENS)]
-        if first_is_text.iloc[j] and len(present) and _is_number(present).all():
-            return True
-    if first_is_text.all():
-        return not any(first.iloc[j] in set(sample.iloc[:, j].str.strip())
-                       for j in range(len(first)))
-    return False
+        if _looks_like_formula(column):
+            raise _formula_error(column, "the header")
+    return columns
 
 
 def _find_target(columns: list[str], target: str | None) -> str:
@@ -776,81 +802,122 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _drop_missing(body: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    missing = pd.DataFrame({c: body[c].str.strip().str.lower().isin(MISSING_TOKENS)
-                            for c in body.columns})
-    complete = ~missing.any(axis=1)
+def _parse(text: str, delimiter: str, width: int, has_header: bool,
+           target_index: int) -> pd.DataFrame:
+    """The whole table; pandas' C parser reads numeric columns as numbers directly."""
+    try:
+        table = pd.read_csv(io.StringIO(text), sep=delimiter, names=list(range(width)),
+                            header=0 if has_header else None, dtype={target_index: str},
+                            keep_default_na=False, na_filter=False, engine="c",
+                            skip_blank_lines=True, low_memory=False)
+    except (pd.errors.ParserError, ValueError, OverflowError, csv.Error):
+        raise DataError(
+            "The file could not be read as a table. Check that it is a plain CSV with one "
+            "record per line and balanced quotes.") from None
+    if table.shape[1] != width:
+        raise DataError(
+            f"The rows do not all have {width} columns. Check the quotes and separators.")
+    return table
+
+
+def _is_numeric(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
+
+
+def _distinct_text(column: pd.Series) -> tuple[np.ndarray, pd.Series]:
+    """Codes into the distinct stripped cell texts of a text column (fast when repetitive)."""
+    codes, uniques = pd.factorize(column.astype(str))
+    stripped = pd.Series([u.strip() for u in uniques], dtype=object)
+    return codes, stripped
+
+
+def _drop_missing(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    missing = {}
+    for column in table.columns:
+        values = table[column]
+        if _is_numeric(values):
+            missing[column] = ~np.isfinite(values.to_numpy(np.float64))
+        else:
+            codes, text = _distinct_text(values)
+            numbers = pd.to_numeric(text, errors="coerce").to_numpy(np.float64)
+            is_missing = text.str.lower().isin(MISSING_TOKENS).to_numpy() | np.isinf(numbers)
+            missing[column] = is_missing[codes]
+    missing = pd.DataFrame(missing)
+    complete = ~missing.any(axis=1).to_numpy()
     if not complete.any():
         worst = missing.mean().idxmax()
         raise DataError(
             f"Every row has a missing value (empty, ?, NA, NaN, null, inf, ...): no "
             f"complete rows remain. Column {_shorten(worst)!r} is missing in "
             f"{missing[worst].mean():.0%} of rows; remove such columns or fill the gaps.")
-    return body[complete].reset_index(drop=True), int((~complete).sum())
+    return table[complete].reset_index(drop=True), int((~complete).sum())
 
 
-def _check_cells(body: pd.DataFrame) -> None:
-    """Refuse over-long cells and text that a spreadsheet would run as a formula."""
-    for column in body.columns:
-        values = body[column].str.strip()
-        too_long = values.str.len() > MAX_CELL_CHARS
-        if too_long.any():
-            raise _long_cell_error()
-        text = values[~_is_number(values)]
-        formula = text.str.startswith(_FORMULA_PREFIXES)
-        if formula.any():
-            _refuse_formula(text[formula].iloc[0], f"column {_shorten(column)!r}")
+def _looks_like_formula(cell: str) -> bool:
+    return cell.startswith(_FORMULA_PREFIXES) and not _is_number_text(cell)
 
 
-def _refuse_formula(cell: str, where: str) -> None:
-    if cell.startswith(_FORMULA_PREFIXES) and pd.isna(pd.to_numeric(cell, errors="coerce")):
-        raise DataError(
-            f"A cell in {where} starts with {cell[0]!r} ({_shorten(cell)!r}), which "
-            "spreadsheets run as a formula. Export the values only (no formulas) and "
-            "upload again.")
+def _formula_error(cell: str, where: str) -> DataError:
+    return DataError(
+        f"A cell in {where} starts with {cell[0]!r} ({_shorten(cell)!r}), which "
+        "spreadsheets run as a formula. Export the values only (no formulas) and upload "
+        "again.")
 
 
-def _encode_features(body: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
-    columns, categorical = [], []
-    for column in body.columns:
-        values = body[column].str.strip()
-        numbers = pd.to_numeric(values, errors="coerce")
+def _checked_text(column: pd.Series, name: str) -> tuple[np.ndarray, pd.Series, pd.Series]:
+    """Codes, distinct texts and their numeric values; refuses long and formula cells."""
+    codes, text = _distinct_text(column)
+    if (text.str.len() > MAX_CELL_CHARS).any():
+        raise _long_cell_error()
+    numbers = pd.to_numeric(text, errors="coerce")
+    formula = text.str.startswith(_FORMULA_PREFIXES) & numbers.isna()
+    if formula.any():
+        raise _formula_error(text[formula].iloc[0], f"column {_shorten(name)!r}")
+    return codes, text, numbers
+
+
+def _encode_features(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    encoded, categorical = [], []
+    for column in table.columns:
+        values = table[column]
+        if _is_numeric(values):
+            encoded.append(values.to_numpy(np.float64))
+            continue
+        codes, text, numbers = _checked_text(values, column)
         if numbers.notna().all():
-            numbers = numbers.to_numpy(np.float64)
-            if not np.isfinite(numbers).all():
-                raise DataError(f"Column {_shorten(column)!r} has a number too large to "
-                                "store. Rescale it or remove it.")
-            columns.append(numbers)
+            encoded.append(numbers.to_numpy(np.float64)[codes])
         else:
             # Ordinal codes in sorted order of the distinct values: CART splits them fine.
-            columns.append(pd.factorize(values, sort=True)[0].astype(np.float64))
+            order = pd.factorize(text, sort=True)[0]
+            encoded.append(order[codes].astype(np.float64))
             categorical.append(column)
-    return np.column_stack(columns), categorical
+    return np.column_stack(encoded), categorical
 
 
 def _encode_target(labels: pd.Series, target: str,
                    n_dropped: int) -> tuple[np.ndarray, np.ndarray]:
-    values = labels.str.strip()
-    codes, uniques = pd.factorize(values, sort=True)
-    numbers = pd.to_numeric(pd.Series(uniques), errors="coerce")
-    if len(uniques) > MAX_CLASSES:
+    codes, text, numbers = _checked_text(labels, target)
+    class_of_text, classes = pd.factorize(text, sort=True)   # merges " a" and "a"
+    codes = class_of_text[codes]
+    if len(classes) > MAX_CLASSES:
         kind = "numbers" if numbers.notna().all() else "values"
         raise DataError(
-            f"The target column {_shorten(target)!r} has {len(uniques):,} distinct {kind}; "
+            f"The target column {_shorten(target)!r} has {len(classes):,} distinct {kind}; "
             f"at most {MAX_CLASSES} classes are supported. It looks like a measurement or "
             "an ID, not a class label: choose another target column.")
-    if len(uniques) < 2:
+    if len(classes) < 2:
         raise DataError(
             f"The target column {_shorten(target)!r} has only one class "
-            f"({_shorten(str(uniques[0]))!r}); a classifier needs at least two. Choose "
+            f"({_shorten(str(classes[0]))!r}); a classifier needs at least two. Choose "
             "another target column or add rows of the other classes.")
-    if numbers.notna().all() and (numbers == np.round(numbers)).all() \
-            and numbers.abs().max() < 2**53:
-        classes = numbers.to_numpy().astype(np.int64)
-        order = np.argsort(classes, kind="stable")
-        classes, codes = classes[order], np.argsort(order)[codes]
+    values = pd.to_numeric(pd.Series(classes), errors="coerce")
+    if values.notna().all() and (values == np.round(values)).all() \
+            and values.abs().max() < 2**53:
+        integers = values.to_numpy().astype(np.int64)
+        order = np.argsort(integers, kind="stable")
+        classes, codes = integers[order], np.argsort(order)[codes]
     else:
-        classes = np.array([str(u) for u in uniques], dtype=object)
+        classes = np.array([str(c) for c in classes], dtype=object)
     counts = np.bincount(codes, minlength=len(classes))
     rare = [f"{_shorten(str(c))!r} ({n} row{'s' if n > 1 else ''})"
             for c, n in zip(classes, counts) if n < MIN_ROWS_PER_CLASS]
@@ -865,8 +932,8 @@ def _encode_target(labels: pd.Series, target: str,
     return classes[codes], classes
 
 
-def _describe_csv(name, X, columns, categorical, target, n_dropped, task, classes,
-                  class_names, y) -> str:
+def _describe_csv(name, X, target, categorical, n_dropped, task, classes, class_names,
+                  y) -> str:
     counts = ", ".join(f"{label} {int(np.sum(y == c))}" for c, label in zip(classes, class_names))
     parts = [f"{name}: {X.shape[0]:,} rows, {X.shape[1]} features, target {target!r}."]
     if categorical:

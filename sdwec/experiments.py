@@ -266,7 +266,9 @@ def _paper_comparison(df):
             ours = f"{means.loc[name, method]:.4f} ± {std.loc[name, method]:.4f}"
             if method.startswith("SDWEC"):
                 ours += f" ({sparsity.loc[name, method]:.2f})"
-            published = paper.TABLE3.get(name, {}).get(method)
+            # the paper's experiments are binary: no published number for other tasks
+            binary = set(df.loc[df["dataset"] == name, "task"]) == {"binary"}
+            published = paper.TABLE3.get(name, {}).get(method) if binary else None
             row[method] = ours + (f" / {published:.4f}" if published is not None else " / –")
         rows.append(row)
     return pd.DataFrame(rows)

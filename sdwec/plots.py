@@ -28,12 +28,14 @@ COLORS = {
 }
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
             "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39")
-_MARGIN = dict(l=10, r=10, t=50, b=10)
+_MARGIN = dict(l=10, r=10, t=100, b=10)
 
 
 def _layout(fig, title, xaxis, yaxis, **kwargs):
-    fig.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis, margin=_MARGIN,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0), **kwargs)
+    # Title at the top of the canvas, legend rows between it and the plot area.
+    fig.update_layout(title=dict(text=title, y=0.98, yanchor="top", yref="container"),
+                      xaxis_title=xaxis, yaxis_title=yaxis, margin=_MARGIN,
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0), **kwargs)
     return fig
 
 
@@ -145,7 +147,8 @@ def penalty_threshold(beta, gamma, eps, w_max=None, n=401):
     fig.add_vline(x=thr, line=dict(color=COLORS["threshold"], dash="dash"),
                   annotation_text=f"threshold {thr:.3g}")
     fig.update_yaxes(type="log")
-    return _layout(fig, f"Penalty P(w), β = {beta:g}, g = γ/ε = {g:.3g}", "w", "P(w) (log scale)")
+    return _layout(fig, f"Penalty P(w), β = {beta:g}, g = γ/ε = {g:.3g}", "w",
+                   "P(w) (log scale)")
 
 
 def taylor_model(w_hat, beta, gamma, eps, w_max=None, n=401):
@@ -310,6 +313,9 @@ def prediction_time(timing):
 #: Peers drawn as single points (one weight vector each) and as curves (one per size/α).
 PEER_POINTS = ("bagging", "WMV", "QFWEC", "NNLS", "single")
 PEER_CURVES = ("reduce-error", "orientation", "random", "lasso")
+_PEER_COLORS = {"reduce-error": "#2ca02c", "orientation": "#9467bd", "random": "#7f7f7f",
+                "lasso": "#ff7f0e", "bagging": "#7f7f7f", "WMV": "#2ca02c", "QFWEC": "#e377c2",
+                "NNLS": "#bcbd22", "single": "#8c564b"}
 _SYMBOLS = {"bagging": "square", "WMV": "diamond", "QFWEC": "triangle-up", "NNLS": "cross",
             "single": "x"}
 #: Columns of a sweep row carried as ``customdata`` so a clicked point can be re-created.
@@ -347,7 +353,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
             continue
         fig.add_trace(go.Scatter(
             x=rows["sparsity"], y=rows[accuracy], mode="lines", name=method,
-            line=dict(width=1.5, dash="dot" if method == "random" else "solid"),
+            line=dict(width=1.5, color=_PEER_COLORS[method],
+                      dash="dot" if method == "random" else "solid"),
             customdata=rows[["params", "n_selected"]].to_numpy(),
             hovertemplate=method + " %{customdata[0]}<br>%{customdata[1]} trees<br>sparsity "
                           "%{x:.3f}<br>accuracy %{y:.4f}<extra></extra>"))
@@ -357,7 +364,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
             continue
         fig.add_trace(go.Scatter(
             x=rows["sparsity"], y=rows[accuracy], mode="markers", name=method,
-            marker=dict(size=11, symbol=_SYMBOLS[method], line=dict(width=1, color="black")),
+            marker=dict(size=11, symbol=_SYMBOLS[method], color=_PEER_COLORS[method],
+                        line=dict(width=1, color="black")),
             customdata=rows[["n_selected"]].to_numpy(),
             hovertemplate=method + "<br>%{customdata[0]} trees<br>sparsity %{x:.3f}<br>"
                                    "accuracy %{y:.4f}<extra></extra>"))
@@ -375,12 +383,14 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
             hovertemplate=hover))
     if not front.empty:
         ordered = front.sort_values("sparsity")
+        # Between two front points the best accuracy at least this sparse is the next
+        # point's, hence the vertical-then-horizontal staircase.
         fig.add_trace(go.Scatter(x=ordered["sparsity"], y=ordered[accuracy], mode="lines",
                                  name="SDWEC Pareto front", hoverinfo="skip",
-                                 line=dict(color=COLORS["pareto"], width=2, shape="hv")))
+                                 line=dict(color=COLORS["pareto"], width=2, shape="vh")))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
     fig.update_xaxes(range=[-0.02, 1.02])
-    fig.update_layout(height=560, clickmode="event+select")
+    fig.update_layout(height=600, clickmode="event+select")
     return _layout(fig, f"Accuracy vs sparsity ({label})", "sparsity (1 − used / l)", label)
 
 

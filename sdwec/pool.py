@@ -126,11 +126,6 @@ class Pool:
             self._derived[split] = combiners.compress_votes(P, y, self.classes)
         return self._derived[split]
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_derived"] = {}  # derived data is cheap to recompute; keep cache files lean
-        return state
-
 
 def _vote_table(P_val, y_val, classes):
     from sdwec import solver
@@ -306,6 +301,9 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
                 ensemble=ensemble, estimators=estimators, single_tree=single_tree,
                 single_val=single_tree.predict(X_val), single_test=single_tree.predict(X_test),
                 prior=_class_prior(y_val, classes), meta=info)
+    # Compress the votes now so that they travel with the cache entry (warm loads skip it).
+    pool.votes("val")
+    pool.votes("test")
     report(total, total, "done")
     return pool
 
@@ -399,11 +397,14 @@ def load_pool(name, task="binary", n_trees=200, seed=0, tree_params=None, n_jobs
     -------
     Pool
     """
+    from sdwec import datasets
+
+    name = datasets.canonical_name(name)  # aliases share one entry; unknown names fail here
+    if task not in datasets.tasks(name):
+        raise DataError(f"task must be one of {datasets.tasks(name)}, got {task!r}")
     key = _cache_key(name, task, n_trees, seed, tree_params)
 
     def build():
-        from sdwec import datasets
-
         data = datasets.load(name, task)
         return build_pool(data.X, data.y, n_trees=n_trees, seed=seed, tree_params=tree_params,
                           n_jobs=n_jobs, progress=progress,

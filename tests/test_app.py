@@ -75,7 +75,9 @@ def _direct(name="wine", n_trees=10, seed=0, **params):
 
 def test_query_round_trip_pure():
     names = ["wine", "sonar", dashboard.USER_DATA]
-    tasks = lambda name: ("auto",) if name == dashboard.USER_DATA else ("binary", "multiclass")  # noqa: E731
+    def tasks(name):
+        return ("auto",) if name == dashboard.USER_DATA else ("binary", "multiclass")
+
     configs = [Config(),
                Config(dataset="sonar", task="multiclass", seed=7, n_trees=50, lam=0.002,
                       beta=0.0, gamma=1.0, eps=0.005, iterations=1, threshold="none"),
@@ -88,7 +90,9 @@ def test_query_round_trip_pure():
 
 def test_query_repairs_bad_values():
     names = ["wine", "sonar"]
-    tasks = lambda name: ("binary", "multiclass")  # noqa: E731
+    def tasks(name):
+        return ("binary", "multiclass")
+
     config, problems = config_from_query(
         {"dataset": "nope", "lam": "abc", "beta": "1e9", "eps": "0.09", "l": "33",
          "k": "-4", "thr": "magic", "task": "x"}, names, tasks)
@@ -333,3 +337,24 @@ def test_bad_upload_shows_the_loaders_message(content):
     assert not at.exception
     assert any(str(raised.value) in e.value for e in at.error)
     assert not _charts(at)
+
+
+def test_multiclass_task_runs_on_the_correctness_matrix():
+    at = _app({"dataset": "wine", "l": "10", "task": "multiclass"})
+    _ok(at)
+    p = pool.load_pool("wine", "multiclass", n_trees=10, seed=0)
+    sol = solver.solve(p.table, None, **Config().solver_params())
+    assert _metrics(at)["Classifiers used"] == f"{sol.n_selected} / 10"
+    assert any("classes 1, 2, 3" in c.value for c in at.caption)
+
+
+def test_upload_with_text_classes():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 2))
+    names = np.array(["red", "green", "blue"])[np.digitize(X[:, 0], [-0.4, 0.4])]
+    content = ("x,y,colour\n" + "\n".join(f"{a:.4f},{b:.4f},{c}" for (a, b), c in
+                                          zip(X, names))).encode()
+    at = _app(page="pages/your_data.py")
+    at.file_uploader(key="upload_file").upload("colours.csv", content, "text/csv").run()
+    _ok(at)
+    assert _metrics(at)["Classifiers used"].endswith("/ 10")

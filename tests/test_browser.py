@@ -28,8 +28,9 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
 LOAD_MS = 120_000  # first load trains a pool
 QUERY = "?dataset=sonar&l=50"
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium "
-                                "(`apt-get install chromium`; .ci/run installs it)")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium "
+                                 "(`apt-get install chromium`; .ci/run installs it)")]
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
@@ -99,13 +100,19 @@ def _idle(page):
 
 def _open(page, url, ready):
     page.goto(url)
-    page.wait_for_selector(ready, timeout=LOAD_MS)
+    try:
+        page.wait_for_selector(ready, timeout=LOAD_MS)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"{url} never showed {ready}; the page says:\n"
+                             f"{page.locator('body').inner_text()[-2000:]}") from None
     _idle(page)
 
 
-def _move(page, label, key="ArrowLeft", times=1):
-    """Move the slider labelled ``label`` with the keyboard."""
-    thumb = page.get_by_role("group", name=label).locator('input[type="range"]').first
+def _move(page, label, key="ArrowLeft", times=1, where="stSidebar"):
+    """Move the first slider labelled exactly ``label`` in the sidebar or main area."""
+    area = page.locator(f'[data-testid="{where}"]')
+    thumb = area.get_by_role("group", name=label, exact=True).first.locator(
+        'input[type="range"]').first
     thumb.focus()
     for _ in range(times):
         thumb.press(key)
@@ -200,7 +207,7 @@ def test_how_it_works(page, server):
     _clean(page, 4)
     title = lambda: page.locator(".gtitle").first.text_content()  # noqa: E731
     before = title()
-    _move(page, "ε", "ArrowLeft", 2)  # the first ε slider belongs to the sign plot
+    _move(page, "ε", "ArrowLeft", 2, where="stMain")  # the first ε belongs to the sign plot
     _wait_change(page, title, before)
     _clean(page, 4)
     _shot(page, "how_it_works")
@@ -210,7 +217,7 @@ def test_paper(page, server):
     _open(page, f"{server}/paper{QUERY}", "h1")
     _clean(page, page.locator('[data-testid="stPlotlyChart"]').count())
     charts_before = page.locator('[data-testid="stPlotlyChart"]').count()
-    _move(page, "Trees per pool", "ArrowLeft", 1)
+    _move(page, "Trees per pool", "ArrowLeft", 1, where="stMain")
     page.get_by_role("button", name="Measure").click()
     page.wait_for_function(
         f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length > "

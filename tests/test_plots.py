@@ -157,3 +157,78 @@ def test_prediction_time_in_milliseconds():
     assert list(bar.x) == pytest.approx([20.0, 2.0])
     assert list(bar.y) == ["full (200 trees)", "pruned (20 trees)"]
     assert isinstance(fig, go.Figure)
+
+
+def _sweep_frame(second=None):
+    import pandas as pd
+
+    rows = []
+    for value in ([None] if second is None else [5.0, 35.0]):
+        for lam, n_sel in ((0.1, 2), (1.0, 6), (10.0, 10)):
+            rows.append({"method": "SDWEC", "params": f"λ={lam}", "param": lam,
+                         "n_selected": n_sel, "sparsity": 1 - n_sel / 50,
+                         "val_accuracy": 0.8 + n_sel / 100, "test_accuracy": 0.7 + n_sel / 100,
+                         "abstains": False, "lam": lam, "beta": value or 15.0, "gamma": 15.0,
+                         "eps": 1.0})
+    return pd.DataFrame(rows)
+
+
+def _peers_frame():
+    import pandas as pd
+
+    rows = [{"method": "bagging", "params": "", "n_selected": 50, "sparsity": 0.0,
+             "val_accuracy": 0.85, "test_accuracy": 0.81},
+            {"method": "random", "params": "k=1", "n_selected": 1, "sparsity": 0.98,
+             "val_accuracy": 0.6, "test_accuracy": 0.6},
+            {"method": "random", "params": "k=2", "n_selected": 2, "sparsity": 0.96,
+             "val_accuracy": 0.65, "test_accuracy": 0.62}]
+    return pd.DataFrame(rows)
+
+
+def test_frontier_carries_parameters_for_the_explorer():
+    from sdwec.frontier import pareto
+
+    sweep = _sweep_frame()
+    fig = plots.frontier(sweep, pareto(sweep), _peers_frame())
+    sdwec = _trace(fig, "SDWEC (λ sweep)")
+    assert [list(row[:4]) for row in sdwec.customdata] == [
+        [0.1, 15.0, 15.0, 1.0], [1.0, 15.0, 15.0, 1.0], [10.0, 15.0, 15.0, 1.0]]
+    assert list(sdwec.y) == pytest.approx([0.72, 0.76, 0.80])
+    assert list(_trace(fig, "bagging").x) == [0.0]
+    random_curve = _trace(fig, "random")
+    assert list(random_curve.x) == [0.96, 0.98]  # sorted by sparsity
+    # Every SDWEC point here is on the front (more trees, more accuracy).
+    front = _trace(fig, "SDWEC Pareto front")
+    assert sorted(front.x) == pytest.approx([0.8, 0.88, 0.96])
+    val = plots.frontier(sweep, pareto(sweep, "val_accuracy"), _peers_frame(), "val_accuracy")
+    assert list(_trace(val, "SDWEC (λ sweep)").y) == pytest.approx([0.82, 0.86, 0.90])
+    with pytest.raises(ValueError, match="accuracy"):
+        plots.frontier(sweep, pareto(sweep), _peers_frame(), accuracy="sparsity")
+
+
+def test_frontier_second_parameter_gets_one_trace_per_value():
+    from sdwec.frontier import pareto
+
+    sweep = _sweep_frame(second="beta")
+    fig = plots.frontier(sweep, pareto(sweep), _peers_frame(), second="beta")
+    assert len(_trace(fig, "SDWEC beta=5").x) == 3
+    assert [row[1] for row in _trace(fig, "SDWEC beta=35").customdata] == [35.0] * 3
+
+
+def test_paper_comparison_and_training_time():
+    import pandas as pd
+
+    table = pd.DataFrame({"dataset": ["wine", "sonar", "wine"],
+                          "method": ["SDWEC-B", "SDWEC-B", "bagging"],
+                          "paper": [0.9605, 0.8126, 0.9719], "ours": [0.95, 0.80, 0.97]})
+    fig = plots.paper_comparison(table)
+    assert list(_trace(fig, "SDWEC-B").x) == [0.9605, 0.8126]
+    assert list(_trace(fig, "bagging").customdata[0]) == ["wine"]
+    assert list(_trace(fig, "agreement").y) == pytest.approx([0.80 - 0.02, 1.0])  # lowest value
+    times = pd.DataFrame({"dataset": ["wine", "wine"], "m": [142, 142], "l": [200, 100],
+                          "seconds": [0.02, 0.01], "paper_seconds": [0.05, 0.03]})
+    fig = plots.training_time(times)
+    measured = _trace(fig, "wine (m=142) measured")
+    assert list(measured.x) == [100, 200] and list(measured.y) == [0.01, 0.02]
+    assert list(_trace(fig, "wine paper").y) == [0.03, 0.05]
+    assert fig.layout.yaxis.type == "log"

@@ -224,3 +224,17 @@ def test_interrupted_write_leaves_no_entry(cache, monkeypatch):
 def test_cache_false_does_not_write(cache):
     pool.load_pool("wine", n_trees=5, cache=False)
     assert not cache.exists() or not list(cache.glob("pool-*.pkl"))
+
+
+def test_load_pool_names_and_tasks(cache):
+    with pytest.raises(ValueError, match="Unknown dataset"):
+        pool.load_pool("no_such_dataset", n_trees=2)
+    with pytest.raises(DataError, match="task"):
+        pool.load_pool("wine", task="regression", n_trees=2)
+
+
+def test_cache_entry_carries_the_compressed_votes(cache):
+    built = pool.load_pool("wine", n_trees=6)
+    warm = pool.load_pool("wine", n_trees=6)
+    assert set(warm._derived) == {"val", "test"}
+    assert np.array_equal(warm.votes("test").counts, built.votes("test").counts)

@@ -1,0 +1,852 @@
+"""Load and memory test of the dashboard against the real server, with real browsers.
+
+Starts ``streamlit run app.py`` on a free loopback port and opens N concurrent sessions in
+Debian's Chromium (Playwright, one browser, one context per session).  For a bounded time
+each session, driven by its own seeded random generator, repeatedly
+
+* moves a sidebar slider with the keyboard (λ most often, also β, γ, ε and k),
+* switches the dataset with the sidebar's select box, or
+* opens a link whose query string sets the whole configuration (dataset, λ, β, γ, ε, k),
+
+and waits until the run is over and the Explorer's Plotly charts are drawn again.  The
+time from the key press (or ``goto``) to that point is the *time to updated charts*; it
+includes Streamlit's client-side slider debounce and the browser's drawing.  The server's
+part alone (the browser's ``rerun_script`` message to the server's ``script_finished``
+message, read off the session's websocket) is reported beside it.
+
+After every action the page is checked for a traceback, an exception box or an
+``st.error`` box (none is caused on purpose, so each counts as an error), and an action
+that is not served within the time-out counts as an error too.  The server's resident
+memory (psutil, the process and its children) is sampled every 2 s; the report gives it at
+start (idle), after the warm-up phase and at the end, and checks the server log for
+tracebacks.  Only loopback is used, every loop is bounded by a deadline, and the server and
+browser are stopped at the end whatever happens.
+
+Run ``python -m benchmarks.load --help`` for the options; the full run is
+``python -m benchmarks.load --sessions 10 --duration 120 --out results/load.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlparse
+
+import numpy as np
+
+from benchmarks.common import machine, percentile, table
+
+ROOT = Path(__file__).resolve().parent.parent
+UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", "wdbc", "wine",
+       "wpbc")
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"]
+N_CHARTS = 4  # Plotly charts on the Explorer
+#: Sidebar sliders moved by the sessions: URL key -> (label, relative frequency).
+SLIDERS = {"lam": ("λ (data fidelity, log scale)", 5), "beta": ("β (non-negativity penalty)", 2),
+           "gamma": ("γ (log-sum-exp sharpness)", 2), "eps": ("ε (log scale)", 1),
+           "k": ("Iterations k", 1)}
+#: Query-string keys that make up one parameter set.
+PARAM_KEYS = ("dataset", "task", "seed", "l", "lam", "beta", "gamma", "eps", "k", "thr")
+#: Action mix: slider moves, dataset switches in the select box, links with a full query.
+ACTIONS = (("slider", 0.6), ("dataset", 0.15), ("url", 0.25))
+
+# Counts script runs in the page: the app root's data-test-script-state attribute goes
+# running -> notRunning once per run; the times of both are kept for the run duration.
+OBSERVER_JS = """
+(() => {
+  window.__sdwec = {runs: 0, started: null, lastRun: null, state: null};
+  const watch = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) { setTimeout(watch, 20); return; }
+    const seen = () => {
+      const s = app.getAttribute('data-test-script-state');
+      const w = window.__sdwec;
+      if (s === w.state) return;
+      if (s === 'running') w.started = performance.now();
+      if (s === 'notRunning' && w.state !== null && w.state !== 'initial') {
+        w.runs += 1;
+        w.lastRun = w.started === null ? null : performance.now() - w.started;
+      }
+      w.state = s;
+    };
+    new MutationObserver(seen).observe(app, {attributes: true,
+      attributeFilter: ['data-test-script-state']});
+    seen();
+  };
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', watch);
+  } else { watch(); }
+})();
+"""
+
+READY_JS = """
+([runs, n]) => {
+  const w = window.__sdwec;
+  if (!w || w.runs <= runs || w.state !== 'notRunning') return false;
+  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  if (charts.length < n) return false;
+  for (const c of charts) { if (!c.data || !c.data.length) return false; }
+  return true;
+}
+"""
+
+CHECK_JS = """
+() => ({
+  exception: document.querySelectorAll('[data-testid="stException"]').length,
+  error: Array.from(document.querySelectorAll('[data-testid="stAlertContentError"]'))
+           .map(e => e.innerText.slice(0, 300)),
+  traceback: document.body.innerText.includes('Traceback'),
+  lastRun: window.__sdwec ? window.__sdwec.lastRun : null,
+  connection: (document.querySelector('[data-testid="stApp"]') || {getAttribute: () => null})
+                .getAttribute('data-test-connection-state'),
+})
+"""
+
+
+@dataclass
+class Settings:
+    """What one load run does (see ``python -m benchmarks.load --help``)."""
+
+    sessions: int = 10
+    duration: float = 120.0  # seconds of measured load, after the warm-up
+    warmup: float = 30.0
+    datasets: tuple = UCI
+    n_trees: int = 200
+    seed: int = 0  # the pools' split seed (fixed: another seed would train new pools)
+    rng_seed: int = 0  # seeds the sessions' choices of actions and parameters
+    action_timeout: float = 60.0
+    cache_dir: str | None = None  # $SDWEC_CACHE_DIR for the server; None keeps the current
+
+
+@dataclass
+class Action:
+    session: int
+    phase: str  # "warm-up" or "load"
+    kind: str  # "slider:<key>", "dataset", "url"
+    dataset: str
+    seconds: float | None  # time to updated charts
+    run_seconds: float | None  # the server's part: rerun request -> script finished
+    params: tuple | None
+    error: str | None = None
+
+
+@dataclass
+class Outcome:
+    settings: Settings
+    actions: list = field(default_factory=list)
+    rss: list = field(default_factory=list)  # (t, bytes)
+    connections: list = field(default_factory=list)  # (t, open websocket connections)
+    rss_start: int = 0
+    rss_warm: int = 0
+    rss_end: int = 0
+    sessions_held: int = 0
+    session_failures: list = field(default_factory=list)
+    server_alive: bool = False
+    server_log_tracebacks: int = 0
+    server_log_tail: str = ""
+    wall: float = 0.0
+    warm_seconds: float = 0.0
+    load_seconds: float = 0.0
+    final_seconds: float | None = None  # a fresh page load after the run
+    final_error: str | None = None
+    cpu_server: float = 0.0
+    cpu_other: float = 0.0  # Playwright's driver and Chromium
+    cpu_harness: float = 0.0
+    load_average: list = field(default_factory=list)  # (t, 1-minute load average)
+
+
+# --------------------------------------------------------------------------- server
+
+
+def free_port():
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``streamlit run app.py`` on loopback; a context manager that always stops it."""
+
+    def __init__(self, cache_dir=None, log_dir=None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="sdwec-load-")) / "server.log"
+        self.env = dict(os.environ)
+        if cache_dir is not None:
+            self.env["SDWEC_CACHE_DIR"] = str(cache_dir)
+        self.proc = None
+
+    def __enter__(self):
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.port", str(self.port), "--server.address", "127.0.0.1",
+               "--browser.gatherUsageStats", "false",
+               # Others edit the tree while the test runs: no file watching, no reloads.
+               "--server.fileWatcherType", "none"]
+        with open(self.log_path, "wb") as out:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out,
+                                         stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 90
+        while not self.healthy():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.__exit__(None, None, None)
+                raise RuntimeError(f"streamlit did not start:\n{self.log()[-3000:]}")
+            time.sleep(0.3)
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def healthy(self):
+        try:
+            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as reply:
+                return reply.status == 200
+        except OSError:
+            return False
+
+    def _processes(self):
+        import psutil
+
+        try:
+            main = psutil.Process(self.proc.pid)
+            return [main] + main.children(recursive=True)
+        except psutil.NoSuchProcess:
+            return []
+
+    def rss(self):
+        """Resident memory of the server and its children, in bytes."""
+        import psutil
+
+        total = 0
+        for p in self._processes():
+            try:
+                total += p.memory_info().rss
+            except psutil.NoSuchProcess:
+                pass
+        return total
+
+    def connections(self):
+        """Established TCP connections to the server's port (one websocket per session)."""
+        import psutil
+
+        try:
+            conns = psutil.Process(self.proc.pid).net_connections(kind="tcp")
+        except psutil.NoSuchProcess:
+            return 0
+        return sum(1 for c in conns if c.status == psutil.CONN_ESTABLISHED
+                   and c.laddr and c.laddr.port == self.port)
+
+    def log(self):
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+def ensure_pools(datasets, n_trees, seed, cache_dir=None, log=print):
+    """Put every dataset's pool in the disk cache the server will read (trains if missing)."""
+    from sdwec.pool import CACHE_ENV, load_pool
+
+    old = os.environ.get(CACHE_ENV)
+    if cache_dir is not None:
+        os.environ[CACHE_ENV] = str(cache_dir)
+    try:
+        for name in datasets:
+            start = time.perf_counter()
+            load_pool(name, "binary", n_trees=n_trees, seed=seed)
+            log(f"  pool {name} (l = {n_trees}) ready in {time.perf_counter() - start:.1f} s")
+    finally:
+        if cache_dir is not None:
+            if old is None:
+                os.environ.pop(CACHE_ENV, None)
+            else:
+                os.environ[CACHE_ENV] = old
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+def _grids():
+    from sdwec import dashboard
+
+    return dashboard
+
+
+def random_query(rng, settings):
+    """A full, valid configuration as a query string dict (values on the sliders' grids)."""
+    d = _grids()
+    return {"dataset": rng.choice(settings.datasets), "task": "binary",
+            "seed": str(settings.seed), "l": str(settings.n_trees),
+            "lam": f"{rng.choice(d.LAMBDA_GRID):g}",
+            "beta": f"{rng.randint(int(d.BETA_RANGE[0]), int(d.BETA_RANGE[1])):g}",
+            "gamma": f"{rng.randint(int(d.GAMMA_RANGE[0]), int(d.GAMMA_RANGE[1])):g}",
+            "eps": f"{rng.choice(d.EPS_GRID):g}", "k": str(rng.randint(5, 50)), "thr": "paper"}
+
+
+def params_of(url):
+    """The parameter set in a page address (``None`` if it lacks any key)."""
+    query = parse_qs(urlparse(url).query)
+    if not all(k in query for k in PARAM_KEYS):
+        return None
+    return tuple(query[k][-1] for k in PARAM_KEYS)
+
+
+def _slider_step(rng, params):
+    """A slider to move and the arrow key that really changes its value."""
+    d = _grids()
+    keys = list(SLIDERS)
+    key = rng.choices(keys, weights=[SLIDERS[k][1] for k in keys])[0]
+    values = dict(zip(PARAM_KEYS, params)) if params else {}
+    value = float(values.get(key, "nan"))
+    grid = {"lam": d.LAMBDA_GRID, "eps": d.EPS_GRID}.get(key)
+    low, high = {"beta": d.BETA_RANGE[:2], "gamma": d.GAMMA_RANGE[:2],
+                 "k": d.ITERATIONS_RANGE[:2]}.get(key, (grid[0], grid[-1]) if grid else (0, 0))
+    if value <= low:
+        direction = "ArrowRight"
+    elif value >= high:
+        direction = "ArrowLeft"
+    else:
+        direction = rng.choice(("ArrowLeft", "ArrowRight"))
+    return key, direction
+
+
+async def _wait_ready(page, runs_before, timeout):
+    await page.wait_for_function(READY_JS, arg=[runs_before, N_CHARTS], timeout=timeout * 1e3,
+                                 polling=25)
+    # Two animation frames: Plotly has handed the new data to the browser to paint.
+    await page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
+                        "requestAnimationFrame(r)))")
+
+
+async def _runs(page):
+    return await page.evaluate("() => window.__sdwec ? window.__sdwec.runs : 0")
+
+
+async def _check(page):
+    state = await page.evaluate(CHECK_JS)
+    problems = []
+    if state["traceback"]:
+        problems.append("'Traceback' on the page")
+    if state["exception"]:
+        problems.append(f"{state['exception']} exception box(es)")
+    problems += [f"st.error: {text}" for text in state["error"]]
+    return problems, state
+
+
+async def _diagnose(page, before):
+    """What the page looked like when an action failed (for the report)."""
+    try:
+        seen = await page.evaluate("() => JSON.stringify(window.__sdwec)")
+        now = params_of(page.url)
+        changed = ({k: (a, b) for k, a, b in zip(PARAM_KEYS, before, now) if a != b}
+                   if before and now else "?")
+        return f" [page script state {seen}; URL changes {changed}]"
+    except Exception as exc:  # noqa: BLE001
+        return f" [page unreadable: {type(exc).__name__}]"
+
+
+async def _act(page, kind, rng, settings, url):
+    """Do one action; return (kind, expected URL pattern or None, runs before)."""
+    params = params_of(page.url)
+    if kind == "url":
+        query = random_query(rng, settings)
+        await page.goto(f"{url}/?{urlencode(query)}", wait_until="commit",
+                        timeout=settings.action_timeout * 1e3)
+        return "url", query, -1
+    runs = await _runs(page)
+    if kind == "dataset":
+        current = dict(zip(PARAM_KEYS, params))["dataset"] if params else None
+        choices = [n for n in settings.datasets if n != current] or list(settings.datasets)
+        name = rng.choice(choices)
+        box = page.get_by_test_id("stSelectbox").filter(has_text="Dataset").first
+        await box.locator("input").click(timeout=settings.action_timeout * 1e3)
+        await page.keyboard.type(name)
+        await page.keyboard.press("Enter")
+        return "dataset", {"dataset": name}, runs
+    key, direction = _slider_step(rng, params)
+    label = SLIDERS[key][0]
+    thumb = page.get_by_role("group", name=label).locator('input[type="range"]').first
+    await thumb.focus(timeout=settings.action_timeout * 1e3)
+    # One step per move: a burst of presses would be split by the client's debounce into
+    # several runs, and the time to the last of them is not one user's wait.
+    await thumb.press(direction)
+    return f"slider:{key}", None, runs
+
+
+class Wire:
+    """Times each script run on the session's websocket: from the browser's ``rerun_script``
+    message to the server's ``script_finished`` message, as seen by Playwright.  This is the
+    server's part of a move (network on loopback included, the browser's drawing excluded)."""
+
+    def __init__(self):
+        self.sent = None
+        self.last = None  # (finished at, seconds)
+
+    def attach(self, page):
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        finished = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+
+        def sent(payload):
+            if isinstance(payload, (bytes, bytearray)):
+                try:
+                    if BackMsg.FromString(bytes(payload)).WhichOneof("type") == "rerun_script":
+                        self.sent = time.perf_counter()
+                except Exception:  # noqa: BLE001 -- not a message this cares about
+                    pass
+
+        def received(payload):
+            if self.sent is None or not isinstance(payload, (bytes, bytearray)):
+                return
+            try:
+                msg = ForwardMsg.FromString(bytes(payload))
+            except Exception:  # noqa: BLE001
+                return
+            if msg.WhichOneof("type") == "script_finished" and msg.script_finished in finished:
+                now = time.perf_counter()
+                self.last = (now, now - self.sent)
+
+        def on_socket(ws):
+            ws.on("framesent", sent)
+            ws.on("framereceived", received)
+
+        page.on("websocket", on_socket)
+
+    def since(self, start):
+        """Seconds of the last run finished after ``start`` (``None`` if none)."""
+        return self.last[1] if self.last is not None and self.last[0] >= start else None
+
+
+class Clock:
+    """Phases of a run: the warm-up ends once ``warmup`` seconds have passed *and* every
+    session has drawn its first page (the server's first runs import the libraries and read
+    the pools); the measured load then lasts ``duration`` seconds."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.t0 = time.monotonic()
+        self.first_pages = 0
+        self.warm_end = None
+        self.warm = asyncio.Event()
+
+    def first_page_done(self):
+        self.first_pages += 1
+
+    def phase(self):
+        return "warm-up" if self.warm_end is None else "load"
+
+    def deadline(self):
+        """Monotonic time the sessions stop at (far ahead while warming up)."""
+        if self.warm_end is None:
+            return self.t0 + self.settings.warmup + 3 * self.settings.action_timeout \
+                + self.settings.duration
+        return self.warm_end + self.settings.duration
+
+    async def watch(self):
+        """End the warm-up (bounded: at most three action time-outs past ``warmup``)."""
+        limit = self.t0 + self.settings.warmup + 3 * self.settings.action_timeout
+        while time.monotonic() < limit and (
+                time.monotonic() < self.t0 + self.settings.warmup
+                or self.first_pages < self.settings.sessions):
+            await asyncio.sleep(0.2)
+        self.warm_end = time.monotonic()
+        self.warm.set()
+
+
+async def session(index, browser, url, settings, outcome, clock, log):
+    """One browser session acting until the clock's deadline."""
+    rng = random.Random(settings.rng_seed * 1000 + index)
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    await context.add_init_script(OBSERVER_JS)
+    page = await context.new_page()
+    wire = Wire()
+    wire.attach(page)
+    alive = True
+    try:
+        first = random_query(rng, settings)
+        first["dataset"] = settings.datasets[index % len(settings.datasets)]
+        kinds, weights = zip(*ACTIONS)
+        pending = ("url", first)
+        first_page = True
+        while time.monotonic() < clock.deadline():
+            phase = clock.phase()
+            before = params_of(page.url)
+            start = time.perf_counter()
+            error = None
+            seconds = run_seconds = params = None
+            try:
+                if pending is not None:
+                    kind, query = pending
+                    pending = None
+                    await page.goto(f"{url}/?{urlencode(query)}", wait_until="commit",
+                                    timeout=settings.action_timeout * 1e3)
+                    runs = -1
+                else:
+                    kind = rng.choices(kinds, weights=weights)[0]
+                    kind, query, runs = await _act(page, kind, rng, settings, url)
+                remaining = max(1.0, min(settings.action_timeout,
+                                         clock.deadline() + 30 - time.monotonic()))
+                await _wait_ready(page, max(runs, 0) if runs >= 0 else 0, remaining)
+                seconds = time.perf_counter() - start
+                problems, state = await _check(page)
+                run_seconds = wire.since(start)
+                params = params_of(page.url)
+                if query is not None and params is not None:
+                    got = dict(zip(PARAM_KEYS, params))
+                    wrong = [k for k, v in query.items() if k in got and got[k] != v]
+                    if wrong:
+                        problems.append(f"the page did not apply {', '.join(wrong)} "
+                                        f"(asked {query}, got {got})")
+                if kind.startswith("slider") and params is not None and params == before:
+                    problems.append("the slider move changed nothing")
+                error = "; ".join(problems) or None
+            except Exception as exc:  # noqa: BLE001 -- a failed action is counted, not fatal
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+                error += await _diagnose(page, before)
+            dataset = (dict(zip(PARAM_KEYS, params))["dataset"] if params
+                       else (dict(zip(PARAM_KEYS, before))["dataset"] if before else "?"))
+            outcome.actions.append(Action(index, phase, kind, dataset, seconds, run_seconds,
+                                          params, error))
+            if first_page:
+                first_page = False
+                clock.first_page_done()
+            if error:
+                log(f"  session {index}: {kind} on {dataset}: ERROR {error}")
+                # Start again from a known state: a fresh link.
+                pending = ("url", random_query(rng, settings))
+        state = await page.evaluate(CHECK_JS)
+        alive = state["connection"] in (None, "CONNECTED") and not page.is_closed()
+    except Exception as exc:  # noqa: BLE001
+        alive = False
+        outcome.session_failures.append(f"session {index}: {type(exc).__name__}: {exc}")
+    finally:
+        await context.close()
+    return alive
+
+
+async def _monitor(server, outcome, t0, stop):
+    while not stop.is_set():
+        outcome.rss.append((time.monotonic() - t0, server.rss()))
+        outcome.connections.append((time.monotonic() - t0, server.connections()))
+        outcome.load_average.append((time.monotonic() - t0, os.getloadavg()[0]))
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=2.0)
+        except asyncio.TimeoutError:
+            pass
+
+
+async def _final_page(browser, url, settings):
+    """A fresh session after the load: the server still serves a clean Explorer."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    await context.add_init_script(OBSERVER_JS)
+    page = await context.new_page()
+    start = time.perf_counter()
+    try:
+        query = {"dataset": settings.datasets[0], "l": str(settings.n_trees)}
+        await page.goto(f"{url}/?{urlencode(query)}", wait_until="commit",
+                        timeout=settings.action_timeout * 1e3)
+        await _wait_ready(page, 0, settings.action_timeout)
+        problems, _ = await _check(page)
+        return time.perf_counter() - start, "; ".join(problems) or None
+    except Exception as exc:  # noqa: BLE001
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+    finally:
+        await context.close()
+
+
+async def _drive(server, settings, outcome, log):
+    from playwright.async_api import async_playwright
+
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        raise RuntimeError("Debian's chromium is missing (`apt-get install chromium`)")
+    clock = Clock(settings)
+    stop = asyncio.Event()
+    monitor = asyncio.create_task(_monitor(server, outcome, clock.t0, stop))
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
+        try:
+            tasks = [asyncio.create_task(session(i, browser, server.url, settings, outcome,
+                                                 clock, log))
+                     for i in range(settings.sessions)]
+            watcher = asyncio.create_task(clock.watch())
+
+            async def mark_warm():
+                await clock.warm.wait()
+                outcome.rss_warm = server.rss()
+                outcome.warm_seconds = clock.warm_end - clock.t0
+                log(f"  warm-up over after {outcome.warm_seconds:.0f} s: server RSS "
+                    f"{outcome.rss_warm / 2**20:.0f} MiB, {len(outcome.actions)} actions so far")
+
+            warm = asyncio.create_task(mark_warm())
+            # Bounded: sessions stop at the deadline; anything left 2 minutes later is cut.
+            limit = settings.warmup + 3 * settings.action_timeout + settings.duration + 120
+            done = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True),
+                                          timeout=limit)
+            await watcher
+            await warm
+            outcome.load_seconds = time.monotonic() - clock.warm_end
+            outcome.sessions_held = sum(1 for d in done if d is True)
+            outcome.final_seconds, outcome.final_error = await _final_page(
+                browser, server.url, settings)
+        finally:
+            stop.set()
+            await monitor
+            outcome.cpu_other = _descendants_cpu(exclude=server.proc.pid)
+            await browser.close()
+
+
+def _cpu(proc):
+    import psutil
+
+    try:
+        t = proc.cpu_times()
+        return t.user + t.system + t.children_user + t.children_system
+    except psutil.NoSuchProcess:
+        return 0.0
+
+
+def _descendants_cpu(exclude):
+    """CPU seconds of this process's descendants (Playwright's driver and Chromium), not
+    counting the server's process tree."""
+    import psutil
+
+    total = 0.0
+    for p in psutil.Process().children(recursive=True):
+        if p.pid == exclude or exclude in {a.pid for a in _ancestors(p)}:
+            continue
+        total += _cpu(p)
+    return total
+
+
+def _ancestors(proc):
+    out = []
+    try:
+        while (proc := proc.parent()) is not None:
+            out.append(proc)
+    except Exception:  # noqa: BLE001 -- a process that ended has no ancestors to list
+        pass
+    return out
+
+
+def run_load(settings=None, log=print):
+    """Start the server, drive the sessions, stop everything; return an :class:`Outcome`."""
+    settings = settings or Settings()
+    outcome = Outcome(settings=settings)
+    log(f"load: {settings.sessions} sessions, {settings.warmup:g} s warm-up + "
+        f"{settings.duration:g} s, datasets {', '.join(settings.datasets)}, l = {settings.n_trees}")
+    ensure_pools(settings.datasets, settings.n_trees, settings.seed, settings.cache_dir, log)
+    start = time.monotonic()
+    with Server(cache_dir=settings.cache_dir) as server:
+        time.sleep(1.0)
+        outcome.rss_start = server.rss()
+        log(f"  server on {server.url}, idle RSS {outcome.rss_start / 2**20:.0f} MiB")
+        import psutil
+
+        own = psutil.Process().cpu_times()
+        server_cpu0, own_cpu0 = _cpu(psutil.Process(server.proc.pid)), own.user + own.system
+        asyncio.run(_drive(server, settings, outcome, log))
+        outcome.rss_end = server.rss()
+        outcome.cpu_server = _cpu(psutil.Process(server.proc.pid)) - server_cpu0
+        t = psutil.Process().cpu_times()
+        outcome.cpu_harness = t.user + t.system - own_cpu0
+        outcome.server_alive = server.healthy() and server.proc.poll() is None
+        text = server.log()
+        outcome.server_log_tracebacks = text.count("Traceback")
+        outcome.server_log_tail = text[-3000:]
+    outcome.wall = time.monotonic() - start
+    return outcome
+
+
+# --------------------------------------------------------------------------- report
+
+
+def summary(outcome):
+    """The headline figures of a run (a dict), computed from the recorded actions."""
+    load = [a for a in outcome.actions if a.phase == "load"]
+    ok = [a for a in load if a.error is None and a.seconds is not None]
+    uci = [a.seconds for a in ok if a.dataset in UCI]
+    uci_server = [a.run_seconds for a in ok if a.dataset in UCI and a.run_seconds is not None]
+    moves = [a for a in ok if a.kind.startswith("slider")]
+    distinct = {a.params for a in outcome.actions if a.params is not None and a.error is None}
+    errors = [a for a in outcome.actions if a.error is not None]
+    return {
+        "actions": len(outcome.actions), "load_actions": len(load),
+        "slider_moves": sum(1 for a in outcome.actions if a.kind.startswith("slider")
+                            and a.error is None),
+        "slider_moves_load": len(moves),
+        "dataset_switches": sum(1 for a in outcome.actions if a.kind == "dataset"
+                                and a.error is None),
+        "links": sum(1 for a in outcome.actions if a.kind == "url" and a.error is None),
+        "distinct": len(distinct), "errors": len(errors) + outcome.server_log_tracebacks,
+        "action_errors": errors,
+        "p50_all": percentile([a.seconds for a in ok], 50) if ok else float("nan"),
+        "p95_all": percentile([a.seconds for a in ok], 95) if ok else float("nan"),
+        "server_p50_uci": percentile(uci_server, 50) if uci_server else float("nan"),
+        "server_p95_uci": percentile(uci_server, 95) if uci_server else float("nan"),
+        "p50_uci": percentile(uci, 50) if uci else float("nan"),
+        "p95_uci": percentile(uci, 95) if uci else float("nan"),
+        "rss_growth": outcome.rss_end - outcome.rss_warm,
+        "max_connections": max((c for _, c in outcome.connections), default=0),
+    }
+
+
+def _by_kind(outcome):
+    rows = []
+    load = [a for a in outcome.actions if a.phase == "load" and a.error is None
+            and a.seconds is not None]
+    for kind in sorted({a.kind for a in load}):
+        sel = [a for a in load if a.kind == kind]
+        secs = [a.seconds for a in sel]
+        runs = [a.run_seconds for a in sel if a.run_seconds is not None]
+        rows.append([kind, len(sel), f"{percentile(secs, 50) * 1e3:.0f}",
+                     f"{percentile(secs, 95) * 1e3:.0f}", f"{max(secs) * 1e3:.0f}",
+                     f"{percentile(runs, 50) * 1e3:.0f}" if runs else "",
+                     f"{percentile(runs, 95) * 1e3:.0f}" if runs else ""])
+    return rows
+
+
+def _by_dataset(outcome):
+    rows = []
+    load = [a for a in outcome.actions if a.phase == "load" and a.error is None
+            and a.seconds is not None]
+    for name in sorted({a.dataset for a in load}):
+        secs = [a.seconds for a in load if a.dataset == name]
+        rows.append([name, len(secs), f"{percentile(secs, 50) * 1e3:.0f}",
+                     f"{percentile(secs, 95) * 1e3:.0f}"])
+    return rows
+
+
+def report(outcome, command=None):
+    """The Markdown report of a run."""
+    s, st = summary(outcome), outcome.settings
+    mib = lambda b: f"{b / 2**20:.0f} MiB"  # noqa: E731
+    verdict = lambda ok: "yes" if ok else "**no**"  # noqa: E731
+    head = [
+        ["sessions held to the end", f"{outcome.sessions_held} / {st.sessions}",
+         f"{st.sessions}", verdict(outcome.sessions_held == st.sessions)],
+        ["measured load (after a warm-up of " f"{outcome.warm_seconds:.0f} s)",
+         f"{outcome.load_seconds:.0f} s", "120 s", verdict(outcome.load_seconds >= 120)],
+        ["slider moves served (all / after warm-up)",
+         f"{s['slider_moves']} / {s['slider_moves_load']}", "", ""],
+        ["dataset switches (select box) / links opened", f"{s['dataset_switches']} / {s['links']}",
+         "", ""],
+        ["distinct parameter sets served", s["distinct"], "≥ 500", verdict(s["distinct"] >= 500)],
+        ["time to updated charts, UCI, p50 / p95",
+         f"{s['p50_uci'] * 1e3:.0f} / {s['p95_uci'] * 1e3:.0f} ms", "p95 < 1000 ms",
+         verdict(s["p95_uci"] < 1.0)],
+        ["server's part alone (websocket), UCI, p50 / p95",
+         f"{s['server_p50_uci'] * 1e3:.0f} / {s['server_p95_uci'] * 1e3:.0f} ms", "", ""],
+        ["errors (page + time-outs + server-log tracebacks)",
+         f"{len(s['action_errors'])} + {outcome.server_log_tracebacks}", "0",
+         verdict(s["errors"] == 0)],
+        ["server RSS at start (idle) / after warm-up / at end",
+         f"{mib(outcome.rss_start)} / {mib(outcome.rss_warm)} / {mib(outcome.rss_end)}", "", ""],
+        ["RSS growth, warm-up → end", mib(s["rss_growth"]), "< 200 MiB",
+         verdict(s["rss_growth"] < 200 * 2**20)],
+        ["peak RSS", mib(max((r for _, r in outcome.rss), default=0)), "", ""],
+        ["server alive at the end; a fresh session's Explorer",
+         ("yes" if outcome.server_alive else "no") + "; " + (
+             f"FAILED: {outcome.final_error}" if outcome.final_error is not None
+             else "not checked" if outcome.final_seconds is None
+             else f"clean, drawn in {outcome.final_seconds:.1f} s"), "yes; clean",
+         verdict(outcome.server_alive and outcome.final_error is None
+                 and outcome.final_seconds is not None)],
+        ["most TCP connections to the server (websockets and HTTP)", s["max_connections"],
+         "", ""],
+    ]
+    lines = ["# Load and memory test of the dashboard", ""]
+    if command:
+        lines += ["Command:", "", f"```\n{command}\n```", ""]
+    lines += [f"Machine: {machine()}", "",
+              f"Settings: {st.sessions} sessions, {st.warmup:g} s warm-up then {st.duration:g} s "
+              f"measured; datasets {', '.join(st.datasets)} (binary, l = {st.n_trees}, split "
+              f"seed {st.seed}); action mix " + ", ".join(f"{k} {w:.0%}" for k, w in ACTIONS)
+              + f"; session choices seeded with {st.rng_seed}; action time-out "
+              f"{st.action_timeout:g} s; wall time {outcome.wall:.0f} s.", "",
+              table(["figure", "measured", "target", "met"], head), "",
+              "Time to updated charts by action (after warm-up; ms). \"server\" is the "
+              "server's part alone: the browser's `rerun_script` message to the server's "
+              "`script_finished` message on the session's websocket:", "",
+              table(["action", "n", "p50", "p95", "max", "server p50", "server p95"],
+                    _by_kind(outcome)), "", "By dataset (after warm-up; ms):", "",
+              table(["dataset", "n", "p50", "p95"], _by_dataset(outcome)), ""]
+    loads = [x for _, x in outcome.load_average]
+    wall = outcome.warm_seconds + outcome.load_seconds
+    lines += [f"Shared machine: other engineers' jobs ran during this test. 1-minute load "
+              f"average over the run: min {min(loads, default=float('nan')):.1f}, mean "
+              f"{np.mean(loads) if loads else float('nan'):.1f}, max "
+              f"{max(loads, default=float('nan')):.1f} (2 cores). CPU seconds used during the "
+              f"{wall:.0f} s of sessions: server {outcome.cpu_server:.0f}, Chromium and "
+              f"Playwright's driver {outcome.cpu_other:.0f}, this harness "
+              f"{outcome.cpu_harness:.0f} (of {2 * wall:.0f} available on 2 cores).", ""]
+    trace = ", ".join(f"{t:.0f}s {r / 2**20:.0f}" for t, r in outcome.rss[::max(1, len(outcome.rss) // 20)])
+    lines += [f"Server RSS over time (s after the sessions start, MiB): {trace}.", ""]
+    if s["action_errors"] or outcome.session_failures:
+        lines += ["Errors:", ""]
+        lines += [f"- session {a.session}, {a.phase}, {a.kind} on {a.dataset}: {a.error}"
+                  for a in s["action_errors"][:30]]
+        lines += [f"- {f}" for f in outcome.session_failures]
+        lines.append("")
+    if outcome.server_log_tracebacks:
+        lines += ["Server log (tail):", "", "```", outcome.server_log_tail, "```", ""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--duration", type=float, default=120.0,
+                        help="seconds of measured load after the warm-up")
+    parser.add_argument("--warmup", type=float, default=30.0)
+    parser.add_argument("--datasets", default=",".join(UCI),
+                        help="comma-separated dataset names (default: the 10 UCI datasets)")
+    parser.add_argument("--trees", type=int, default=200, help="pool size l")
+    parser.add_argument("--rng-seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per action")
+    parser.add_argument("--out", help="write the Markdown report to this file")
+    parser.add_argument("--quick", action="store_true",
+                        help="3 sessions, 20 s, wine and sonar, l = 20")
+    args = parser.parse_args(argv)
+    if args.quick:
+        settings = Settings(sessions=3, duration=20, warmup=8, datasets=("wine", "sonar"),
+                            n_trees=20, rng_seed=args.rng_seed, action_timeout=args.timeout)
+    else:
+        settings = Settings(sessions=args.sessions, duration=args.duration, warmup=args.warmup,
+                            datasets=tuple(args.datasets.split(",")), n_trees=args.trees,
+                            rng_seed=args.rng_seed, action_timeout=args.timeout)
+    outcome = run_load(settings)
+    command = " ".join(["python -m benchmarks.load"] + list(sys.argv[1:] if argv is None else argv))
+    cache = os.environ.get("SDWEC_CACHE_DIR")
+    if cache:
+        command = f"SDWEC_CACHE_DIR={cache} " + command
+    text = report(outcome, command)
+    print(text)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text)
+    return 0 if summary(outcome)["errors"] == 0 and outcome.final_error is None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -101,12 +101,21 @@ READY_JS = """
 }
 """
 
+CHARTS_JS = """
+() => ({containers: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+        drawn: Array.from(document.querySelectorAll(
+          '[data-testid="stPlotlyChart"] .js-plotly-plot')).map(c => c.data ? c.data.length : -1),
+        metrics: document.querySelectorAll('[data-testid="stMetric"]').length,
+        warnings: Array.from(document.querySelectorAll('[data-testid="stAlertContentWarning"]'))
+          .map(e => e.innerText.slice(0, 200))})
+"""
+
 CHECK_JS = """
 () => ({
   exception: document.querySelectorAll('[data-testid="stException"]').length,
   error: Array.from(document.querySelectorAll('[data-testid="stAlertContentError"]'))
            .map(e => e.innerText.slice(0, 300)),
-  traceback: document.body.innerText.includes('Traceback'),
+  traceback: document.body.textContent.includes('Traceback'),
   lastRun: window.__sdwec ? window.__sdwec.lastRun : null,
   connection: (document.querySelector('[data-testid="stApp"]') || {getAttribute: () => null})
                 .getAttribute('data-test-connection-state'),
@@ -125,7 +134,9 @@ class Settings:
     n_trees: int = 200
     seed: int = 0  # the pools' split seed (fixed: another seed would train new pools)
     rng_seed: int = 0  # seeds the sessions' choices of actions and parameters
-    action_timeout: float = 60.0
+    action_timeout: float = 180.0  # slow is measured, not an error; only this is
+    min_distinct: int = 0  # keep going past ``duration`` until this many distinct parameter
+    max_extra: float = 300.0  # sets were served, for at most this many more seconds
     cache_dir: str | None = None  # $SDWEC_CACHE_DIR for the server; None keeps the current
 
 
@@ -329,7 +340,7 @@ def _slider_step(rng, params):
 
 async def _wait_ready(page, runs_before, timeout):
     await page.wait_for_function(READY_JS, arg=[runs_before, N_CHARTS], timeout=timeout * 1e3,
-                                 polling=25)
+                                 polling=50)
     # Two animation frames: Plotly has handed the new data to the browser to paint.
     await page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
                         "requestAnimationFrame(r)))")
@@ -354,10 +365,13 @@ async def _diagnose(page, before):
     """What the page looked like when an action failed (for the report)."""
     try:
         seen = await page.evaluate("() => JSON.stringify(window.__sdwec)")
+        charts = await page.evaluate(CHARTS_JS)
+        problems, _ = await _check(page)
         now = params_of(page.url)
         changed = ({k: (a, b) for k, a, b in zip(PARAM_KEYS, before, now) if a != b}
                    if before and now else "?")
-        return f" [page script state {seen}; URL changes {changed}]"
+        return (f" [page script state {seen}; charts {charts}; URL changes {changed}; "
+                f"page problems {problems or 'none'}]")
     except Exception as exc:  # noqa: BLE001
         return f" [page unreadable: {type(exc).__name__}]"
 
@@ -440,8 +454,9 @@ class Clock:
     session has drawn its first page (the server's first runs import the libraries and read
     the pools); the measured load then lasts ``duration`` seconds."""
 
-    def __init__(self, settings):
+    def __init__(self, settings, actions):
         self.settings = settings
+        self.actions = actions
         self.t0 = time.monotonic()
         self.first_pages = 0
         self.warm_end = None
@@ -455,10 +470,16 @@ class Clock:
 
     def deadline(self):
         """Monotonic time the sessions stop at (far ahead while warming up)."""
+        st = self.settings
         if self.warm_end is None:
-            return self.t0 + self.settings.warmup + 3 * self.settings.action_timeout \
-                + self.settings.duration
-        return self.warm_end + self.settings.duration
+            return self.t0 + st.warmup + 3 * st.action_timeout + st.duration
+        end = self.warm_end + st.duration
+        if self.distinct() < st.min_distinct:
+            end += st.max_extra
+        return end
+
+    def distinct(self):
+        return len({a.params for a in self.actions if a.params is not None and a.error is None})
 
     async def watch(self):
         """End the warm-up (bounded: at most three action time-outs past ``warmup``)."""
@@ -578,7 +599,7 @@ async def _drive(server, settings, outcome, log):
     chromium = shutil.which("chromium")
     if chromium is None:
         raise RuntimeError("Debian's chromium is missing (`apt-get install chromium`)")
-    clock = Clock(settings)
+    clock = Clock(settings, outcome.actions)
     stop = asyncio.Event()
     monitor = asyncio.create_task(_monitor(server, outcome, clock.t0, stop))
     async with async_playwright() as p:
@@ -598,7 +619,8 @@ async def _drive(server, settings, outcome, log):
 
             warm = asyncio.create_task(mark_warm())
             # Bounded: sessions stop at the deadline; anything left 2 minutes later is cut.
-            limit = settings.warmup + 3 * settings.action_timeout + settings.duration + 120
+            limit = (settings.warmup + 3 * settings.action_timeout + settings.duration
+                     + settings.max_extra + 120)
             done = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True),
                                           timeout=limit)
             await watcher
@@ -781,7 +803,9 @@ def report(outcome, command=None):
               f"measured; datasets {', '.join(st.datasets)} (binary, l = {st.n_trees}, split "
               f"seed {st.seed}); action mix " + ", ".join(f"{k} {w:.0%}" for k, w in ACTIONS)
               + f"; session choices seeded with {st.rng_seed}; action time-out "
-              f"{st.action_timeout:g} s; wall time {outcome.wall:.0f} s.", "",
+              f"{st.action_timeout:g} s; the load continues past {st.duration:g} s until "
+              f"{st.min_distinct} distinct parameter sets were served (at most "
+              f"{st.max_extra:g} s more); wall time {outcome.wall:.0f} s.", "",
               table(["figure", "measured", "target", "met"], head), "",
               "Time to updated charts by action (after warm-up; ms). \"server\" is the "
               "server's part alone: the browser's `rerun_script` message to the server's "
@@ -823,7 +847,12 @@ def main(argv=None):
                         help="comma-separated dataset names (default: the 10 UCI datasets)")
     parser.add_argument("--trees", type=int, default=200, help="pool size l")
     parser.add_argument("--rng-seed", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per action")
+    parser.add_argument("--timeout", type=float, default=180.0,
+                        help="seconds an action may take before it counts as an error")
+    parser.add_argument("--min-distinct", type=int, default=500,
+                        help="continue past --duration until this many distinct parameter sets "
+                             "were served (at most --max-extra seconds more)")
+    parser.add_argument("--max-extra", type=float, default=300.0)
     parser.add_argument("--out", help="write the Markdown report to this file")
     parser.add_argument("--quick", action="store_true",
                         help="3 sessions, 20 s, wine and sonar, l = 20")
@@ -834,7 +863,8 @@ def main(argv=None):
     else:
         settings = Settings(sessions=args.sessions, duration=args.duration, warmup=args.warmup,
                             datasets=tuple(args.datasets.split(",")), n_trees=args.trees,
-                            rng_seed=args.rng_seed, action_timeout=args.timeout)
+                            rng_seed=args.rng_seed, action_timeout=args.timeout,
+                            min_distinct=args.min_distinct, max_extra=args.max_extra)
     outcome = run_load(settings)
     command = " ".join(["python -m benchmarks.load"] + list(sys.argv[1:] if argv is None else argv))
     cache = os.environ.get("SDWEC_CACHE_DIR")

@@ -32,7 +32,7 @@ with dashboard.guard("the frontier"):
     event = st.plotly_chart(plots.frontier(sweep, front, peers, column, second=name),
                             key="frontier_chart", on_select="rerun", selection_mode="points")
     picked = [p for p in event.selection.points
-              if len(p.get("customdata") or []) == len(plots.SWEEP_CUSTOMDATA)]
+              if len(dashboard.point_values(p.get("customdata"))) == len(plots.SWEEP_CUSTOMDATA)]
     if picked:
         target = dashboard.point_config(config, picked[-1]["customdata"])
         st.button(f"Open λ={target.lam:g}, β={target.beta:g}, γ={target.gamma:g}, "

@@ -48,9 +48,10 @@ with st.expander("Run a subset live", expanded=stored is None):
 st.header("Table 5: weight-finding time")
 st.markdown(
     "Seconds for SDWEC to find the weights from the votes `H` of the training split "
-    "(k = 25), measured here on this machine against the paper's Table 5. Our solver "
-    "collapses identical rows of the vote matrix once, which is why it is much faster "
-    "(see docs/algorithm.md).")
+    "(k = 25; median of 3 runs), measured here on this machine against the paper's Table 5 (dashed). Our "
+    "solver collapses identical rows of the vote matrix before iterating (see "
+    "docs/algorithm.md); the machines differ, so compare how the times grow with l and m "
+    "as much as the times themselves.")
 cols = st.columns(2)
 time_names = cols[0].multiselect("Datasets", datasets.names(),
                                  default=["wine", "sonar"], key="paper_time_names")

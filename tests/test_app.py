@@ -281,6 +281,10 @@ def test_frontier_page():
 def test_point_config_snaps_to_the_sidebar():
     config = dashboard.point_config(Config(), [0.0339, 14.6, 15.2, 0.99, 3, 0.9, 0.8])
     assert (config.lam, config.beta, config.gamma, config.eps) == (0.05, 15.0, 15.0, 1.0)
+    # The browser sends typed arrays as {"0": v0, "1": v1, ...}.
+    sent = {"0": 2, "1": 35, "2": 5, "3": 0.1, "4": 6, "5": 0.9, "6": 0.76}
+    config = dashboard.point_config(Config(), sent)
+    assert (config.lam, config.beta, config.gamma, config.eps) == (2.0, 35.0, 5.0, 0.1)
 
 
 def test_paper_page_and_live_timing():

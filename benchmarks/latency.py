@@ -43,7 +43,6 @@ N_REVISIT = 5
 TARGET_MS = {"nsl_kdd": 500.0}  # every other (UCI) dataset: 150 ms
 UCI_TARGET_MS = 150.0
 TIMEOUT = 900  # seconds one AppTest run may take (a cold NSL-KDD pool trains for minutes)
-LAM_KEY, BETA_KEY = "cfg_lam", "cfg_beta"  # sdwec.dashboard.WIDGET_KEYS
 
 
 def _problems(at):
@@ -106,6 +105,7 @@ def measure(name, n_moves=N_MOVES, n_trees=N_TREES, seed=SEED, log=print):
     st.cache_resource.clear()
 
     base = dashboard.Config(dataset=name, n_trees=n_trees, seed=seed)
+    lam_key, beta_key = dashboard.WIDGET_KEYS["lam"], dashboard.WIDGET_KEYS["beta"]
     (lam0, beta0), moves = move_plan(dashboard.LAMBDA_GRID, base.beta, n_moves)
     query = dashboard.config_to_query(dashboard.Config(dataset=name, n_trees=n_trees, seed=seed,
                                                        lam=lam0, beta=beta0))
@@ -119,9 +119,9 @@ def measure(name, n_moves=N_MOVES, n_trees=N_TREES, seed=SEED, log=print):
     move_times, selected, solved = [], [], []
     for lam, beta, change_beta in moves:
         if change_beta:
-            at.slider(key=BETA_KEY).set_value(beta)
+            at.slider(key=beta_key).set_value(beta)
             _timed_run(at)  # untimed: a β move, not a λ move
-        at.select_slider(key=LAM_KEY).set_value(lam)
+        at.select_slider(key=lam_key).set_value(lam)
         move_times.append(_timed_run(at))
         used = {m.label: m.value for m in at.metric}.get("Classifiers used", "?")
         selected.append(used)
@@ -133,12 +133,12 @@ def measure(name, n_moves=N_MOVES, n_trees=N_TREES, seed=SEED, log=print):
     # solved with it, so the solution cache answers.
     lam_now = solved[-1][0]
     if solved[-1][1] != beta0:
-        at.slider(key=BETA_KEY).set_value(beta0)
+        at.slider(key=beta_key).set_value(beta0)
         _timed_run(at)
     seen = [lam for lam, beta in solved if beta == beta0 and lam != lam_now]
     revisit = []
     for lam in seen[::-1][:N_REVISIT]:
-        at.select_slider(key=LAM_KEY).set_value(lam)
+        at.select_slider(key=lam_key).set_value(lam)
         revisit.append(_timed_run(at))
 
     solve_alone = []
@@ -148,7 +148,8 @@ def measure(name, n_moves=N_MOVES, n_trees=N_TREES, seed=SEED, log=print):
         solver.solve(pool.table, None, **params)
         solve_alone.append(time.perf_counter() - t0)
 
-    result = {"dataset": name, "m_val": len(pool.y_val), "unique_val": int(pool.table.rows.shape[0]),
+    result = {"dataset": name, "m_val": len(pool.y_val),
+              "unique_val": int(pool.table.rows.shape[0]),
               "pool_seconds": pool_seconds, "first": first, "noop": float(np.median(noop)),
               "moves": move_times, "revisit": revisit, "solve": solve_alone,
               "selected": selected}
@@ -187,7 +188,8 @@ def run(quick=False, log=print):
     names = QUICK if quick else UCI + LARGE
     rows, failures = [], []
     for name in names:
-        log(f"latency: {name} (l = {N_TREES}, seed {SEED}, cache {os.environ.get('SDWEC_CACHE_DIR', '~/.cache/sdwec')})")
+        cache = os.environ.get("SDWEC_CACHE_DIR", "~/.cache/sdwec")
+        log(f"latency: {name} (l = {N_TREES}, seed {SEED}, cache {cache})")
         try:
             rows.append(_row(measure(name, log=log)))
         except Exception as exc:  # noqa: BLE001 -- report the failure, keep measuring the others

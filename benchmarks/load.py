@@ -61,44 +61,43 @@ PARAM_KEYS = ("dataset", "task", "seed", "l", "lam", "beta", "gamma", "eps", "k"
 #: Action mix: slider moves, dataset switches in the select box, links with a full query.
 ACTIONS = (("slider", 0.6), ("dataset", 0.15), ("url", 0.25))
 
-# Counts script runs in the page: the app root's data-test-script-state attribute goes
-# running -> notRunning once per run; the times of both are kept for the run duration.
-OBSERVER_JS = """
+# Counts the websocket messages the page has been handed (Streamlit's own handler runs right
+# after this listener, in the same event).  With the count of frames up to the server's
+# "script finished" message, seen by Playwright on the wire, this tells when the page has
+# received a whole run.  (The app root's data-test-script-state attribute alone is not
+# enough: under load React batches "running" and "notRunning" into one render, and a run can
+# pass without the attribute ever changing.)
+COUNTER_JS = """
 (() => {
-  window.__sdwec = {runs: 0, started: null, lastRun: null, state: null};
-  const watch = () => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (!app) { setTimeout(watch, 20); return; }
-    const seen = () => {
-      const s = app.getAttribute('data-test-script-state');
-      const w = window.__sdwec;
-      if (s === w.state) return;
-      if (s === 'running') w.started = performance.now();
-      if (s === 'notRunning' && w.state !== null && w.state !== 'initial') {
-        w.runs += 1;
-        w.lastRun = w.started === null ? null : performance.now() - w.started;
-      }
-      w.state = s;
-    };
-    new MutationObserver(seen).observe(app, {attributes: true,
-      attributeFilter: ['data-test-script-state']});
-    seen();
-  };
-  if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', watch);
-  } else { watch(); }
+  window.__sdwec = {messages: 0};
+  const Native = window.WebSocket;
+  class Counted extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__sdwec.messages = 0;
+      this.addEventListener('message', () => { window.__sdwec.messages += 1; });
+    }
+  }
+  window.WebSocket = Counted;
 })();
 """
 
 READY_JS = """
-([runs, n]) => {
-  const w = window.__sdwec;
-  if (!w || w.runs <= runs || w.state !== 'notRunning') return false;
+([messages, n]) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!window.__sdwec || window.__sdwec.messages < messages || !app
+      || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const charts = document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot');
   if (charts.length < n) return false;
   for (const c of charts) { if (!c.data || !c.data.length) return false; }
   return true;
 }
+"""
+
+STATE_JS = """
+() => JSON.stringify([window.__sdwec,
+  (document.querySelector('[data-testid="stApp"]') || {getAttribute: () => null})
+    .getAttribute('data-test-script-state')])
 """
 
 CHARTS_JS = """
@@ -116,7 +115,6 @@ CHECK_JS = """
   error: Array.from(document.querySelectorAll('[data-testid="stAlertContentError"]'))
            .map(e => e.innerText.slice(0, 300)),
   traceback: document.body.textContent.includes('Traceback'),
-  lastRun: window.__sdwec ? window.__sdwec.lastRun : null,
   connection: (document.querySelector('[data-testid="stApp"]') || {getAttribute: () => null})
                 .getAttribute('data-test-connection-state'),
 })
@@ -338,16 +336,19 @@ def _slider_step(rng, params):
     return key, direction
 
 
-async def _wait_ready(page, runs_before, timeout):
-    await page.wait_for_function(READY_JS, arg=[runs_before, N_CHARTS], timeout=timeout * 1e3,
-                                 polling=50)
+async def _wait_ready(page, wire, start, timeout):
+    """Wait until a run that finished after ``start`` has reached the page and its charts
+    are drawn."""
+    limit = time.monotonic() + timeout
+    while wire.since(start) is None:
+        if time.monotonic() > limit:
+            raise TimeoutError(f"no finished script run on the websocket within {timeout:.0f} s")
+        await asyncio.sleep(0.02)
+    await page.wait_for_function(READY_JS, arg=[wire.last[2], N_CHARTS],
+                                 timeout=max(1.0, limit - time.monotonic()) * 1e3, polling=50)
     # Two animation frames: Plotly has handed the new data to the browser to paint.
     await page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
                         "requestAnimationFrame(r)))")
-
-
-async def _runs(page):
-    return await page.evaluate("() => window.__sdwec ? window.__sdwec.runs : 0")
 
 
 async def _check(page):
@@ -364,7 +365,7 @@ async def _check(page):
 async def _diagnose(page, before):
     """What the page looked like when an action failed (for the report)."""
     try:
-        seen = await page.evaluate("() => JSON.stringify(window.__sdwec)")
+        seen = await page.evaluate(STATE_JS)
         charts = await page.evaluate(CHARTS_JS)
         problems, _ = await _check(page)
         now = params_of(page.url)
@@ -377,14 +378,13 @@ async def _diagnose(page, before):
 
 
 async def _act(page, kind, rng, settings, url):
-    """Do one action; return (kind, expected URL pattern or None, runs before)."""
+    """Do one action; return its kind and the query values it must lead to (or None)."""
     params = params_of(page.url)
     if kind == "url":
         query = random_query(rng, settings)
         await page.goto(f"{url}/?{urlencode(query)}", wait_until="commit",
                         timeout=settings.action_timeout * 1e3)
-        return "url", query, -1
-    runs = await _runs(page)
+        return "url", query
     if kind == "dataset":
         current = dict(zip(PARAM_KEYS, params))["dataset"] if params else None
         choices = [n for n in settings.datasets if n != current] or list(settings.datasets)
@@ -393,7 +393,7 @@ async def _act(page, kind, rng, settings, url):
         await box.locator("input").click(timeout=settings.action_timeout * 1e3)
         await page.keyboard.type(name)
         await page.keyboard.press("Enter")
-        return "dataset", {"dataset": name}, runs
+        return "dataset", {"dataset": name}
     key, direction = _slider_step(rng, params)
     label = SLIDERS[key][0]
     thumb = page.get_by_role("group", name=label).locator('input[type="range"]').first
@@ -401,7 +401,7 @@ async def _act(page, kind, rng, settings, url):
     # One step per move: a burst of presses would be split by the client's debounce into
     # several runs, and the time to the last of them is not one user's wait.
     await thumb.press(direction)
-    return f"slider:{key}", None, runs
+    return f"slider:{key}", None
 
 
 class Wire:
@@ -411,7 +411,8 @@ class Wire:
 
     def __init__(self):
         self.sent = None
-        self.last = None  # (finished at, seconds)
+        self.socket = None  # frames received on the current websocket
+        self.last = None  # (finished at, seconds, frames received up to it)
 
     def attach(self, page):
         from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -427,8 +428,10 @@ class Wire:
                 except Exception:  # noqa: BLE001 -- not a message this cares about
                     pass
 
-        def received(payload):
-            if self.sent is None or not isinstance(payload, (bytes, bytearray)):
+        def received(socket, payload):
+            socket["frames"] += 1
+            if (socket is not self.socket or self.sent is None
+                    or not isinstance(payload, (bytes, bytearray))):
                 return
             try:
                 msg = ForwardMsg.FromString(bytes(payload))
@@ -436,11 +439,12 @@ class Wire:
                 return
             if msg.WhichOneof("type") == "script_finished" and msg.script_finished in finished:
                 now = time.perf_counter()
-                self.last = (now, now - self.sent)
+                self.last = (now, now - self.sent, socket["frames"])
 
         def on_socket(ws):
+            socket = self.socket = {"frames": 0}  # a new page load opens a new socket
             ws.on("framesent", sent)
-            ws.on("framereceived", received)
+            ws.on("framereceived", lambda payload: received(socket, payload))
 
         page.on("websocket", on_socket)
 
@@ -496,7 +500,7 @@ async def session(index, browser, url, settings, outcome, clock, log):
     """One browser session acting until the clock's deadline."""
     rng = random.Random(settings.rng_seed * 1000 + index)
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-    await context.add_init_script(OBSERVER_JS)
+    await context.add_init_script(COUNTER_JS)
     page = await context.new_page()
     wire = Wire()
     wire.attach(page)
@@ -519,13 +523,12 @@ async def session(index, browser, url, settings, outcome, clock, log):
                     pending = None
                     await page.goto(f"{url}/?{urlencode(query)}", wait_until="commit",
                                     timeout=settings.action_timeout * 1e3)
-                    runs = -1
                 else:
                     kind = rng.choices(kinds, weights=weights)[0]
-                    kind, query, runs = await _act(page, kind, rng, settings, url)
+                    kind, query = await _act(page, kind, rng, settings, url)
                 remaining = max(1.0, min(settings.action_timeout,
                                          clock.deadline() + 30 - time.monotonic()))
-                await _wait_ready(page, max(runs, 0) if runs >= 0 else 0, remaining)
+                await _wait_ready(page, wire, start, remaining)
                 seconds = time.perf_counter() - start
                 problems, state = await _check(page)
                 run_seconds = wire.since(start)
@@ -577,14 +580,16 @@ async def _monitor(server, outcome, t0, stop):
 async def _final_page(browser, url, settings):
     """A fresh session after the load: the server still serves a clean Explorer."""
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-    await context.add_init_script(OBSERVER_JS)
+    await context.add_init_script(COUNTER_JS)
     page = await context.new_page()
+    wire = Wire()
+    wire.attach(page)
     start = time.perf_counter()
     try:
         query = {"dataset": settings.datasets[0], "l": str(settings.n_trees)}
         await page.goto(f"{url}/?{urlencode(query)}", wait_until="commit",
                         timeout=settings.action_timeout * 1e3)
-        await _wait_ready(page, 0, settings.action_timeout)
+        await _wait_ready(page, wire, start, settings.action_timeout)
         problems, _ = await _check(page)
         return time.perf_counter() - start, "; ".join(problems) or None
     except Exception as exc:  # noqa: BLE001
@@ -822,7 +827,8 @@ def report(outcome, command=None):
               f"{wall:.0f} s of sessions: server {outcome.cpu_server:.0f}, Chromium and "
               f"Playwright's driver {outcome.cpu_other:.0f}, this harness "
               f"{outcome.cpu_harness:.0f} (of {2 * wall:.0f} available on 2 cores).", ""]
-    trace = ", ".join(f"{t:.0f}s {r / 2**20:.0f}" for t, r in outcome.rss[::max(1, len(outcome.rss) // 20)])
+    every = max(1, len(outcome.rss) // 20)
+    trace = ", ".join(f"{t:.0f}s {r / 2**20:.0f}" for t, r in outcome.rss[::every])
     lines += [f"Server RSS over time (s after the sessions start, MiB): {trace}.", ""]
     if s["action_errors"] or outcome.session_failures:
         lines += ["Errors:", ""]

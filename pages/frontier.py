@@ -10,7 +10,8 @@ if config is None:
 st.title("Accuracy vs sparsity")
 st.markdown(
     "Each blue point is SDWEC at one λ of the sidebar's grid (β, γ, ε, k fixed as in the "
-    "sidebar); the red staircase is its Pareto front. Beside it, on the same pool and split: "
+    "sidebar); the red staircase is its Pareto front; open circles are **SDWEC-select**, the "
+    "same trees voting with equal weights. Beside it, on the same pool and split: "
     "bagging, WMV, QFWEC, NNLS stacking and a single tree as points; reduce-error and "
     "orientation ordering, the positive Lasso path and **random subsets of each size** (the "
     "sanity baseline any pruning method should beat) as curves. Hover for the parameters; "

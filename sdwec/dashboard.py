@@ -52,6 +52,12 @@ POOL_CACHE_ENTRIES = 6
 SOLUTION_CACHE_ENTRIES = 256
 SWEEP_CACHE_ENTRIES = 16
 TIMING_CACHE_ENTRIES = 64
+#: Explorer figures kept per configuration: building a 200-bar Plotly figure costs more than
+#: the solve it shows, so a revisited configuration reuses its figures.
+FIGURE_CACHE_ENTRIES = 64
+#: Prediction time is measured on at most this many test rows (NSL-KDD has 12,597), so that a
+#: slider move stays interactive; the caption states the row count.
+TIMING_ROWS = 2000
 #: Timed runs (median reported, after one warm-up) of the Paper page's weight-finding times.
 TIMING_REPEATS = 3
 
@@ -623,8 +629,8 @@ def _prediction_seconds(source, task, n_trees, seed, selected, _weights, _datase
     from sdwec import timing
 
     pool = _pool(source, task, n_trees, seed, _dataset=_dataset)
-    return timing.prediction_seconds(pool.estimators, _weights, pool.X_test, pool.classes,
-                                     pool.prior)
+    return timing.prediction_seconds(pool.estimators, _weights, pool.X_test[:TIMING_ROWS],
+                                     pool.classes, pool.prior)
 
 
 def prediction_timing(config, weights):
@@ -643,7 +649,19 @@ def prediction_timing(config, weights):
     pruned, n_pruned = _prediction_seconds(*key, chosen, weights, _dataset=dataset)
     pool = _pool(source, config.task, config.n_trees, config.seed, _dataset=dataset)
     return timing.PredictionTiming(full_seconds=full, pruned_seconds=pruned, n_full=n_full,
-                                   n_pruned=n_pruned, n_rows=len(pool.X_test), repeats=3)
+                                   n_pruned=n_pruned, n_rows=min(len(pool.X_test), TIMING_ROWS),
+                                   repeats=3)
+
+
+@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False)
+def _explorer_figures(source, task, n_trees, seed, params, _result):
+    """The Explorer's three solution figures for one configuration (shared, read-only)."""
+    from sdwec import plots
+
+    sol = _result.solution
+    threshold = sol.threshold if np.isfinite(sol.threshold) else None
+    return (plots.method_comparison(_result.methods), plots.convergence(sol.history),
+            plots.member_weights(sol.weights, _result.member_accuracy, threshold))
 
 
 #: Second parameters the Frontier page can sweep, with values on the sidebar's grids.
@@ -744,6 +762,7 @@ def clear_caches():
     _prediction_seconds.clear()
     _sweep_chunk.clear()
     _peers.clear()
+    _explorer_figures.clear()
 
 
 # --------------------------------------------------------------------------- explorer view
@@ -785,12 +804,14 @@ def show_explorer(config):
                    f"frequent validation class, {abstain}. Splits: {result.n_val} validation "
                    f"and {result.n_test} test rows; classes "
                    f"{', '.join(map(fmt, result.classes))}.")
+    source, _ = _source(config)
+    methods_fig, convergence_fig, weights_fig = _explorer_figures(
+        source, config.task, config.n_trees, config.seed,
+        tuple(sorted(config.solver_params().items())), result)
     left, right = st.columns(2)
-    left.plotly_chart(plots.method_comparison(result.methods), key="explorer_methods")
-    right.plotly_chart(plots.convergence(sol.history), key="explorer_convergence")
-    threshold = sol.threshold if np.isfinite(sol.threshold) else None
-    st.plotly_chart(plots.member_weights(sol.weights, result.member_accuracy, threshold),
-                    key="explorer_weights")
+    left.plotly_chart(methods_fig, key="explorer_methods")
+    right.plotly_chart(convergence_fig, key="explorer_convergence")
+    st.plotly_chart(weights_fig, key="explorer_weights")
     timing_col, text_col = st.columns([3, 2])
     measured = prediction_timing(config, sol.weights)
     timing_col.plotly_chart(plots.prediction_time(measured), key="explorer_timing")

@@ -71,7 +71,8 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
     -------
     pandas.DataFrame
         One row per grid point (columns :data:`COLUMNS` plus ``lam``, ``beta``, ``gamma``,
-        ``eps``).
+        ``eps``, and ``select_val_accuracy``, ``select_test_accuracy``: the accuracy of
+        SDWEC-select, the point's selected trees voting with equal weights).
     """
     fixed = {"beta": beta, "gamma": gamma, "eps": eps}
     grid = [dict(fixed, lam=float(lam)) for lam in np.atleast_1d(lams)]
@@ -95,6 +96,10 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
     df = _rows(method, labels, [p["lam"] for p in grid], W, pool)
     for name in _SWEEPABLE:
         df[name] = [p[name] for p in grid]
+    # SDWEC-select (relaxed-lasso style): the same support voting with equal weights.
+    support = (W != 0).astype(float)
+    df["select_val_accuracy"] = combiners.accuracies(support, pool.votes("val"), pool.prior)
+    df["select_test_accuracy"] = combiners.accuracies(support, pool.votes("test"), pool.prior)
     return df
 
 

@@ -329,7 +329,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
     Parameters
     ----------
     sweep : pandas.DataFrame
-        :func:`sdwec.frontier.sweep` output (one row per parameter point).
+        :func:`sdwec.frontier.sweep` output (one row per parameter point); its
+        ``select_*`` columns give the SDWEC-select trace (drawn when ``second`` is None).
     front : pandas.DataFrame
         :func:`sdwec.frontier.pareto` of ``sweep``.
     peers : pandas.DataFrame
@@ -381,6 +382,16 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
                         line=dict(width=1, color="white")),
             customdata=rows[list(SWEEP_CUSTOMDATA)].to_numpy(dtype=float),
             hovertemplate=hover))
+    select = "select_" + accuracy
+    if second is None and select in sweep:
+        rows = sweep.sort_values("sparsity")
+        fig.add_trace(go.Scatter(
+            x=rows["sparsity"], y=rows[select], mode="markers", name="SDWEC-select",
+            marker=dict(size=7, symbol="circle-open", color=COLORS["SDWEC"]),
+            customdata=rows[["lam", "n_selected"]].to_numpy(dtype=float),
+            hovertemplate="SDWEC-select (SDWEC's trees, equal votes) λ=%{customdata[0]:.4g}"
+                          "<br>%{customdata[1]} trees<br>sparsity %{x:.3f}<br>accuracy "
+                          "%{y:.4f}<extra></extra>"))
     if not front.empty:
         ordered = front.sort_values("sparsity")
         # Between two front points the best accuracy at least this sparse is the next

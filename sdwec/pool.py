@@ -350,7 +350,19 @@ def _read_entry(path: Path, key):
     return pool if isinstance(pool, Pool) else None
 
 
+_STALE_TEMP_SECONDS = 3600  # a temp file this old belongs to a writer that died
+
+
+def _remove_stale_temp_files(folder: Path):
+    now = time.time()
+    for tmp in folder.glob(".tmp-*.pkl"):
+        with contextlib.suppress(OSError):
+            if now - tmp.stat().st_mtime > _STALE_TEMP_SECONDS:
+                tmp.unlink()
+
+
 def _write_entry(path: Path, key, pool: Pool):
+    _remove_stale_temp_files(path.parent)
     payload = pickle.dumps({"key": key, "pool": pool}, protocol=pickle.HIGHEST_PROTOCOL)
     header = _MAGIC + _HEADER.pack(hashlib.sha256(payload).digest(), len(payload))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pkl")

@@ -253,6 +253,10 @@ def test_paper(page, server):
     _open(page, f"{server}/paper{QUERY}", "h1")
     _clean(page, page.locator('[data-testid="stPlotlyChart"]').count())
     charts_before = page.locator('[data-testid="stPlotlyChart"]').count()
+    # The live-run expander starts collapsed once results/reproduction holds a stored run.
+    live = page.locator('[data-testid="stExpander"]').filter(has_text="Run a subset live")
+    if not live.get_by_role("group", name="Trees per pool", exact=True).first.is_visible():
+        live.locator("summary").first.click()
     _move(page, "Trees per pool", "ArrowLeft", 1, where="stMain")
     page.get_by_role("button", name="Measure").click()
     page.wait_for_function(

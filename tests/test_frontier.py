@@ -28,6 +28,10 @@ def test_sweep_rows_match_the_solver(small_pool):
         assert row["val_accuracy"] == pytest.approx(combiners.accuracy(
             w, small_pool.P_val, small_pool.y_val, small_pool.classes, small_pool.prior))
         assert row["abstains"] == (np.count_nonzero(w) == 0)
+        # SDWEC-select: the same trees, one vote each.
+        support = (w != 0).astype(float)
+        assert row["select_test_accuracy"] == pytest.approx(combiners.accuracy(
+            support, small_pool.P_test, small_pool.y_test, small_pool.classes, small_pool.prior))
 
 
 def test_sweep_second_parameter_is_a_grid(small_pool):

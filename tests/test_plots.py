@@ -169,7 +169,8 @@ def _sweep_frame(second=None):
                          "n_selected": n_sel, "sparsity": 1 - n_sel / 50,
                          "val_accuracy": 0.8 + n_sel / 100, "test_accuracy": 0.7 + n_sel / 100,
                          "abstains": False, "lam": lam, "beta": value or 15.0, "gamma": 15.0,
-                         "eps": 1.0})
+                         "eps": 1.0, "select_val_accuracy": 0.9 - n_sel / 100,
+                         "select_test_accuracy": 0.6 + n_sel / 200})
     return pd.DataFrame(rows)
 
 
@@ -202,6 +203,11 @@ def test_frontier_carries_parameters_for_the_explorer():
     assert sorted(front.x) == pytest.approx([0.8, 0.88, 0.96])
     val = plots.frontier(sweep, pareto(sweep, "val_accuracy"), _peers_frame(), "val_accuracy")
     assert list(_trace(val, "SDWEC (λ sweep)").y) == pytest.approx([0.82, 0.86, 0.90])
+    # SDWEC-select shares the sweep's sparsity and plots the equal-vote accuracy.
+    select = _trace(fig, "SDWEC-select")
+    assert list(select.x) == pytest.approx([0.8, 0.88, 0.96])
+    assert list(select.y) == pytest.approx([0.65, 0.63, 0.61])
+    assert list(_trace(val, "SDWEC-select").y) == pytest.approx([0.8, 0.84, 0.88])
     with pytest.raises(ValueError, match="accuracy"):
         plots.frontier(sweep, pareto(sweep), _peers_frame(), accuracy="sparsity")
 

@@ -238,3 +238,31 @@ def test_cache_entry_carries_the_compressed_votes(cache):
     warm = pool.load_pool("wine", n_trees=6)
     assert set(warm._derived) == {"val", "test"}
     assert np.array_equal(warm.votes("test").counts, built.votes("test").counts)
+
+
+def test_killed_writer_leaves_no_entry_and_stale_temp_files_are_swept(cache):
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys, time\n"
+        "from sdwec import pool\n"
+        "def stall(fd):\n"
+        "    print('writing', flush=True)\n"
+        "    time.sleep(120)\n"
+        "pool.os.fsync = stall\n"
+        "pool.load_pool('wine', n_trees=5)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, **{pool.CACHE_ENV: str(cache)}))
+    try:
+        assert proc.stdout.readline().strip() == "writing"  # mid-write: temp file open
+    finally:
+        proc.kill()  # SIGKILL: no cleanup handler runs
+        proc.wait()
+    path = pool.cache_path("wine", n_trees=5)
+    leftovers = list(cache.glob(".tmp-*"))
+    assert not path.exists() and len(leftovers) == 1
+    os.utime(leftovers[0], (0, 0))  # pretend the dead writer's file is old
+    assert pool.load_pool("wine", n_trees=5).n_trees == 5  # rebuilt, and written properly
+    assert path.exists() and list(cache.glob(".tmp-*")) == []

@@ -452,7 +452,8 @@ def read_upload(data, file_name, target, task):
     current = user_dataset()
     if current is not None and current[0] == key:
         return current
-    dataset = datasets.from_csv(bytes(data), target=target, task=task, name=file_name)
+    dataset = datasets.from_csv(bytes(data), target=target, task=task, name=file_name,
+                                max_bytes=datasets.MAX_UPLOAD_BYTES)
     set_user_dataset(key, dataset)
     return key, dataset
 

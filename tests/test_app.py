@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-from sdwec import combiners, dashboard, datasets, export, pool, solver
+from sdwec import DataError, combiners, dashboard, datasets, export, pool, solver
 from sdwec.dashboard import Config, config_from_query, config_to_query
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -340,6 +340,39 @@ def test_bad_upload_shows_the_loaders_message(content):
     at.file_uploader(key="upload_file").upload("bad.csv", content, "text/csv").run()
     assert not at.exception
     assert any(str(raised.value) in e.value for e in at.error)
+    assert not _charts(at)
+
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "csv"
+HOSTILE = sorted(name for name, spec in json.loads((CORPUS / "manifest.json").read_text()).items()
+                 if "error" in spec)
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_corpus_on_the_page_then_a_good_file_still_works(name):
+    content = (CORPUS / name).read_bytes()
+    expected = json.loads((CORPUS / "manifest.json").read_text())[name]["error"]
+    with pytest.raises(DataError) as raised:
+        datasets.from_csv(content, name=name)
+    at = _app(page="pages/your_data.py")
+    at.file_uploader(key="upload_file").upload(name, content, "text/csv").run()
+    assert not at.exception
+    shown = [e.value for e in at.error]
+    assert any(str(raised.value) in text and expected in text for text in shown), shown
+    assert not _charts(at)
+    # The same session keeps working: a good file now runs the Explorer.
+    at.file_uploader(key="upload_file").upload("good.csv", _csv(), "text/csv").run()
+    _ok(at)
+    assert _metrics(at)["Classifiers used"].endswith("/ 10")
+
+
+def test_file_over_the_upload_limit_is_refused_on_the_page(monkeypatch):
+    content = _csv()
+    monkeypatch.setattr(datasets, "MAX_UPLOAD_BYTES", len(content) - 1)
+    at = _app(page="pages/your_data.py")
+    at.file_uploader(key="upload_file").upload("big.csv", content, "text/csv").run()
+    assert not at.exception
+    assert any("MB" in e.value or "limit" in e.value for e in at.error), [e.value for e in at.error]
     assert not _charts(at)
 
 

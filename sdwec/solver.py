@@ -14,7 +14,6 @@ approximation, and it is what makes a slider move in the dashboard instant.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -25,18 +24,17 @@ from threadpoolctl import ThreadpoolController
 
 THRESHOLDS = ("paper", "adaptive", "none")
 
-# Below this many multiply-adds per iteration the BLAS runs on one thread: threads cost more
-# than they give on a 200 x 200 system, and on a loaded machine OpenBLAS's spinning threads
-# make such small products a hundred times slower (measured: 0.05 s vs 6 s for NSL-KDD).
-SINGLE_THREAD_WORK = 1e9
+# The solver's BLAS calls run on one thread.  Measured on this project's 2-core machines:
+# NSL-KDD with l = 1000 (2,259 unique rows) takes 1.9 s single-threaded against 2.6-3.0 s
+# with two threads, and on a loaded machine OpenBLAS's spinning threads make the small
+# l = 200 systems a hundred times slower (0.05 s against 6 s).  A dashboard serving several
+# sessions also wants one core per solve.
 _BLAS = None
 
 
-def _blas_limit(work):
-    """Context limiting the BLAS to one thread for small per-iteration ``work``."""
+def _blas_limit():
+    """Context limiting the BLAS to one thread."""
     global _BLAS
-    if work >= SINGLE_THREAD_WORK:
-        return nullcontext()
     if _BLAS is None:
         _BLAS = ThreadpoolController()
     return _BLAS.limit(limits=1, user_api="blas")
@@ -549,8 +547,7 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
         table = compress(H, y)
     lam, beta, gamma, eps = float(lam), float(beta), float(gamma), float(eps)
     l = table.n_classifiers
-    u = table.rows.shape[0]
-    with _blas_limit(min(u, l) * u * l):
+    with _blas_limit():
         w, history = _iterate(table, lam, beta, gamma, eps, iterations)
     if threshold == "paper":
         thr = paper_threshold(beta, gamma, eps)

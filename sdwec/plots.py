@@ -31,6 +31,21 @@ _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
 _MARGIN = dict(l=10, r=10, t=100, b=10)
 
 
+def _figure(traces, title, x_title, y_title, **layout):
+    """A figure built in one constructor call from trace dicts.
+
+    Plotly validates every ``add_trace``/``update_layout`` call separately; building the
+    Explorer's figures in one call is about three times faster, which is most of a slider
+    move's rerun time.
+    """
+    layout = dict(title=dict(text=title, y=0.98, yanchor="top", yref="container"),
+                  xaxis=dict(title=dict(text=x_title), **layout.pop("xaxis", {})),
+                  yaxis=dict(title=dict(text=y_title), **layout.pop("yaxis", {})),
+                  margin=_MARGIN, legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0),
+                  **layout)
+    return go.Figure(data=traces, layout=layout)
+
+
 def _layout(fig, title, xaxis, yaxis, **kwargs):
     # Title at the top of the canvas, legend rows between it and the plot area.
     fig.update_layout(title=dict(text=title, y=0.98, yanchor="top", yref="container"),
@@ -203,16 +218,17 @@ def convergence(history):
     plotly.graph_objects.Figure
     """
     it = [r.iteration for r in history]
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=it, y=[r.nonconvex_cost for r in history], mode="lines+markers",
-                             name="non-convex cost (eq. 4)", line=dict(color=COLORS["exact"]),
-                             customdata=[r.n_selected for r in history],
-                             hovertemplate="iteration %{x}<br>cost %{y:.4g}<br>"
-                                           "%{customdata} non-zero weights<extra></extra>"))
-    fig.add_trace(go.Scatter(x=it, y=[r.relaxed_cost for r in history], mode="lines+markers",
-                             name="convex-relaxed cost (eq. 10)",
-                             line=dict(color=COLORS["approx"], dash="dash")))
-    return _layout(fig, "Cost per iteration", "iteration", "cost")
+    traces = [
+        dict(type="scatter", x=it, y=[r.nonconvex_cost for r in history], mode="lines+markers",
+             name="non-convex cost (eq. 4)", line=dict(color=COLORS["exact"]),
+             customdata=[r.n_selected for r in history],
+             hovertemplate="iteration %{x}<br>cost %{y:.4g}<br>"
+                           "%{customdata} non-zero weights<extra></extra>"),
+        dict(type="scatter", x=it, y=[r.relaxed_cost for r in history], mode="lines+markers",
+             name="convex-relaxed cost (eq. 10)",
+             line=dict(color=COLORS["approx"], dash="dash")),
+    ]
+    return _figure(traces, "Cost per iteration", "iteration", "cost")
 
 
 def member_weights(weights, member_accuracy, threshold=None):
@@ -237,23 +253,27 @@ def member_weights(weights, member_accuracy, threshold=None):
         raise ValueError(f"weights {weights.shape} and member_accuracy {acc.shape} differ in shape")
     idx = np.arange(weights.size)
     chosen = weights > 0
-    fig = go.Figure()
-    for mask, name, colour in ((chosen, "selected", COLORS["selected"]),
-                               (~chosen, "dropped", COLORS["dropped"])):
-        fig.add_trace(go.Bar(x=idx[mask], y=weights[mask], name=f"{name} ({int(mask.sum())})",
-                             marker_color=colour, customdata=acc[mask],
-                             hovertemplate="tree %{x}<br>weight %{y:.4g}<br>"
-                                           "validation accuracy %{customdata:.3f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=idx, y=acc, mode="markers", name="tree's validation accuracy",
-                             yaxis="y2", marker=dict(color=COLORS["threshold"], size=5),
-                             hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>"))
+    traces = [dict(type="bar", x=idx[mask], y=weights[mask], name=f"{name} ({int(mask.sum())})",
+                   marker=dict(color=colour), customdata=acc[mask],
+                   hovertemplate="tree %{x}<br>weight %{y:.4g}<br>"
+                                 "validation accuracy %{customdata:.3f}<extra></extra>")
+              for mask, name, colour in ((chosen, "selected", COLORS["selected"]),
+                                         (~chosen, "dropped", COLORS["dropped"]))]
+    traces.append(dict(type="scatter", x=idx, y=acc, mode="markers",
+                       name="tree's validation accuracy", yaxis="y2",
+                       marker=dict(color=COLORS["threshold"], size=5),
+                       hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>"))
+    shapes, notes = [], []
     if threshold is not None and np.isfinite(threshold) and threshold > 0:
-        fig.add_hline(y=threshold, line=dict(color=COLORS["threshold"], dash="dot"),
-                      annotation_text=f"threshold {threshold:.3g}")
-    fig.update_layout(barmode="overlay", bargap=0.1,
-                      yaxis2=dict(title="accuracy", overlaying="y", side="right",
-                                  range=[0, 1.02], showgrid=False))
-    return _layout(fig, "Weights of the ensemble members", "tree index", "weight")
+        shapes.append(dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=threshold,
+                           y1=threshold, line=dict(color=COLORS["threshold"], dash="dot")))
+        notes.append(dict(xref="x domain", x=1, xanchor="right", yref="y", y=threshold,
+                          yanchor="bottom", showarrow=False,
+                          text=f"threshold {threshold:.3g}"))
+    return _figure(traces, "Weights of the ensemble members", "tree index", "weight",
+                   barmode="overlay", bargap=0.1, shapes=shapes, annotations=notes,
+                   yaxis2=dict(title=dict(text="accuracy"), overlaying="y", side="right",
+                               range=[0, 1.02], showgrid=False))
 
 
 def method_comparison(rows):
@@ -271,18 +291,17 @@ def method_comparison(rows):
     """
     methods = [r["method"] for r in rows]
     used = [r.get("used", "") for r in rows]
-    fig = go.Figure()
+    traces = []
     for split, colour in (("test", "#1f77b4"), ("validation", "#aec7e8")):
         values = [r[split] for r in rows]
-        fig.add_trace(go.Bar(x=methods, y=values, name=split, marker_color=colour,
-                             text=[f"{v:.3f}" for v in values], textposition="outside",
-                             customdata=used,
-                             hovertemplate="%{x}<br>" + split + " accuracy %{y:.4f}<br>"
-                                           "members used %{customdata}<extra></extra>"))
+        traces.append(dict(type="bar", x=methods, y=values, name=split,
+                           marker=dict(color=colour), text=[f"{v:.3f}" for v in values],
+                           textposition="outside", customdata=used,
+                           hovertemplate="%{x}<br>" + split + " accuracy %{y:.4f}<br>"
+                                         "members used %{customdata}<extra></extra>"))
     low = min([r["test"] for r in rows] + [r["validation"] for r in rows])
-    fig.update_yaxes(range=[max(0.0, low - 0.1), 1.05])
-    fig.update_layout(barmode="group")
-    return _layout(fig, "Accuracy on the same split", "", "accuracy")
+    return _figure(traces, "Accuracy on the same split", "", "accuracy", barmode="group",
+                   yaxis=dict(range=[max(0.0, low - 0.1), 1.05]))
 
 
 def prediction_time(timing):
@@ -299,13 +318,12 @@ def prediction_time(timing):
     """
     labels = [f"full ({timing.n_full} trees)", f"pruned ({timing.n_pruned} trees)"]
     ms = [1e3 * timing.full_seconds, 1e3 * timing.pruned_seconds]
-    fig = go.Figure(go.Bar(x=ms, y=labels, orientation="h",
-                           marker_color=[COLORS["bagging"], COLORS["SDWEC"]],
-                           text=[f"{v:.2f} ms" for v in ms], textposition="auto",
-                           hovertemplate="%{y}: %{x:.3f} ms<extra></extra>"))
-    fig.update_layout(height=220)
-    return _layout(fig, f"Prediction time on {timing.n_rows} test rows "
-                        f"(median of {timing.repeats} runs)", "milliseconds", "")
+    bar = dict(type="bar", x=ms, y=labels, orientation="h",
+               marker=dict(color=[COLORS["bagging"], COLORS["SDWEC"]]),
+               text=[f"{v:.2f} ms" for v in ms], textposition="auto",
+               hovertemplate="%{y}: %{x:.3f} ms<extra></extra>")
+    return _figure([bar], f"Prediction time on {timing.n_rows} test rows "
+                          f"(median of {timing.repeats} runs)", "milliseconds", "", height=220)
 
 
 # --------------------------------------------------------------------------- frontier

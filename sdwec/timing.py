@@ -71,6 +71,17 @@ def _median_seconds(fn, repeats):
     return float(np.median(times))
 
 
+def _checked(estimators, weights, repeats):
+    """``weights`` as floats, after checking it and ``repeats`` against the estimators."""
+    weights = np.asarray(weights, dtype=float)
+    if weights.shape != (len(estimators),):
+        raise ValueError(f"need one weight per estimator ({len(estimators)}); "
+                         f"got shape {weights.shape}")
+    if int(repeats) < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    return weights
+
+
 def prediction_seconds(estimators, weights, X, classes, prior, repeats=3):
     """Median seconds for one ensemble (its members with non-zero weight) to predict ``X``.
 
@@ -82,12 +93,7 @@ def prediction_seconds(estimators, weights, X, classes, prior, repeats=3):
     n_members : int
         Members evaluated.
     """
-    weights = np.asarray(weights, dtype=float)
-    if weights.shape != (len(estimators),):
-        raise ValueError(f"need one weight per estimator ({len(estimators)}); "
-                         f"got shape {weights.shape}")
-    if int(repeats) < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    weights = _checked(estimators, weights, repeats)
     predict, n = _predictor(estimators, weights, X, np.asarray(classes), prior)
     return _median_seconds(predict, repeats), n
 
@@ -140,12 +146,7 @@ def measure(estimators, weights, X, classes, prior, repeats=5):
     -------
     PredictionTiming
     """
-    weights = np.asarray(weights, dtype=float)
-    if weights.shape != (len(estimators),):
-        raise ValueError(f"need one weight per estimator ({len(estimators)}); "
-                         f"got shape {weights.shape}")
-    if int(repeats) < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    weights = _checked(estimators, weights, repeats)
     classes = np.asarray(classes)
     full, n_full = _predictor(estimators, np.ones(len(estimators)), X, classes, prior)
     pruned, n_pruned = _predictor(estimators, weights, X, classes, prior)

@@ -9,23 +9,15 @@ compression; "fast (table)" is a solve on a table compressed beforehand, as the 
 import numpy as np
 
 from benchmarks.common import best_of, table
-from sdwec import compress, datasets, solve
+from sdwec import compress, datasets, paper, solve
 from sdwec.pool import load_pool, prediction_matrix
 from sdwec.solver import PRESETS
 from tests.literal import literal_sdwec
 
 PARAMS = PRESETS["SDWEC-B"]
 
-# The paper's Table 5 (seconds; their machine): rows m of the training split, l = 100..1000.
-PAPER_TABLE5 = {
-    "breast": (547, [0.05, 0.10, 0.48, 1.63]), "ionosphere": (280, [0.04, 0.07, 0.31, 1.01]),
-    "wpbc": (155, [0.03, 0.06, 0.26, 0.89]), "wdbc": (456, [0.05, 0.09, 0.44, 1.34]),
-    "wine": (143, [0.03, 0.05, 0.23, 0.91]), "waveform": (4000, [0.43, 0.96, 3.01, 7.78]),
-    "vote": (186, [0.03, 0.07, 0.24, 0.97]), "vehicle": (667, [0.06, 0.18, 0.73, 1.83]),
-    "sonar": (167, [0.03, 0.06, 0.23, 0.83]), "heart": (239, [0.03, 0.07, 0.25, 1.02]),
-    "nsl_kdd": (100778, [12.73, 25.95, 80.23, 204.59]),
-}
-SIZES = (100, 200, 500, 1000)
+# The paper's Table 5 (seconds on their machine): dataset -> (training rows m, seconds per l).
+PAPER_TABLE5, SIZES = paper.TABLE5, paper.TABLE5_L
 
 
 def train_votes(name, n_trees, progress=None):

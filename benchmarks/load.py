@@ -1,26 +1,34 @@
-"""Load and memory test of the dashboard against the real server, with real browsers.
+"""Load and memory test of the dashboard against the real server.
 
-Starts ``streamlit run app.py`` on a free loopback port and opens N concurrent sessions in
-Debian's Chromium (Playwright, one browser, one context per session).  For a bounded time
-each session, driven by its own seeded random generator, repeatedly
+Starts ``streamlit run app.py`` on a free loopback port and opens N concurrent sessions, as
+websocket clients (``--client ws``, the default: :mod:`benchmarks.wsclient` speaks Streamlit's
+protocol, so a session costs the server what a user's browser costs it) or as real browsers
+(``--client browser``: Debian's Chromium driven by Playwright, one context per session).  For
+a bounded time each session, driven by its own seeded random generator, repeatedly
 
-* moves a sidebar slider with the keyboard (λ most often, also β, γ, ε and k),
-* switches the dataset with the sidebar's select box, or
-* opens a link whose query string sets the whole configuration (dataset, λ, β, γ, ε, k),
+* moves a sidebar slider one step (λ most often, also β, γ, ε and k),
+* switches the dataset in the sidebar's select box, or
+* opens a link whose query string sets the whole configuration (dataset, λ, β, γ, ε, k) --
+  a new page load, so a new server session,
 
-and waits until the run is over and the Explorer's Plotly charts are drawn again.  The
-time from the key press (or ``goto``) to that point is the *time to updated charts*; it
-includes Streamlit's client-side slider debounce and the browser's drawing.  The server's
-part alone (the browser's ``rerun_script`` message to the server's ``script_finished``
-message, read off the session's websocket) is reported beside it.
+then waits until the run is over and the Explorer's four Plotly charts have arrived (in a
+browser: are drawn again), and reads the result for ``--think`` seconds (drawn uniformly)
+before its next action.  The time from the action to that point is the *time to updated
+charts*.  With websocket clients it ends when the run's last message (``script_finished``,
+after every chart's delta) is received: the browser's drawing is not in it.  In a browser it
+includes Streamlit's slider debounce and the drawing; the server's part alone (the
+``rerun_script`` message to ``script_finished``, read off the websocket) is reported beside
+it.  ``--browsers K`` adds K real browser sessions beside the websocket clients, to measure
+what a user sees while the others load the server.
 
-After every action the page is checked for a traceback, an exception box or an
-``st.error`` box (none is caused on purpose, so each counts as an error), and an action
-that is not served within the time-out counts as an error too.  The server's resident
-memory (psutil, the process and its children) is sampled every 2 s; the report gives it at
-start (idle), after the warm-up phase and at the end, and checks the server log for
-tracebacks.  Only loopback is used, every loop is bounded by a deadline, and the server and
-browser are stopped at the end whatever happens.
+After every action the run is checked for a traceback, an exception box or an ``st.error``
+box (none is caused on purpose, so each counts as an error), for fewer than four charts with
+data, and for a configuration the page did not apply; an action not served within the
+time-out counts as an error too.  The server's resident memory (psutil, the process and its
+children) is sampled every 2 s; the report gives it at start (idle), after the warm-up phase
+and at the end, and checks the server log for tracebacks.  Only loopback is used, every loop
+is bounded by a deadline, and the server and browser are stopped at the end whatever
+happens.
 
 Run ``python -m benchmarks.load --help`` for the options; the full run is
 ``python -m benchmarks.load --sessions 10 --duration 120 --out results/load.md``.
@@ -52,6 +60,8 @@ UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", 
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
 N_CHARTS = 4  # Plotly charts on the Explorer
+#: Environment the server runs with, as ``scripts/dashboard.sh`` starts it.
+SERVER_ENV = {"MALLOC_ARENA_MAX": "2"}
 #: Sidebar sliders moved by the sessions: URL key -> (label, relative frequency).
 SLIDERS = {"lam": ("λ (data fidelity, log scale)", 5), "beta": ("β (non-negativity penalty)", 2),
            "gamma": ("γ (log-sum-exp sharpness)", 2), "eps": ("ε (log scale)", 1),
@@ -136,11 +146,16 @@ class Settings:
     min_distinct: int = 0  # keep going past ``duration`` until this many distinct parameter
     max_extra: float = 300.0  # sets were served, for at most this many more seconds
     cache_dir: str | None = None  # $SDWEC_CACHE_DIR for the server; None keeps the current
+    client: str = "ws"  # "ws": websocket clients; "browser": Chromium sessions
+    browsers: int = 0  # with client "ws": this many browser sessions beside them
+    think: tuple = (0.5, 2.5)  # seconds a session reads the result before its next action
+    options: tuple = ()  # extra ``streamlit run`` flags, e.g. ("--runner.postScriptGC", "true")
+    env: tuple = ()  # extra (name, value) pairs for the server's environment
 
 
 @dataclass
 class Action:
-    session: int
+    session: int  # browser sessions beside websocket clients are numbered after them
     phase: str  # "warm-up" or "load"
     kind: str  # "slider:<key>", "dataset", "url"
     dataset: str
@@ -148,6 +163,7 @@ class Action:
     run_seconds: float | None  # the server's part: rerun request -> script finished
     params: tuple | None
     error: str | None = None
+    client: str = "ws"  # "ws" or "browser"
 
 
 @dataclass
@@ -170,9 +186,10 @@ class Outcome:
     final_seconds: float | None = None  # a fresh page load after the run
     final_error: str | None = None
     cpu_server: float = 0.0
-    cpu_other: float = 0.0  # Playwright's driver and Chromium
+    cpu_other: float = 0.0  # Playwright's driver and Chromium (browser sessions)
     cpu_harness: float = 0.0
     load_average: list = field(default_factory=list)  # (t, 1-minute load average)
+    server_setup: str = ""  # the server's environment settings and extra flags
 
 
 # --------------------------------------------------------------------------- server
@@ -186,23 +203,27 @@ def free_port():
 
 
 class Server:
-    """``streamlit run app.py`` on loopback; a context manager that always stops it."""
+    """``streamlit run app.py`` (or another ``script``) on loopback; a context manager that
+    always stops it."""
 
-    def __init__(self, cache_dir=None, log_dir=None):
+    def __init__(self, cache_dir=None, log_dir=None, script="app.py", options=(), env=()):
+        self.script = str(script)
+        self.options = list(options)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="sdwec-load-")) / "server.log"
-        self.env = dict(os.environ)
+        self.env = dict(SERVER_ENV, **os.environ)
+        self.env.update(dict(env))
         if cache_dir is not None:
             self.env["SDWEC_CACHE_DIR"] = str(cache_dir)
         self.proc = None
 
     def __enter__(self):
-        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        cmd = [sys.executable, "-m", "streamlit", "run", self.script, "--server.headless", "true",
                "--server.port", str(self.port), "--server.address", "127.0.0.1",
                "--browser.gatherUsageStats", "false",
                # Others edit the tree while the test runs: no file watching, no reloads.
-               "--server.fileWatcherType", "none"]
+               "--server.fileWatcherType", "none"] + self.options
         with open(self.log_path, "wb") as out:
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out,
                                          stderr=subprocess.STDOUT)
@@ -453,6 +474,125 @@ class Wire:
         return self.last[1] if self.last is not None and self.last[0] >= start else None
 
 
+def total_sessions(settings):
+    """Sessions of a run: the websocket clients or browsers, plus browsers beside clients."""
+    return settings.sessions + (settings.browsers if settings.client == "ws" else 0)
+
+
+async def _think(rng, settings, clock):
+    """A user reading the result before the next action (never past the deadline)."""
+    low, high = settings.think
+    pause = min(rng.uniform(low, high), max(0.0, clock.deadline() - time.monotonic()))
+    if pause > 0:
+        await asyncio.sleep(pause)
+
+
+def _dataset_of(params):
+    return dict(zip(PARAM_KEYS, params))["dataset"] if params else "?"
+
+
+async def _after(action, outcome, clock, first_page, rng, settings, log):
+    """Record ``action``, then pause like a user; after an error return a fresh link to
+    start again from (a known state), else ``None``."""
+    outcome.actions.append(action)
+    if first_page:
+        clock.first_page_done()
+    if action.error:
+        log(f"  session {action.session}: {action.kind} on {action.dataset}: "
+            f"ERROR {action.error}")
+        return ("url", random_query(rng, settings))
+    await _think(rng, settings, clock)
+    return None
+
+
+def _next_value(widget, current, direction):
+    """The value one arrow-key step from ``current`` (a query-string value) on ``widget``."""
+    step = 1 if direction == "ArrowRight" else -1
+    if widget.kind == "select_slider":
+        options = list(widget.options)
+        index = options.index(current) if current in options else 0
+        return options[min(max(index + step, 0), len(options) - 1)]
+    value = float(current) + step * widget.step
+    return min(max(value, widget.low), widget.high)
+
+
+def _served(kind, query, before, params, run_problems, charts):
+    """Problems with a served action: the page's own, missing charts, a request not applied."""
+    problems = list(run_problems)
+    if charts < N_CHARTS:
+        problems.append(f"{charts} of {N_CHARTS} charts arrived with data")
+    if params is None:
+        problems.append("the page address lacks the configuration")
+    elif query is not None:
+        got = dict(zip(PARAM_KEYS, params))
+        wrong = [k for k, v in query.items() if k in got and got[k] != v]
+        if wrong:
+            problems.append(f"the page did not apply {', '.join(wrong)} "
+                            f"(asked {query}, got {got})")
+    if kind.startswith("slider") and params is not None and params == before:
+        problems.append("the slider move changed nothing")
+    return problems
+
+
+async def ws_session(index, url, settings, outcome, clock, log):
+    """One websocket client acting until the clock's deadline (see :mod:`benchmarks.wsclient`)."""
+    from benchmarks.wsclient import Session
+
+    rng = random.Random(settings.rng_seed * 1000 + index)
+    client = Session(url, timeout=settings.action_timeout)
+    kinds, weights = zip(*ACTIONS)
+    first = random_query(rng, settings)
+    first["dataset"] = settings.datasets[index % len(settings.datasets)]
+    pending = ("url", first)
+    first_page, alive = True, True
+    try:
+        while time.monotonic() < clock.deadline():
+            phase = clock.phase()
+            before = params_of("/?" + client.query) if client.socket else None
+            seconds = params = None
+            try:
+                if pending is not None:
+                    (kind, query), pending = pending, None
+                else:
+                    kind = rng.choices(kinds, weights=weights)[0]
+                    query = random_query(rng, settings) if kind == "url" else None
+                if kind == "url":
+                    run = await client.open(urlencode(query))
+                elif kind == "dataset":
+                    current = dict(zip(PARAM_KEYS, before))["dataset"] if before else None
+                    name = rng.choice([n for n in settings.datasets if n != current]
+                                      or list(settings.datasets))
+                    query = {"dataset": name}
+                    run = await client.set("Dataset", name)
+                else:
+                    key, direction = _slider_step(rng, before)
+                    kind = f"slider:{key}"
+                    label = SLIDERS[key][0]
+                    widget = client.widgets.get(label)
+                    if widget is None or before is None:
+                        raise RuntimeError(f"no {label!r} slider on the page")
+                    value = _next_value(widget, dict(zip(PARAM_KEYS, before))[key], direction)
+                    run = await client.set(label, value)
+                seconds = run.seconds
+                params = params_of("/?" + run.query)
+                error = "; ".join(_served(kind, query, before, params, run.problems,
+                                          run.charts)) or None
+            except Exception as exc:  # noqa: BLE001 -- a failed action is counted, not fatal
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+            # The whole of a websocket client's time is the server's part: no separate figure.
+            action = Action(index, phase, kind, _dataset_of(params or before), seconds, None,
+                            params if error is None else None, error, "ws")
+            pending = await _after(action, outcome, clock, first_page, rng, settings, log)
+            first_page = False
+        alive = client.socket is not None and pending is None
+    except Exception as exc:  # noqa: BLE001
+        alive = False
+        outcome.session_failures.append(f"session {index}: {type(exc).__name__}: {exc}")
+    finally:
+        await client.close()
+    return alive
+
+
 class Clock:
     """Phases of a run: the warm-up ends once ``warmup`` seconds have passed *and* every
     session has drawn its first page (the server's first runs import the libraries and read
@@ -490,7 +630,7 @@ class Clock:
         limit = self.t0 + self.settings.warmup + 3 * self.settings.action_timeout
         while time.monotonic() < limit and (
                 time.monotonic() < self.t0 + self.settings.warmup
-                or self.first_pages < self.settings.sessions):
+                or self.first_pages < total_sessions(self.settings)):
             await asyncio.sleep(0.2)
         self.warm_end = time.monotonic()
         self.warm.set()
@@ -530,32 +670,19 @@ async def session(index, browser, url, settings, outcome, clock, log):
                                          clock.deadline() + 30 - time.monotonic()))
                 await _wait_ready(page, wire, start, remaining)
                 seconds = time.perf_counter() - start
-                problems, state = await _check(page)
+                problems, _ = await _check(page)
                 run_seconds = wire.since(start)
                 params = params_of(page.url)
-                if query is not None and params is not None:
-                    got = dict(zip(PARAM_KEYS, params))
-                    wrong = [k for k, v in query.items() if k in got and got[k] != v]
-                    if wrong:
-                        problems.append(f"the page did not apply {', '.join(wrong)} "
-                                        f"(asked {query}, got {got})")
-                if kind.startswith("slider") and params is not None and params == before:
-                    problems.append("the slider move changed nothing")
-                error = "; ".join(problems) or None
+                charts = await page.evaluate(CHARTS_JS)
+                drawn = sum(1 for n in charts["drawn"] if n > 0)
+                error = "; ".join(_served(kind, query, before, params, problems, drawn)) or None
             except Exception as exc:  # noqa: BLE001 -- a failed action is counted, not fatal
                 error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
                 error += await _diagnose(page, before)
-            dataset = (dict(zip(PARAM_KEYS, params))["dataset"] if params
-                       else (dict(zip(PARAM_KEYS, before))["dataset"] if before else "?"))
-            outcome.actions.append(Action(index, phase, kind, dataset, seconds, run_seconds,
-                                          params, error))
-            if first_page:
-                first_page = False
-                clock.first_page_done()
-            if error:
-                log(f"  session {index}: {kind} on {dataset}: ERROR {error}")
-                # Start again from a known state: a fresh link.
-                pending = ("url", random_query(rng, settings))
+            action = Action(index, phase, kind, _dataset_of(params or before), seconds,
+                            run_seconds, params if error is None else None, error, "browser")
+            pending = await _after(action, outcome, clock, first_page, rng, settings, log)
+            first_page = False
         state = await page.evaluate(CHECK_JS)
         alive = state["connection"] in (None, "CONNECTED") and not page.is_closed()
     except Exception as exc:  # noqa: BLE001
@@ -598,47 +725,76 @@ async def _final_page(browser, url, settings):
         await context.close()
 
 
-async def _drive(server, settings, outcome, log):
-    from playwright.async_api import async_playwright
+async def _final_ws_page(url, settings):
+    """A fresh websocket session after the load: the server still serves a clean Explorer."""
+    from benchmarks.wsclient import Session
 
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        raise RuntimeError("Debian's chromium is missing (`apt-get install chromium`)")
+    query = {"dataset": settings.datasets[0], "l": str(settings.n_trees)}
+    try:
+        async with Session(url, timeout=settings.action_timeout) as client:
+            run = await client.open(urlencode(query))
+    except Exception as exc:  # noqa: BLE001
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+    problems = run.problems + ([f"{run.charts} of {N_CHARTS} charts arrived with data"]
+                               if run.charts < N_CHARTS else [])
+    return run.seconds, "; ".join(problems) or None
+
+
+async def _drive(server, settings, outcome, log):
     clock = Clock(settings, outcome.actions)
     stop = asyncio.Event()
     monitor = asyncio.create_task(_monitor(server, outcome, clock.t0, stop))
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
-        try:
-            tasks = [asyncio.create_task(session(i, browser, server.url, settings, outcome,
-                                                 clock, log))
-                     for i in range(settings.sessions)]
-            watcher = asyncio.create_task(clock.watch())
+    n_browsers = settings.sessions if settings.client == "browser" else settings.browsers
+    n_clients = settings.sessions if settings.client == "ws" else 0
+    playwright = browser = None
+    try:
+        if n_browsers:
+            from playwright.async_api import async_playwright
 
-            async def mark_warm():
-                await clock.warm.wait()
-                outcome.rss_warm = server.rss()
-                outcome.warm_seconds = clock.warm_end - clock.t0
-                log(f"  warm-up over after {outcome.warm_seconds:.0f} s: server RSS "
-                    f"{outcome.rss_warm / 2**20:.0f} MiB, {len(outcome.actions)} actions so far")
+            chromium = shutil.which("chromium")
+            if chromium is None:
+                raise RuntimeError("Debian's chromium is missing (`apt-get install chromium`)")
+            playwright = await async_playwright().start()
+            browser = await playwright.chromium.launch(executable_path=chromium,
+                                                       args=LAUNCH_ARGS)
+        tasks = [asyncio.create_task(ws_session(i, server.url, settings, outcome, clock, log))
+                 for i in range(n_clients)]
+        tasks += [asyncio.create_task(session(n_clients + i, browser, server.url, settings,
+                                              outcome, clock, log))
+                  for i in range(n_browsers)]
+        watcher = asyncio.create_task(clock.watch())
 
-            warm = asyncio.create_task(mark_warm())
-            # Bounded: sessions stop at the deadline; anything left 2 minutes later is cut.
-            limit = (settings.warmup + 3 * settings.action_timeout + settings.duration
-                     + settings.max_extra + 120)
-            done = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True),
-                                          timeout=limit)
-            await watcher
-            await warm
-            outcome.load_seconds = time.monotonic() - clock.warm_end
-            outcome.sessions_held = sum(1 for d in done if d is True)
+        async def mark_warm():
+            await clock.warm.wait()
+            outcome.rss_warm = server.rss()
+            outcome.warm_seconds = clock.warm_end - clock.t0
+            log(f"  warm-up over after {outcome.warm_seconds:.0f} s: server RSS "
+                f"{outcome.rss_warm / 2**20:.0f} MiB, {len(outcome.actions)} actions so far")
+
+        warm = asyncio.create_task(mark_warm())
+        # Bounded: sessions stop at the deadline; anything left 2 minutes later is cut.
+        limit = (settings.warmup + 3 * settings.action_timeout + settings.duration
+                 + settings.max_extra + 120)
+        done = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True),
+                                      timeout=limit)
+        await watcher
+        await warm
+        outcome.load_seconds = time.monotonic() - clock.warm_end
+        outcome.sessions_held = sum(1 for d in done if d is True)
+        if browser is not None:
             outcome.final_seconds, outcome.final_error = await _final_page(
                 browser, server.url, settings)
-        finally:
-            stop.set()
-            await monitor
-            outcome.cpu_other = _descendants_cpu(exclude=server.proc.pid)
+        else:
+            outcome.final_seconds, outcome.final_error = await _final_ws_page(
+                server.url, settings)
+    finally:
+        stop.set()
+        await monitor
+        outcome.cpu_other = _descendants_cpu(exclude=server.proc.pid)
+        if browser is not None:
             await browser.close()
+        if playwright is not None:
+            await playwright.stop()
 
 
 def _cpu(proc):
@@ -682,8 +838,14 @@ def run_load(settings=None, log=print):
         f"{settings.duration:g} s, datasets {', '.join(settings.datasets)}, l = {settings.n_trees}")
     ensure_pools(settings.datasets, settings.n_trees, settings.seed, settings.cache_dir, log)
     start = time.monotonic()
-    with Server(cache_dir=settings.cache_dir) as server:
+    with Server(cache_dir=settings.cache_dir, options=settings.options,
+                env=settings.env) as server:
         time.sleep(1.0)
+        names = list(SERVER_ENV) + [k for k, _ in settings.env if k not in SERVER_ENV]
+        setup = [f"{k}={server.env.get(k, 'unset')}" for k in names]
+        if settings.options:
+            setup.append(" ".join(settings.options))
+        outcome.server_setup = ", ".join(setup)
         outcome.rss_start = server.rss()
         log(f"  server on {server.url}, idle RSS {outcome.rss_start / 2**20:.0f} MiB")
         import psutil
@@ -706,15 +868,30 @@ def run_load(settings=None, log=print):
 # --------------------------------------------------------------------------- report
 
 
+def _pcts(values):
+    return (percentile(values, 50), percentile(values, 95)) if values else (float("nan"),) * 2
+
+
 def summary(outcome):
-    """The headline figures of a run (a dict), computed from the recorded actions."""
+    """The headline figures of a run (a dict), computed from the recorded actions.
+
+    The percentiles are over the measured phase's served actions of the run's own client
+    (``settings.client``); ``browser_*`` are those of browser sessions run beside
+    websocket clients, if any.
+    """
+    main = outcome.settings.client
     load = [a for a in outcome.actions if a.phase == "load"]
     ok = [a for a in load if a.error is None and a.seconds is not None]
-    uci = [a.seconds for a in ok if a.dataset in UCI]
-    uci_server = [a.run_seconds for a in ok if a.dataset in UCI and a.run_seconds is not None]
+    mine = [a for a in ok if a.client == main]
+    uci = [a.seconds for a in mine if a.dataset in UCI]
+    uci_server = [a.run_seconds for a in mine if a.dataset in UCI and a.run_seconds is not None]
+    beside = [a.seconds for a in ok if a.client != main and a.dataset in UCI]
     moves = [a for a in ok if a.kind.startswith("slider")]
     distinct = {a.params for a in outcome.actions if a.params is not None and a.error is None}
     errors = [a for a in outcome.actions if a.error is not None]
+    (p50_all, p95_all), (p50_uci, p95_uci) = _pcts([a.seconds for a in mine]), _pcts(uci)
+    server_p50_uci, server_p95_uci = _pcts(uci_server)
+    browser_p50_uci, browser_p95_uci = _pcts(beside)
     return {
         "actions": len(outcome.actions), "load_actions": len(load),
         "slider_moves": sum(1 for a in outcome.actions if a.kind.startswith("slider")
@@ -725,12 +902,10 @@ def summary(outcome):
         "links": sum(1 for a in outcome.actions if a.kind == "url" and a.error is None),
         "distinct": len(distinct), "errors": len(errors) + outcome.server_log_tracebacks,
         "action_errors": errors,
-        "p50_all": percentile([a.seconds for a in ok], 50) if ok else float("nan"),
-        "p95_all": percentile([a.seconds for a in ok], 95) if ok else float("nan"),
-        "server_p50_uci": percentile(uci_server, 50) if uci_server else float("nan"),
-        "server_p95_uci": percentile(uci_server, 95) if uci_server else float("nan"),
-        "p50_uci": percentile(uci, 50) if uci else float("nan"),
-        "p95_uci": percentile(uci, 95) if uci else float("nan"),
+        "p50_all": p50_all, "p95_all": p95_all, "p50_uci": p50_uci, "p95_uci": p95_uci,
+        "server_p50_uci": server_p50_uci, "server_p95_uci": server_p95_uci,
+        "browser_n": len(beside), "browser_p50_uci": browser_p50_uci,
+        "browser_p95_uci": browser_p95_uci,
         "rss_growth": outcome.rss_end - outcome.rss_warm,
         "max_connections": max((c for _, c in outcome.connections), default=0),
     }
@@ -740,11 +915,11 @@ def _by_kind(outcome):
     rows = []
     load = [a for a in outcome.actions if a.phase == "load" and a.error is None
             and a.seconds is not None]
-    for kind in sorted({a.kind for a in load}):
-        sel = [a for a in load if a.kind == kind]
+    for client, kind in sorted({(a.client, a.kind) for a in load}):
+        sel = [a for a in load if a.kind == kind and a.client == client]
         secs = [a.seconds for a in sel]
         runs = [a.run_seconds for a in sel if a.run_seconds is not None]
-        rows.append([kind, len(sel), f"{percentile(secs, 50) * 1e3:.0f}",
+        rows.append([client, kind, len(sel), f"{percentile(secs, 50) * 1e3:.0f}",
                      f"{percentile(secs, 95) * 1e3:.0f}", f"{max(secs) * 1e3:.0f}",
                      f"{percentile(runs, 50) * 1e3:.0f}" if runs else "",
                      f"{percentile(runs, 95) * 1e3:.0f}" if runs else ""])
@@ -755,11 +930,21 @@ def _by_dataset(outcome):
     rows = []
     load = [a for a in outcome.actions if a.phase == "load" and a.error is None
             and a.seconds is not None]
-    for name in sorted({a.dataset for a in load}):
-        secs = [a.seconds for a in load if a.dataset == name]
-        rows.append([name, len(secs), f"{percentile(secs, 50) * 1e3:.0f}",
+    for client, name in sorted({(a.client, a.dataset) for a in load}):
+        secs = [a.seconds for a in load if a.dataset == name and a.client == client]
+        rows.append([client, name, len(secs), f"{percentile(secs, 50) * 1e3:.0f}",
                      f"{percentile(secs, 95) * 1e3:.0f}"])
     return rows
+
+
+def _describe(settings):
+    """Who the sessions were, in words."""
+    if settings.client == "browser":
+        return f"{settings.sessions} Chromium session" + "s" * (settings.sessions != 1)
+    text = f"{settings.sessions} websocket client" + "s" * (settings.sessions != 1)
+    if settings.browsers:
+        text += f" and {settings.browsers} Chromium session(s) beside them"
+    return text
 
 
 def report(outcome, command=None):
@@ -767,9 +952,14 @@ def report(outcome, command=None):
     s, st = summary(outcome), outcome.settings
     mib = lambda b: f"{b / 2**20:.0f} MiB"  # noqa: E731
     verdict = lambda ok: "yes" if ok else "**no**"  # noqa: E731
+    ms = lambda a, b: f"{a * 1e3:.0f} / {b * 1e3:.0f} ms"  # noqa: E731
+    n = total_sessions(st)
+    browser = st.client == "browser"
+    charts = ("time to updated charts (drawn in the browser), UCI, p50 / p95" if browser else
+              "time to updated charts (every chart's message received), UCI, p50 / p95")
     head = [
-        ["sessions held to the end", f"{outcome.sessions_held} / {st.sessions}",
-         f"{st.sessions}", verdict(outcome.sessions_held == st.sessions)],
+        ["sessions held to the end", f"{outcome.sessions_held} / {n}", f"{n}",
+         verdict(outcome.sessions_held == n)],
         ["measured load (after a warm-up of " f"{outcome.warm_seconds:.0f} s)",
          f"{outcome.load_seconds:.0f} s", "120 s", verdict(outcome.load_seconds >= 120)],
         ["slider moves served (all / after warm-up)",
@@ -777,11 +967,16 @@ def report(outcome, command=None):
         ["dataset switches (select box) / links opened", f"{s['dataset_switches']} / {s['links']}",
          "", ""],
         ["distinct parameter sets served", s["distinct"], "≥ 500", verdict(s["distinct"] >= 500)],
-        ["time to updated charts, UCI, p50 / p95",
-         f"{s['p50_uci'] * 1e3:.0f} / {s['p95_uci'] * 1e3:.0f} ms", "p95 < 1000 ms",
-         verdict(s["p95_uci"] < 1.0)],
-        ["server's part alone (websocket), UCI, p50 / p95",
-         f"{s['server_p50_uci'] * 1e3:.0f} / {s['server_p95_uci'] * 1e3:.0f} ms", "", ""],
+        [charts, ms(s["p50_uci"], s["p95_uci"]), "p95 < 1000 ms", verdict(s["p95_uci"] < 1.0)],
+    ]
+    if browser:
+        head.append(["server's part alone (websocket), UCI, p50 / p95",
+                     ms(s["server_p50_uci"], s["server_p95_uci"]), "", ""])
+    if s["browser_n"]:
+        head.append([f"the Chromium session(s) beside them: time to drawn charts, UCI, "
+                     f"p50 / p95 (n = {s['browser_n']})",
+                     ms(s["browser_p50_uci"], s["browser_p95_uci"]), "", ""])
+    head += [
         ["errors (page + time-outs + server-log tracebacks)",
          f"{len(s['action_errors'])} + {outcome.server_log_tracebacks}", "0",
          verdict(s["errors"] == 0)],
@@ -804,36 +999,40 @@ def report(outcome, command=None):
     if command:
         lines += ["Command:", "", f"```\n{command}\n```", ""]
     lines += [f"Machine: {machine()}", "",
-              f"Settings: {st.sessions} sessions, {st.warmup:g} s warm-up then {st.duration:g} s "
+              f"Settings: {_describe(st)}, {st.warmup:g} s warm-up then {st.duration:g} s "
               f"measured; datasets {', '.join(st.datasets)} (binary, l = {st.n_trees}, split "
               f"seed {st.seed}); action mix " + ", ".join(f"{k} {w:.0%}" for k, w in ACTIONS)
-              + f"; session choices seeded with {st.rng_seed}; action time-out "
-              f"{st.action_timeout:g} s; the load continues past {st.duration:g} s until "
-              f"{st.min_distinct} distinct parameter sets were served (at most "
-              f"{st.max_extra:g} s more); wall time {outcome.wall:.0f} s.", "",
+              + f"; after each served action a session waits {st.think[0]:g}–{st.think[1]:g} s "
+              f"(uniform) before the next; session choices seeded with {st.rng_seed}; action "
+              f"time-out {st.action_timeout:g} s; the load continues past {st.duration:g} s "
+              f"until {st.min_distinct} distinct parameter sets were served (at most "
+              f"{st.max_extra:g} s more); server started with {outcome.server_setup}; wall "
+              f"time {outcome.wall:.0f} s.", "",
               table(["figure", "measured", "target", "met"], head), "",
-              "Time to updated charts by action (after warm-up; ms). \"server\" is the "
-              "server's part alone: the browser's `rerun_script` message to the server's "
-              "`script_finished` message on the session's websocket:", "",
-              table(["action", "n", "p50", "p95", "max", "server p50", "server p95"],
+              "Time to updated charts by session kind and action (after warm-up; ms). For "
+              "websocket clients it ends when the run's `script_finished` message arrives; for "
+              "browsers when the charts are drawn, and \"server\" is the browser's "
+              "`rerun_script` message to the server's `script_finished` message on its "
+              "websocket:", "",
+              table(["client", "action", "n", "p50", "p95", "max", "server p50", "server p95"],
                     _by_kind(outcome)), "", "By dataset (after warm-up; ms):", "",
-              table(["dataset", "n", "p50", "p95"], _by_dataset(outcome)), ""]
+              table(["client", "dataset", "n", "p50", "p95"], _by_dataset(outcome)), ""]
     loads = [x for _, x in outcome.load_average]
     wall = outcome.warm_seconds + outcome.load_seconds
-    lines += [f"Shared machine: other engineers' jobs ran during this test. 1-minute load "
-              f"average over the run: min {min(loads, default=float('nan')):.1f}, mean "
-              f"{np.mean(loads) if loads else float('nan'):.1f}, max "
+    lines += [f"1-minute load average over the run: min {min(loads, default=float('nan')):.1f}, "
+              f"mean {np.mean(loads) if loads else float('nan'):.1f}, max "
               f"{max(loads, default=float('nan')):.1f} (2 cores). CPU seconds used during the "
               f"{wall:.0f} s of sessions: server {outcome.cpu_server:.0f}, Chromium and "
-              f"Playwright's driver {outcome.cpu_other:.0f}, this harness "
-              f"{outcome.cpu_harness:.0f} (of {2 * wall:.0f} available on 2 cores).", ""]
+              f"Playwright's driver {outcome.cpu_other:.0f}, this harness (with the websocket "
+              f"clients) {outcome.cpu_harness:.0f} (of {2 * wall:.0f} available on 2 cores).",
+              ""]
     every = max(1, len(outcome.rss) // 20)
     trace = ", ".join(f"{t:.0f}s {r / 2**20:.0f}" for t, r in outcome.rss[::every])
     lines += [f"Server RSS over time (s after the sessions start, MiB): {trace}.", ""]
     if s["action_errors"] or outcome.session_failures:
         lines += ["Errors:", ""]
-        lines += [f"- session {a.session}, {a.phase}, {a.kind} on {a.dataset}: {a.error}"
-                  for a in s["action_errors"][:30]]
+        lines += [f"- session {a.session} ({a.client}), {a.phase}, {a.kind} on {a.dataset}: "
+                  f"{a.error}" for a in s["action_errors"][:30]]
         lines += [f"- {f}" for f in outcome.session_failures]
         lines.append("")
     if outcome.server_log_tracebacks:
@@ -859,18 +1058,45 @@ def main(argv=None):
                         help="continue past --duration until this many distinct parameter sets "
                              "were served (at most --max-extra seconds more)")
     parser.add_argument("--max-extra", type=float, default=300.0)
+    parser.add_argument("--client", choices=("ws", "browser"), default="ws",
+                        help="sessions as websocket clients (default) or Chromium browsers")
+    parser.add_argument("--browsers", type=int, default=0,
+                        help="with --client ws: this many Chromium sessions beside the clients")
+    parser.add_argument("--think", default="0.5,2.5",
+                        help="LOW,HIGH: seconds a session waits after each served action "
+                             "(uniform; 0,0 for none)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="extra `streamlit run` config flag, e.g. runner.postScriptGC=true "
+                             "(repeatable; to compare settings)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="extra environment variable for the server, e.g. "
+                             "MALLOC_ARENA_MAX=8 (repeatable)")
     parser.add_argument("--out", help="write the Markdown report to this file")
     parser.add_argument("--quick", action="store_true",
                         help="3 sessions, 20 s, wine and sonar, l = 20")
     args = parser.parse_args(argv)
+    try:
+        low, high = (float(x) for x in args.think.split(","))
+    except ValueError:
+        parser.error(f"--think takes LOW,HIGH in seconds, e.g. 0.5,2.5 (got {args.think!r})")
+    if not 0 <= low <= high:
+        parser.error(f"--think needs 0 <= LOW <= HIGH (got {args.think!r})")
+    pairs = {}
+    for flag in ("option", "env"):
+        pairs[flag] = [tuple(item.split("=", 1)) for item in getattr(args, flag)]
+        if any(len(p) != 2 or not p[0] for p in pairs[flag]):
+            parser.error(f"--{flag} takes NAME=VALUE (got {getattr(args, flag)})")
+    options = tuple(x for name, value in pairs["option"] for x in (f"--{name}", value))
+    common = dict(rng_seed=args.rng_seed, action_timeout=args.timeout, client=args.client,
+                  browsers=args.browsers, think=(low, high), options=options,
+                  env=tuple(pairs["env"]))
     if args.quick:
         settings = Settings(sessions=3, duration=20, warmup=8, datasets=("wine", "sonar"),
-                            n_trees=20, rng_seed=args.rng_seed, action_timeout=args.timeout)
+                            n_trees=20, **common)
     else:
         settings = Settings(sessions=args.sessions, duration=args.duration, warmup=args.warmup,
                             datasets=tuple(args.datasets.split(",")), n_trees=args.trees,
-                            rng_seed=args.rng_seed, action_timeout=args.timeout,
-                            min_distinct=args.min_distinct, max_extra=args.max_extra)
+                            min_distinct=args.min_distinct, max_extra=args.max_extra, **common)
     outcome = run_load(settings)
     command = " ".join(["python -m benchmarks.load"] + list(sys.argv[1:] if argv is None else argv))
     cache = os.environ.get("SDWEC_CACHE_DIR")

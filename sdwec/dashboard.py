@@ -53,8 +53,9 @@ SOLUTION_CACHE_ENTRIES = 256
 SWEEP_CACHE_ENTRIES = 16
 TIMING_CACHE_ENTRIES = 64
 #: Explorer figures kept per configuration: building a 200-bar Plotly figure costs more than
-#: the solve it shows, so a revisited configuration reuses its figures.
-FIGURE_CACHE_ENTRIES = 64
+#: the solve it shows, so a revisited configuration reuses its figures.  Kept few: one
+#: configuration's three figures hold about 2.6 MiB as Plotly objects (l = 200, measured).
+FIGURE_CACHE_ENTRIES = 16
 #: Prediction time is measured on at most this many test rows (NSL-KDD has 12,597), so that a
 #: slider move stays interactive; the caption states the row count.
 TIMING_ROWS = 2000

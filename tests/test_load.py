@@ -1,13 +1,14 @@
-"""The load test's harness (``benchmarks/load.py``): its helpers, then a reduced real run.
+"""The load test's harness (``benchmarks/load.py``): its helpers, then reduced real runs.
 
-The reduced run starts ``streamlit run app.py`` with tiny pools (l = 20 on wine and sonar,
-in a temporary disk cache) and drives 3 concurrent Chromium sessions for 20 s after the
-warm-up.  It asserts behaviour only, never a time: no error on any page, every session held,
-the server still serves a clean Explorer to a new session, and memory stays bounded.  The
-full run (10 sessions, 2 minutes) is ``python -m benchmarks.load``; its report is
-``results/load.md``.
+The reduced runs start ``streamlit run app.py`` with tiny pools (l = 20 on wine and sonar,
+in a temporary disk cache): one drives 5 websocket clients, the other 3 Chromium sessions,
+each for 20 s after the warm-up.  They assert behaviour only, never a time: no error on any
+page, every session held, the server still serves a clean Explorer to a new session, and
+memory stays bounded.  The full run (10 sessions, 2 minutes) is ``python -m benchmarks.load``;
+its report is ``results/load.md``.
 """
 
+import os
 import random
 import shutil
 
@@ -71,6 +72,46 @@ def test_summary_counts_errors_and_distinct_parameter_sets():
     assert "**no**" in load.report(outcome)  # the errors are flagged in the report
 
 
+def _check_reduced_run(outcome, settings):
+    s = load.summary(outcome)
+    details = [a.error for a in s["action_errors"]] + outcome.session_failures
+    assert s["errors"] == 0, (details, outcome.server_log_tail)
+    assert outcome.sessions_held == load.total_sessions(settings), details
+    assert outcome.server_alive
+    assert outcome.final_error is None and outcome.final_seconds is not None
+    # Every session did something after its first page, and the configurations differed.
+    assert s["slider_moves"] >= 1
+    assert s["distinct"] >= settings.sessions
+    assert {a.session for a in outcome.actions} == set(range(load.total_sessions(settings)))
+    served = [a for a in outcome.actions if a.params is not None]
+    assert served and all(dict(zip(load.PARAM_KEYS, a.params))["l"] == "20" for a in served)
+    # Memory is bounded: under the issue's 200 MiB between the warm-up and the end.
+    assert outcome.rss_warm > 0 and outcome.rss_end > 0
+    assert s["rss_growth"] < 200 * 2**20
+    return s
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_reduced_websocket_load_run(tmp_path):
+    settings = load.Settings(sessions=5, duration=20, warmup=6, datasets=("wine", "sonar"),
+                             n_trees=20, rng_seed=2, action_timeout=90, think=(0.1, 0.6),
+                             cache_dir=str(tmp_path / "pools"),
+                             options=("--runner.postScriptGC", "true"),
+                             env=(("SDWEC_LOAD_MARK", "7"),))
+    outcome = load.run_load(settings, log=lambda *a: None)
+    s = _check_reduced_run(outcome, settings)
+    # The server ran with the launch script's settings plus the extra flag and variable.
+    arenas = os.environ.get("MALLOC_ARENA_MAX", "2")  # the caller's own setting wins
+    assert outcome.server_setup == (f"MALLOC_ARENA_MAX={arenas}, SDWEC_LOAD_MARK=7, "
+                                    "--runner.postScriptGC true")
+    # Every kind of action was served.
+    assert {a.kind.split(":")[0] for a in outcome.actions} == {"url", "dataset", "slider"}
+    assert all(a.client == "ws" for a in outcome.actions)
+    assert s["p95_uci"] > 0
+    assert "5 websocket clients" in load.report(outcome)
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.timeout(900)
@@ -80,21 +121,21 @@ def test_reduced_load_run(tmp_path):
         pytest.fail("Debian's chromium is not installed: run `apt-get install chromium` "
                     "(scripts/test.sh does this)")
     settings = load.Settings(sessions=3, duration=20, warmup=8, datasets=("wine", "sonar"),
-                             n_trees=20, rng_seed=1, action_timeout=90,
-                             cache_dir=str(tmp_path / "pools"))
+                             n_trees=20, rng_seed=1, action_timeout=90, client="browser",
+                             think=(0.0, 0.5), cache_dir=str(tmp_path / "pools"))
     outcome = load.run_load(settings, log=lambda *a: None)
-    s = load.summary(outcome)
-    details = [a.error for a in s["action_errors"]] + outcome.session_failures
-    assert s["errors"] == 0, (details, outcome.server_log_tail)
-    assert outcome.sessions_held == 3, details
-    assert outcome.server_alive
-    assert outcome.final_error is None
-    # Every session did something after its first page, and the configurations differed.
-    assert s["slider_moves"] >= 1
-    assert s["distinct"] >= settings.sessions
-    assert {a.session for a in outcome.actions} == {0, 1, 2}
-    served = [a for a in outcome.actions if a.params is not None]
-    assert all(dict(zip(load.PARAM_KEYS, a.params))["l"] == "20" for a in served)
-    # Memory is bounded: under the issue's 200 MiB between the warm-up and the end.
-    assert outcome.rss_warm > 0 and outcome.rss_end > 0
-    assert s["rss_growth"] < 200 * 2**20
+    _check_reduced_run(outcome, settings)
+    assert all(a.client == "browser" for a in outcome.actions)
+
+
+
+def test_benchmark_server_runs_like_the_launch_script():
+    # The load test measures the server as README's command starts it.
+    import re
+    import tomllib
+
+    script = (load.ROOT / "scripts" / "dashboard.sh").read_text()
+    match = re.search(r'MALLOC_ARENA_MAX="\$\{MALLOC_ARENA_MAX:-(\d+)\}"', script)
+    assert match and load.SERVER_ENV == {"MALLOC_ARENA_MAX": match.group(1)}
+    config = tomllib.loads((load.ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False

@@ -85,6 +85,36 @@ def test_chunked_training_equals_one_bagging_fit():
     assert np.array_equal(pool.prediction_matrix(ref.estimators_, p.X_val, ref.classes_), p.P_val)
 
 
+def test_prediction_matrix_equals_each_members_own_predict():
+    # Leaf lookup must give exactly the labels the members' own predict() gives: bagged
+    # members, members that never saw some classes (fewer classes_), stumps with tied
+    # leaves, and inputs that are float64, Fortran-ordered or strided.
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(4)
+    labels = np.array(["a", "b", "c", "d"])
+    X = rng.normal(size=(120, 3))
+    codes = np.minimum(rng.integers(0, 12, size=120) // 3, 3)
+    members = list(BaggingClassifier(DecisionTreeClassifier(), n_estimators=20, max_samples=8,
+                                     random_state=1).fit(X, labels[codes]).estimators_)
+    for depth in (None, 1, 3):
+        for seen in ([1, 2], [0, 3], [2]):
+            rows = np.isin(codes, seen)
+            members.append(DecisionTreeClassifier(max_depth=depth, random_state=0)
+                           .fit(X[rows], codes[rows]))
+    assert any(len(m.classes_) < len(labels) for m in members)
+    for X_eval in (X, np.asfortranarray(X), X[::2], X[:1]):
+        expected = np.column_stack([labels[m.predict(X_eval).astype(int)] for m in members])
+        assert np.array_equal(pool.prediction_matrix(members, X_eval, labels), expected)
+    stump = DecisionTreeClassifier(max_depth=1).fit([[0.0], [0.0], [1.0], [1.0]], [0, 1, 0, 1])
+    leaves = stump.tree_.value[stump.tree_.children_left == -1, 0, :]
+    assert np.all(leaves[:, 0] == leaves[:, 1])  # tied leaves: both must choose class 0
+    X_tie = [[0.0], [1.0]]
+    assert np.array_equal(pool.prediction_matrix([stump], X_tie, np.array([5, 7]))[:, 0],
+                          np.array([5, 7])[stump.predict(X_tie)])
+
+
 def test_pool_fields_prior_table_and_progress():
     data = datasets.load("wine", "binary")
     calls = []

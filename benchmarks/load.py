@@ -407,9 +407,7 @@ async def _act(page, kind, rng, settings, url):
                         timeout=settings.action_timeout * 1e3)
         return "url", query
     if kind == "dataset":
-        current = dict(zip(PARAM_KEYS, params))["dataset"] if params else None
-        choices = [n for n in settings.datasets if n != current] or list(settings.datasets)
-        name = rng.choice(choices)
+        name = _other_dataset(rng, settings, params)
         box = page.get_by_test_id("stSelectbox").filter(has_text="Dataset").first
         await box.locator("input").click(timeout=settings.action_timeout * 1e3)
         await page.keyboard.type(name)
@@ -491,6 +489,16 @@ def _dataset_of(params):
     return dict(zip(PARAM_KEYS, params))["dataset"] if params else "?"
 
 
+def _other_dataset(rng, settings, params):
+    """A dataset to switch to: any of the run's but the one ``params`` shows."""
+    current = _dataset_of(params)
+    return rng.choice([n for n in settings.datasets if n != current] or list(settings.datasets))
+
+
+def _chart_problems(charts):
+    return [f"{charts} of {N_CHARTS} charts arrived with data"] if charts < N_CHARTS else []
+
+
 async def _after(action, outcome, clock, first_page, rng, settings, log):
     """Record ``action``, then pause like a user; after an error return a fresh link to
     start again from (a known state), else ``None``."""
@@ -518,9 +526,7 @@ def _next_value(widget, current, direction):
 
 def _served(kind, query, before, params, run_problems, charts):
     """Problems with a served action: the page's own, missing charts, a request not applied."""
-    problems = list(run_problems)
-    if charts < N_CHARTS:
-        problems.append(f"{charts} of {N_CHARTS} charts arrived with data")
+    problems = list(run_problems) + _chart_problems(charts)
     if params is None:
         problems.append("the page address lacks the configuration")
     elif query is not None:
@@ -559,9 +565,7 @@ async def ws_session(index, url, settings, outcome, clock, log):
                 if kind == "url":
                     run = await client.open(urlencode(query))
                 elif kind == "dataset":
-                    current = dict(zip(PARAM_KEYS, before))["dataset"] if before else None
-                    name = rng.choice([n for n in settings.datasets if n != current]
-                                      or list(settings.datasets))
+                    name = _other_dataset(rng, settings, before)
                     query = {"dataset": name}
                     run = await client.set("Dataset", name)
                 else:
@@ -735,8 +739,7 @@ async def _final_ws_page(url, settings):
             run = await client.open(urlencode(query))
     except Exception as exc:  # noqa: BLE001
         return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-    problems = run.problems + ([f"{run.charts} of {N_CHARTS} charts arrived with data"]
-                               if run.charts < N_CHARTS else [])
+    problems = run.problems + _chart_problems(run.charts)
     return run.seconds, "; ".join(problems) or None
 
 

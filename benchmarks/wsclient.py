@@ -16,6 +16,7 @@ an ``st.error`` box, the word "Traceback", a compile error).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -172,8 +173,6 @@ class Session:
         return await self._receive(start)
 
     async def _receive(self, start):
-        import asyncio
-
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
         run = Run(seconds=float("nan"), status="", query=self.query)
@@ -232,7 +231,7 @@ class Session:
             run.problems.append(f"st.error: {body.body[:200]}")
         elif kind == "plotly_chart" and _chart_has_data(body.spec):
             run.charts += 1
-        text = getattr(body, _TEXT_FIELDS.get(kind, ""), "") if kind in _TEXT_FIELDS else ""
+        text = getattr(body, _TEXT_FIELDS[kind]) if kind in _TEXT_FIELDS else ""
         if "Traceback" in text:
             run.problems.append(f"'Traceback' in a {kind}")
         found = _widget(kind, body)

@@ -1,12 +1,12 @@
 """SDWEC Explorer: entry point of the Streamlit dashboard (``streamlit run app.py``).
 
-Only the navigation lives here; every page starts with ``dashboard.page_setup`` which draws
+Only the navigation lives here; every page starts with ``dashboard.sidebar.page_setup`` which draws
 the shared sidebar (the whole configuration, mirrored in the URL query string).
 """
 
 import streamlit as st
 
-from sdwec.dashboard import PAGE_FILES
+from dashboard.sidebar import PAGE_FILES
 
 navigation = st.navigation([
     st.Page(PAGE_FILES["explorer"], title="Explorer", icon=":material/search:", default=True),

@@ -95,7 +95,8 @@ def measure(name, n_moves=N_MOVES, n_trees=N_TREES, seed=SEED, log=print):
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from sdwec import dashboard, solver
+    from dashboard import config as dashboard
+    from sdwec import solver
     from sdwec.pool import load_pool
 
     start = time.perf_counter()

@@ -314,7 +314,7 @@ def ensure_pools(datasets, n_trees, seed, cache_dir=None, log=print):
 
 
 def _grids():
-    from sdwec import dashboard
+    from dashboard import config as dashboard
 
     return dashboard
 

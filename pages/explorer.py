@@ -2,14 +2,16 @@
 
 import streamlit as st
 
-from sdwec import dashboard
+from dashboard.explorer import show_explorer
+from dashboard.guard import guard
+from dashboard.sidebar import page_setup, show_config_problems
 
-config = dashboard.page_setup("Explorer")
+config = page_setup("Explorer")
 if config is None:
     st.stop()
 st.title("SDWEC Explorer")
 st.caption("Move λ, β, γ, ε in the sidebar and watch how many trees SDWEC keeps and what it "
            "costs in accuracy.")
-dashboard.show_config_problems()
-with dashboard.guard("the Explorer"):
-    dashboard.show_explorer(config)
+show_config_problems()
+with guard("the Explorer"):
+    show_explorer(config)

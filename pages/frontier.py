@@ -2,9 +2,13 @@
 
 import streamlit as st
 
-from sdwec import dashboard, frontier, plots
+from dashboard import services
+from dashboard.config import SECOND_SWEEPS, point_config, point_values
+from dashboard.guard import guard
+from dashboard.sidebar import page_setup, send_to_explorer, show_config_problems
+from sdwec import frontier, plots
 
-config = dashboard.page_setup("Frontier")
+config = page_setup("Frontier")
 if config is None:
     st.stop()
 st.title("Accuracy vs sparsity")
@@ -16,29 +20,30 @@ st.markdown(
     "orientation ordering, the positive Lasso path and **random subsets of each size** (the "
     "sanity baseline any pruning method should beat) as curves. Hover for the parameters; "
     "click an SDWEC point to open it in the Explorer.")
-dashboard.show_config_problems()
+show_config_problems()
 left, right = st.columns(2)
 axis = left.radio("Accuracy on", ["test", "validation"], horizontal=True, key="frontier_axis",
                   help="Validation is where the weights were fitted; test is held out.")
-second = right.selectbox("Second swept parameter", ["none", *dashboard.SECOND_SWEEPS],
+second = right.selectbox("Second swept parameter", ["none", *SECOND_SWEEPS],
                          key="frontier_second")
 second = None if second == "none" else second
 column = "test_accuracy" if axis == "test" else "val_accuracy"
 
-with dashboard.guard("the frontier"):
-    sweep = dashboard.frontier_sweep(config, second)
-    peers = dashboard.frontier_peers(config)
+with guard("the frontier"):
+    ref = services.pool_ref(config)
+    sweep = services.frontier_sweep(ref, config, second)
+    peers = services.frontier_peers(ref)
     front = frontier.pareto(sweep, accuracy=column)
-    name = None if second is None else dashboard.SECOND_SWEEPS[second][0]
+    name = None if second is None else SECOND_SWEEPS[second][0]
     event = st.plotly_chart(plots.frontier(sweep, front, peers, column, second=name),
                             key="frontier_chart", on_select="rerun", selection_mode="points")
     picked = [p for p in event.selection.points
-              if len(dashboard.point_values(p.get("customdata"))) == len(plots.SWEEP_CUSTOMDATA)]
+              if len(point_values(p.get("customdata"))) == len(plots.SWEEP_CUSTOMDATA)]
     if picked:
-        target = dashboard.point_config(config, picked[-1]["customdata"])
+        target = point_config(config, picked[-1]["customdata"])
         st.button(f"Open λ={target.lam:g}, β={target.beta:g}, γ={target.gamma:g}, "
                   f"ε={target.eps:g} in the Explorer", type="primary",
-                  on_click=dashboard.send_to_explorer, args=(target,), key="frontier_send")
+                  on_click=send_to_explorer, args=(target,), key="frontier_send")
     else:
         st.caption("Click an SDWEC point to send its parameters to the Explorer.")
     st.subheader("SDWEC's Pareto front")

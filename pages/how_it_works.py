@@ -2,9 +2,12 @@
 
 import streamlit as st
 
-from sdwec import dashboard, plots
+from dashboard.config import BETA_RANGE, EPS_GRID, GAMMA_RANGE
+from dashboard.guard import guard
+from dashboard.sidebar import page_setup
+from sdwec import plots
 
-config = dashboard.page_setup("How it works")
+config = page_setup("How it works")
 if config is None:
     st.stop()
 
@@ -28,7 +31,7 @@ st.markdown(
 
 
 def _eps_slider(key, label="ε"):
-    return st.select_slider(label, dashboard.EPS_GRID, value=config.eps, key=key,
+    return st.select_slider(label, EPS_GRID, value=config.eps, key=key,
                             format_func=lambda v: f"{v:g}")
 
 
@@ -48,7 +51,7 @@ def sign_section():
         points = st.multiselect("Expansion points H_s ŵ", [-2.0, -1.0, -0.5, 0.5, 1.0, 2.0],
                                 default=[0.5, 2.0], key="how_sign_points")
     with right:
-        with dashboard.guard("the sign plot"):
+        with guard("the sign plot"):
             st.plotly_chart(plots.sign_relaxation(points, eps), key="how_sign_chart")
 
 
@@ -66,14 +69,14 @@ def abs_section():
             "gentler curve, weights near zero a sharp one. At w = 0 the approximation equals "
             "ε·log 2 / γ. Leave ŵ on *follow w* to see the paper's Figure 2, or fix it to see "
             "the curve one iteration actually uses.")
-        gamma = st.slider("γ", *dashboard.GAMMA_RANGE[:2], value=config.gamma,
-                          step=dashboard.GAMMA_RANGE[2], key="how_abs_gamma")
-        eps_values = st.multiselect("ε values", dashboard.EPS_GRID, default=[0.1, 1.0],
+        gamma = st.slider("γ", *GAMMA_RANGE[:2], value=config.gamma,
+                          step=GAMMA_RANGE[2], key="how_abs_gamma")
+        eps_values = st.multiselect("ε values", EPS_GRID, default=[0.1, 1.0],
                                     key="how_abs_eps", format_func=lambda v: f"{v:g}")
         follow = st.toggle("ŵ follows w (Figure 2)", value=True, key="how_abs_follow")
         w_hat = None if follow else st.slider("ŵ", -2.0, 2.0, 1.0, 0.05, key="how_abs_what")
     with right:
-        with dashboard.guard("the |w| plot"):
+        with guard("the |w| plot"):
             st.plotly_chart(plots.abs_approximation(gamma, eps_values, w_hat=w_hat),
                             key="how_abs_chart")
 
@@ -91,13 +94,13 @@ def penalty_section():
             "P falls to 10⁻³: such a weight is too small for the smooth cost to tell it from "
             "zero. With the *paper* rule this point is read at the sharpest γ_r, γ/ε "
             "(see docs/algorithm.md for this reading of the paper).")
-        beta = st.slider("β", *dashboard.BETA_RANGE[:2], value=config.beta,
-                         step=dashboard.BETA_RANGE[2], key="how_pen_beta")
-        gamma = st.slider("γ", *dashboard.GAMMA_RANGE[:2], value=config.gamma,
-                          step=dashboard.GAMMA_RANGE[2], key="how_pen_gamma")
+        beta = st.slider("β", *BETA_RANGE[:2], value=config.beta,
+                         step=BETA_RANGE[2], key="how_pen_beta")
+        gamma = st.slider("γ", *GAMMA_RANGE[:2], value=config.gamma,
+                          step=GAMMA_RANGE[2], key="how_pen_gamma")
         eps = _eps_slider("how_pen_eps")
     with right:
-        with dashboard.guard("the penalty plot"):
+        with guard("the penalty plot"):
             st.plotly_chart(plots.penalty_threshold(beta, gamma, eps), key="how_pen_chart")
 
 
@@ -117,17 +120,17 @@ def taylor_section():
             "system per iteration, then negative weights are set to 0. Start from w = 1, "
             "repeat k times, threshold.")
         w_hat = st.slider("ŵ", 0.0, 3.0, 1.0, 0.05, key="how_tay_what")
-        beta = st.slider("β", *dashboard.BETA_RANGE[:2], value=config.beta,
-                         step=dashboard.BETA_RANGE[2], key="how_tay_beta")
-        gamma = st.slider("γ", *dashboard.GAMMA_RANGE[:2], value=config.gamma,
-                          step=dashboard.GAMMA_RANGE[2], key="how_tay_gamma")
+        beta = st.slider("β", *BETA_RANGE[:2], value=config.beta,
+                         step=BETA_RANGE[2], key="how_tay_beta")
+        gamma = st.slider("γ", *GAMMA_RANGE[:2], value=config.gamma,
+                          step=GAMMA_RANGE[2], key="how_tay_gamma")
         eps = _eps_slider("how_tay_eps")
     with right:
-        with dashboard.guard("the Taylor plot"):
+        with guard("the Taylor plot"):
             st.plotly_chart(plots.taylor_model(w_hat, beta, gamma, eps), key="how_tay_chart")
 
 
-with dashboard.guard("the teaching page"):
+with guard("the teaching page"):
     sign_section()
     abs_section()
     penalty_section()

@@ -2,13 +2,17 @@
 
 import streamlit as st
 
-from sdwec import dashboard, datasets, paper, plots
+from dashboard import services
+from dashboard.config import POOL_SIZES
+from dashboard.guard import guard
+from dashboard.sidebar import page_setup, show_config_problems
+from sdwec import datasets, experiments, paper, plots
 
-config = dashboard.page_setup("Paper")
+config = page_setup("Paper")
 if config is None:
     st.stop()
 st.title("The paper's numbers, reproduced")
-dashboard.show_config_problems()
+show_config_problems()
 
 st.header("Table 3: test accuracy")
 st.markdown(
@@ -17,13 +21,13 @@ st.markdown(
     "paper. SDWEC-A is λ=0.1, β=35, γ=5, ε=0.1; SDWEC-B is λ=10, β=15, γ=15, ε=1.")
 
 stored = None
-with dashboard.guard("the stored reproduction"):
-    stored = dashboard.stored_reproduction()
+with guard("the stored reproduction"):
+    stored = services.stored_reproduction()
     if stored is None:
         st.info("No stored reproduction yet (`results/reproduction/results.csv`). Create it "
                 "with `python -m sdwec reproduce`, or run a subset live below.")
     else:
-        table = dashboard.paper_table(stored)
+        table = experiments.paper_table(stored)
         st.plotly_chart(plots.paper_comparison(table), key="paper_stored_chart")
         st.dataframe(table, hide_index=True)
 
@@ -32,16 +36,16 @@ with st.expander("Run a subset live", expanded=stored is None):
                            key="paper_live_names")
     cols = st.columns(2)
     repeats = cols[0].slider("Repeats", 1, 10, 2, key="paper_live_repeats")
-    n_trees = cols[1].select_slider("Trees per pool", dashboard.POOL_SIZES,
+    n_trees = cols[1].select_slider("Trees per pool", POOL_SIZES,
                                     value=config.n_trees, key="paper_live_trees")
     if st.button("Run", key="paper_live_run", type="primary"):
-        with dashboard.guard("the live reproduction"):
-            st.session_state["paper_live_rows"] = dashboard.live_reproduction(
+        with guard("the live reproduction"):
+            st.session_state["paper_live_rows"] = services.live_reproduction(
                 names, repeats, n_trees)
     live = st.session_state.get("paper_live_rows")
     if live is not None:
-        with dashboard.guard("the live reproduction"):
-            table = dashboard.paper_table(live)
+        with guard("the live reproduction"):
+            table = experiments.paper_table(live)
             st.plotly_chart(plots.paper_comparison(table), key="paper_live_chart")
             st.dataframe(table, hide_index=True)
 
@@ -58,11 +62,11 @@ time_names = cols[0].multiselect("Datasets", datasets.names(),
 sizes = cols[1].multiselect("Classifiers l", list(paper.TABLE5_L), default=[100, 200],
                             key="paper_time_sizes")
 if st.button("Measure", key="paper_time_run", type="primary"):
-    with dashboard.guard("the timing"):
-        st.session_state["paper_time_rows"] = dashboard.training_times(time_names, sizes,
+    with guard("the timing"):
+        st.session_state["paper_time_rows"] = services.training_times(time_names, sizes,
                                                                        seed=config.seed)
 measured = st.session_state.get("paper_time_rows")
 if measured is not None:
-    with dashboard.guard("the timing"):
+    with guard("the timing"):
         st.plotly_chart(plots.training_time(measured), key="paper_time_chart")
         st.dataframe(measured, hide_index=True)

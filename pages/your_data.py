@@ -4,9 +4,14 @@ from dataclasses import replace
 
 import streamlit as st
 
-from sdwec import dashboard, datasets
+from dashboard import services
+from dashboard.config import USER_DATA
+from dashboard.explorer import show_explorer
+from dashboard.guard import guard
+from dashboard.sidebar import page_setup, use_dataset
+from sdwec import datasets
 
-config = dashboard.page_setup("Your data")
+config = page_setup("Your data")
 if config is None:
     st.stop()
 st.title("Your data")
@@ -29,11 +34,14 @@ task = right.radio("Task", ["auto", "binary", "multiclass"], horizontal=True,
                    key="upload_task",
                    help="auto: binary for two classes, multi-class otherwise.")
 
-with dashboard.guard("your data"):
-    key, dataset = dashboard.read_upload(uploaded.getvalue(), uploaded.name, target, task)
+with guard("your data"):
+    key, dataset = services.read_upload(uploaded.getvalue(), uploaded.name, target, task)
     st.success(dataset.description)
     if len(dataset.feature_names) <= 60:
         st.caption("Features: " + ", ".join(dataset.feature_names))
-    if config.dataset != dashboard.USER_DATA:
-        dashboard.use_upload_button()
-    dashboard.show_explorer(replace(config, dataset=dashboard.USER_DATA, task="auto"))
+    if config.dataset != USER_DATA:
+        st.button("Use this file on every page", on_click=use_dataset,
+                  args=(USER_DATA, "auto"), key="upload_use_everywhere",
+                  help="Sets the sidebar's dataset to *your data*; the Frontier page then "
+                       "sweeps this file's pool.")
+    show_explorer(replace(config, dataset=USER_DATA, task="auto"))

@@ -28,7 +28,7 @@ from sdwec import combiners, paper
 from sdwec.pool import load_pool
 from sdwec.solver import PRESETS
 
-__all__ = ["METHODS", "PAPER_METHODS", "run_job", "reproduce", "summary_table",
+__all__ = ["METHODS", "PAPER_METHODS", "run_job", "reproduce", "summary_table", "paper_table",
            "wins_ties_losses", "wilcoxon_table", "fair_comparison", "abstentions",
            "write_report"]
 
@@ -348,3 +348,27 @@ def timed_reproduce(**kwargs):
     start = time.perf_counter()
     df = reproduce(**kwargs)
     return df, time.perf_counter() - start
+
+
+def paper_table(rows):
+    """Mean test accuracy per (dataset, method) beside Table 3's published value.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`reproduce` or :func:`run_job` (``dataset``, ``method``, ``accuracy``,
+        ``sparsity``, ``repeat``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``method``, ``paper``, ``ours``, ``sparsity``, ``repeats`` for the
+        paper's six methods (``paper`` is NaN where Table 3 has no value).
+    """
+    rows = rows[rows["method"].isin(paper.TABLE3_METHODS)]
+    means = rows.groupby(["dataset", "method"], sort=False).agg(
+        ours=("accuracy", "mean"), sparsity=("sparsity", "mean"),
+        repeats=("repeat", "nunique")).reset_index()
+    means["paper"] = [paper.TABLE3.get(d, {}).get(m, np.nan)
+                      for d, m in zip(means["dataset"], means["method"])]
+    return pd.DataFrame(means[["dataset", "method", "paper", "ours", "sparsity", "repeats"]])

@@ -13,8 +13,14 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["PredictionTiming", "measure", "prediction_seconds", "weight_finding_seconds"]
+from sdwec import combiners, paper
+from sdwec.pool import load_pool, prediction_matrix
+from sdwec.solver import solve
+
+__all__ = ["PredictionTiming", "measure", "prediction_seconds", "weight_finding_seconds",
+           "table5"]
 
 
 @dataclass(frozen=True)
@@ -47,9 +53,6 @@ class PredictionTiming:
 
 
 def _predictor(estimators, weights, X, classes, prior):
-    from sdwec import combiners
-    from sdwec.pool import prediction_matrix
-
     members = [estimators[i] for i in np.flatnonzero(weights)]
     kept = np.asarray(weights, dtype=float)[np.flatnonzero(weights)]
 
@@ -118,8 +121,6 @@ def weight_finding_seconds(H, y, repeats=1, **params):
     -------
     float
     """
-    from sdwec.solver import solve
-
     return _median_seconds(lambda: solve(H, y, **params), repeats)
 
 
@@ -160,3 +161,59 @@ def measure(estimators, weights, X, classes, prior, repeats=5):
     return PredictionTiming(full_seconds=float(np.median(t_full)),
                             pruned_seconds=float(np.median(t_pruned)), n_full=n_full,
                             n_pruned=n_pruned, n_rows=len(X), repeats=int(repeats))
+
+
+def table5(names, sizes, seed=0, repeats=3, load=None, progress=None):
+    """Measure SDWEC's weight-finding time on real votes, in the shape of the paper's Table 5.
+
+    For each dataset the pool of ``max(sizes)`` trees (seed ``seed``) votes on its training
+    split; the first ``l`` trees' votes are the ``H`` that :func:`sdwec.solve` is timed on
+    (compression included, k = 25; median of ``repeats`` runs), as the paper times its
+    training rows.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Shipped dataset names.
+    sizes : sequence of int
+        Pool sizes ``l`` to time.
+    seed : int, default=0
+        Seed of the pools.
+    repeats : int, default=3
+        Timed runs per cell (median reported, after one warm-up).
+    load : callable, optional
+        ``load(name, n_trees, seed) -> Pool``; default :func:`sdwec.pool.load_pool` (binary
+        task, disk-cached).  A dashboard passes its own cached loader.
+    progress : callable, optional
+        ``progress(done, total, message)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``m`` (training rows), ``l``, ``seconds``, and the paper's ``paper_m``
+        and ``paper_seconds`` (NaN where Table 5 has no such cell).
+    """
+    sizes = sorted(int(l) for l in sizes)
+    names = list(names)
+    if not names or not sizes:
+        raise ValueError("choose at least one dataset and one pool size l")
+    if load is None:
+        def load(name, n_trees, seed):
+            return load_pool(name, "binary", n_trees=n_trees, seed=seed)
+    report = progress or (lambda done, total, message: None)
+    out = []
+    for i, name in enumerate(names):
+        report(i, len(names), f"{name}: training {sizes[-1]} trees")
+        pool = load(name, sizes[-1], seed)
+        votes = prediction_matrix(pool.estimators, pool.X_train, pool.classes)
+        published = paper.TABLE5.get(name)
+        for l in sizes:
+            report(i, len(names), f"{name}: solving with l = {l}")
+            seconds = weight_finding_seconds(votes[:, :l], pool.y_train, repeats=repeats)
+            paper_seconds = (published[1][paper.TABLE5_L.index(l)]
+                             if published and l in paper.TABLE5_L else np.nan)
+            out.append({"dataset": name, "m": len(pool.y_train), "l": l, "seconds": seconds,
+                        "paper_m": published[0] if published else np.nan,
+                        "paper_seconds": paper_seconds})
+    report(len(names), len(names), "done")
+    return pd.DataFrame(out)

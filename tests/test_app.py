@@ -16,8 +16,10 @@ import streamlit as st
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-from sdwec import DataError, combiners, dashboard, datasets, export, pool, solver
-from sdwec.dashboard import Config, config_from_query, config_to_query
+from dashboard import config as dashboard_config
+from dashboard.config import Config, config_from_query, config_to_query
+from dashboard.explorer import model_bytes
+from sdwec import DataError, combiners, datasets, export, pool, solver
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
@@ -74,14 +76,14 @@ def _direct(name="wine", n_trees=10, seed=0, **params):
 
 
 def test_query_round_trip_pure():
-    names = ["wine", "sonar", dashboard.USER_DATA]
+    names = ["wine", "sonar", dashboard_config.USER_DATA]
     def tasks(name):
-        return ("auto",) if name == dashboard.USER_DATA else ("binary", "multiclass")
+        return ("auto",) if name == dashboard_config.USER_DATA else ("binary", "multiclass")
 
     configs = [Config(),
                Config(dataset="sonar", task="multiclass", seed=7, n_trees=50, lam=0.002,
                       beta=0.0, gamma=1.0, eps=0.005, iterations=1, threshold="none"),
-               Config(dataset=dashboard.USER_DATA, task="auto", lam=1000.0, eps=10.0,
+               Config(dataset=dashboard_config.USER_DATA, task="auto", lam=1000.0, eps=10.0,
                       threshold="adaptive")]
     for config in configs:
         back, problems = config_from_query(config_to_query(config), names, tasks)
@@ -98,7 +100,7 @@ def test_query_repairs_bad_values():
          "k": "-4", "thr": "magic", "task": "x"}, names, tasks)
     assert config.dataset == "sonar"  # the default dataset
     assert config.lam == Config().lam
-    assert config.beta == dashboard.BETA_RANGE[1]
+    assert config.beta == dashboard_config.BETA_RANGE[1]
     assert config.eps == 0.1  # snapped to the log grid
     assert config.n_trees == 20  # nearest offered pool size to 33 (20 and 50)
     assert config.iterations == 1
@@ -117,7 +119,7 @@ def test_query_string_seeds_widgets_and_follows_them():
     assert at.query_params["gamma"] == "9"
     assert at.query_params["lam"] == "0.5" and at.query_params["dataset"] == "wine"
     # The query string written by the app reads back to the same configuration.
-    assert config_from_query(at.query_params)[0] == dashboard.Config(
+    assert config_from_query(at.query_params)[0] == Config(
         dataset="wine", n_trees=10, lam=0.5, beta=20.0, gamma=9.0, iterations=7)
 
 
@@ -220,7 +222,7 @@ def test_extreme_parameters_never_raise():
 
 def test_your_data_selected_without_upload_explains():
     at = _app()
-    at.selectbox(key="cfg_dataset").set_value(dashboard.USER_DATA).run()
+    at.selectbox(key="cfg_dataset").set_value(dashboard_config.USER_DATA).run()
     assert not at.exception
     assert any("no CSV has been uploaded yet" in e.value for e in at.error)
     assert at.selectbox(key="cfg_task").value == "auto"
@@ -256,7 +258,7 @@ def test_downloads_load_and_predict(served_files):
     assert document["weights"] == sol.weights.tolist()
     assert document["selected"] == sol.selected.tolist()
     # The model file is built on click (deferred); build it the same way and use it.
-    model = joblib.load(io.BytesIO(dashboard.model_bytes(p, sol)))
+    model = joblib.load(io.BytesIO(model_bytes(p, sol)))
     expected = combiners.vote(sol.weights, p.P_test, p.classes, p.prior)
     np.testing.assert_array_equal(model.predict(p.X_test), expected)
     assert model.score(p.X_test, p.y_test) == pytest.approx(acc)
@@ -279,11 +281,11 @@ def test_frontier_page():
 
 
 def test_point_config_snaps_to_the_sidebar():
-    config = dashboard.point_config(Config(), [0.0339, 14.6, 15.2, 0.99, 3, 0.9, 0.8])
+    config = dashboard_config.point_config(Config(), [0.0339, 14.6, 15.2, 0.99, 3, 0.9, 0.8])
     assert (config.lam, config.beta, config.gamma, config.eps) == (0.05, 15.0, 15.0, 1.0)
     # The browser sends typed arrays as {"0": v0, "1": v1, ...}.
     sent = {"0": 2, "1": 35, "2": 5, "3": 0.1, "4": 6, "5": 0.9, "6": 0.76}
-    config = dashboard.point_config(Config(), sent)
+    config = dashboard_config.point_config(Config(), sent)
     assert (config.lam, config.beta, config.gamma, config.eps) == (2.0, 35.0, 5.0, 0.1)
 
 

@@ -15,7 +15,7 @@ import shutil
 import pytest
 
 from benchmarks import load
-from sdwec import dashboard
+from dashboard import config as dashboard
 
 
 def test_random_query_is_a_valid_configuration():

@@ -62,3 +62,46 @@ def test_bad_arguments(small_pool, weights, repeats, message):
     with pytest.raises(ValueError, match=message):
         timing.prediction_seconds(small_pool.estimators, weights, small_pool.X_test,
                                   small_pool.classes, small_pool.prior, repeats=repeats)
+
+
+def test_table5_times_the_first_l_trees_on_the_training_votes(small_pool, monkeypatch):
+    # Record what is timed instead of trusting a clock: the votes handed to the solver must
+    # be the first l members' votes on the training split, one cell per (dataset, l).
+    seen = []
+
+    def fake_seconds(H, y, repeats=1, **params):
+        seen.append((H.copy(), np.asarray(y).copy(), repeats))
+        return 0.5
+
+    monkeypatch.setattr(timing, "weight_finding_seconds", fake_seconds)
+    loads = []
+
+    def load(name, n_trees, seed):
+        loads.append((name, n_trees, seed))
+        return small_pool
+
+    table = timing.table5(["wine"], [8, 4], seed=3, repeats=2, load=load)
+    assert loads == [("wine", 8, 3)]  # one pool of max(sizes) trees
+    assert list(table["l"]) == [4, 8] and list(table["seconds"]) == [0.5, 0.5]
+    assert table["m"].iloc[0] == len(small_pool.y_train)
+    votes = np.column_stack([t.predict(small_pool.X_train) for t in small_pool.estimators])
+    votes = small_pool.classes[votes.astype(int)]
+    for (H, y, repeats), l in zip(seen, (4, 8)):
+        np.testing.assert_array_equal(H, votes[:, :l])
+        np.testing.assert_array_equal(y, small_pool.y_train)
+        assert repeats == 2
+    # Table 5 has no column for l = 4 or 8: the paper's cells are empty, its m is known.
+    assert table["paper_seconds"].isna().all() and table["paper_m"].iloc[0] == 143
+
+
+def test_table5_reads_the_papers_cell():
+    from sdwec import paper
+
+    assert paper.TABLE5["wine"][1][paper.TABLE5_L.index(100)] == 0.03
+
+
+def test_table5_needs_a_dataset_and_a_size():
+    with pytest.raises(ValueError, match="at least one dataset"):
+        timing.table5([], [100])
+    with pytest.raises(ValueError, match="at least one dataset"):
+        timing.table5(["wine"], [])

@@ -1,0 +1,351 @@
+"""Every Streamlit cache of the dashboard, keyed on one frozen pool reference.
+
+A :class:`PoolRef` names a pool by a small hashable key (the dataset name or an upload's
+fingerprint, task, pool size, seed) and carries the data to build it from without that
+data being hashed; every cached call takes one.  Pools are held per process by
+``st.cache_resource`` (bounded) and on disk by :func:`sdwec.pool.load_pool`; solutions,
+sweeps and timings by ``st.cache_data`` with bounded ``max_entries``, so memory stays flat
+in a long session.  Nothing here computes anything about SDWEC: it calls the library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
+from sdwec import comparison, datasets, experiments, frontier, plots, pool, timing
+from sdwec.errors import DataError
+
+#: Bounds of the caches.
+POOL_CACHE_ENTRIES = 6
+SOLUTION_CACHE_ENTRIES = 256
+SWEEP_CACHE_ENTRIES = 16
+TIMING_CACHE_ENTRIES = 64
+#: Explorer figures kept per configuration: building a 200-bar Plotly figure costs more than
+#: the solve it shows, so a revisited configuration reuses its figures.  Kept few: one
+#: configuration's three figures hold about 2.6 MiB as Plotly objects (l = 200, measured).
+FIGURE_CACHE_ENTRIES = 16
+#: Prediction time is measured on at most this many test rows (NSL-KDD has 12,597), so that a
+#: slider move stays interactive; the caption states the row count.
+TIMING_ROWS = 2000
+#: Timed runs (median reported, after one warm-up) of the Paper page's weight-finding times.
+TIMING_REPEATS = 3
+#: Where ``python -m sdwec reproduce`` writes its per-row results.
+REPRODUCTION_CSV = Path(__file__).resolve().parent.parent / "results" / "reproduction" / "results.csv"
+_SWEEP_CHUNK = 5  # λ values per cached sweep call, so a long sweep can show progress
+
+
+@dataclass(frozen=True)
+class PoolRef:
+    """A pool's cache key, and what to build it from (not part of the key).
+
+    Attributes
+    ----------
+    key : tuple
+        ``(source, task, n_trees, seed)``; ``source`` is a shipped dataset's name or an
+        upload's fingerprint.
+    source : str or sdwec.datasets.Dataset
+        What :func:`sdwec.pool.load_pool` builds the pool from.
+    label : str
+        The dataset's name, for messages.
+    """
+
+    key: tuple
+    source: object = field(compare=False, hash=False)
+    label: str = field(compare=False, hash=False, default="")
+
+    @property
+    def n_trees(self):
+        return self.key[2]
+
+
+# Streamlit hashes a PoolRef by its key only: the uploaded data it carries stays unhashed.
+_HASH = {PoolRef: lambda ref: ref.key}
+
+
+class Progress:
+    """``progress(done, total, message)`` callback drawing a bar only if work happens."""
+
+    def __init__(self, label):
+        self.label = label
+        self.slot = st.empty()
+        self.bar = None
+
+    def __call__(self, done, total, message):
+        fraction = min(max(done / total, 0.0), 1.0) if total else 1.0
+        text = f"{self.label}: {message} ({done}/{total})"
+        if self.bar is None:
+            self.bar = self.slot.progress(fraction, text=text)
+        else:
+            self.bar.progress(fraction, text=text)
+
+    def close(self):
+        self.slot.empty()
+
+
+# --------------------------------------------------------------------------- uploads
+
+
+def upload_fingerprint(data, target, task):
+    """Cache key of an uploaded file: a digest of its bytes and the reading options."""
+    digest = hashlib.sha256(bytes(data)).hexdigest()[:16]
+    return f"upload:{digest}:{target}:{task}"
+
+
+def read_upload(data, file_name, target, task):
+    """Parse an uploaded CSV once per (bytes, target, task) and remember it for the session.
+
+    Returns
+    -------
+    key : str
+    dataset : sdwec.datasets.Dataset
+
+    Raises
+    ------
+    sdwec.DataError
+        The loader's message, for the page to show.
+    """
+    key = upload_fingerprint(data, target, task)
+    current = user_dataset()
+    if current is not None and current[0] == key:
+        return current
+    dataset = datasets.from_csv(bytes(data), target=target, task=task, name=file_name,
+                                max_bytes=datasets.MAX_UPLOAD_BYTES)
+    st.session_state["user_dataset"] = (key, dataset)
+    return key, dataset
+
+
+def user_dataset():
+    """``(key, Dataset)`` of this session's upload, or ``None``."""
+    return st.session_state.get("user_dataset")
+
+
+# --------------------------------------------------------------------------- pools
+
+
+def pool_ref(config):
+    """The :class:`PoolRef` of ``config``; raises if "your data" has no upload yet."""
+    if config.dataset != USER_DATA:
+        return PoolRef((config.dataset, config.task, config.n_trees, config.seed),
+                       config.dataset, config.dataset)
+    upload = user_dataset()
+    if upload is None:
+        raise DataError("no CSV has been uploaded yet. Open the *Your data* page, upload a "
+                        "file and choose its target column, or pick a shipped dataset.")
+    key, dataset = upload
+    return PoolRef((key, dataset.task, config.n_trees, config.seed), dataset, dataset.name)
+
+
+@st.cache_resource(max_entries=POOL_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _pool_slot(ref):
+    """A per-pool box (bounded by the cache) that holds the pool once it is trained.
+
+    The training itself happens outside the cached function so that its progress bar is
+    drawn live instead of being recorded and replayed by Streamlit's cache; the box's lock
+    makes concurrent sessions asking for the same pool train it once.
+    """
+    return {"lock": threading.Lock(), "pool": None}
+
+
+def _pool(ref, progress=None):
+    """The pool of ``ref``: from this process, the disk cache, or trained now.
+
+    If another session is training the same pool, this one says so and waits for it
+    instead of training it again.
+    """
+    slot = _pool_slot(ref)
+    if slot["pool"] is not None:
+        return slot["pool"]
+    if not slot["lock"].acquire(blocking=False):
+        if progress is not None:
+            progress.slot.info("Another session is training this pool right now; it will "
+                               "appear here as soon as it is ready.")
+        slot["lock"].acquire()
+    try:
+        if slot["pool"] is None:
+            _, task, n_trees, seed = ref.key
+            slot["pool"] = pool.load_pool(ref.source, task, n_trees=n_trees, seed=seed,
+                                          progress=progress)
+        return slot["pool"]
+    finally:
+        slot["lock"].release()
+
+
+def get_pool(ref):
+    """The trained pool of ``ref``, with a progress bar while it is being trained."""
+    progress = Progress(f"Training {ref.n_trees} trees on {ref.label}")
+    try:
+        return _pool(ref, progress)
+    finally:
+        progress.close()
+
+
+# --------------------------------------------------------------------------- explorer
+
+
+@st.cache_data(max_entries=SOLUTION_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _compare(ref, params):
+    return comparison.compare(_pool(ref), **dict(params))
+
+
+def compare(ref, config):
+    """SDWEC on ``ref``'s pool with the baselines beside it (cached, bounded)."""
+    get_pool(ref)  # trains (with a progress bar) if needed, before the cached solve
+    return _compare(ref, tuple(sorted(config.solver_params().items())))
+
+
+@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _explorer_figures(ref, params, _result):
+    """The Explorer's three solution figures for one configuration (shared, read-only)."""
+    sol = _result.solution
+    threshold = sol.threshold if np.isfinite(sol.threshold) else None
+    return (plots.method_comparison(_result.methods), plots.convergence(sol.history),
+            plots.member_weights(sol.weights, _result.member_accuracy, threshold))
+
+
+def explorer_figures(ref, config, result):
+    """The Explorer's figures of ``result`` (cached per configuration)."""
+    return _explorer_figures(ref, tuple(sorted(config.solver_params().items())), result)
+
+
+@st.cache_data(max_entries=TIMING_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _prediction_seconds(ref, selected, _weights):
+    p = _pool(ref)
+    return timing.prediction_seconds(p.estimators, _weights, p.X_test[:TIMING_ROWS],
+                                     p.classes, p.prior)
+
+
+def prediction_timing(ref, weights):
+    """Measured prediction time of the pruned (``weights``) and the full ensemble.
+
+    The full ensemble is timed once per pool; the pruned one once per distinct set of
+    members (the cache key is the selected indices with their weights).
+    """
+    weights = np.asarray(weights, dtype=float)
+    full, n_full = _prediction_seconds(ref, "all", np.ones(len(weights)))
+    chosen = tuple((int(i), float(weights[i])) for i in np.flatnonzero(weights))
+    pruned, n_pruned = _prediction_seconds(ref, chosen, weights)
+    return timing.PredictionTiming(full_seconds=full, pruned_seconds=pruned, n_full=n_full,
+                                   n_pruned=n_pruned,
+                                   n_rows=min(len(_pool(ref).X_test), TIMING_ROWS), repeats=3)
+
+
+# --------------------------------------------------------------------------- frontier
+
+
+@st.cache_data(max_entries=SWEEP_CACHE_ENTRIES * 8, show_spinner=False, hash_funcs=_HASH)
+def _sweep_chunk(ref, lams, fixed, second):
+    fixed = dict(fixed)
+    return frontier.sweep(_pool(ref), lams=list(lams), beta=fixed["beta"],
+                          gamma=fixed["gamma"], eps=fixed["eps"],
+                          iterations=fixed["iterations"], threshold=fixed["threshold"],
+                          second=second)
+
+
+def frontier_sweep(ref, config, second=None):
+    """SDWEC over the sidebar's λ grid (and optionally a second parameter), cached.
+
+    Parameters
+    ----------
+    ref : PoolRef
+    config : Config
+        Fixes the parameters not swept.
+    second : str or None
+        A key of :data:`~dashboard.config.SECOND_SWEEPS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`sdwec.frontier.sweep` rows; the λ values are the sidebar's, so any point can
+        be reproduced exactly in the Explorer.
+    """
+    get_pool(ref)
+    fixed = tuple(sorted(dict(beta=config.beta, gamma=config.gamma, eps=config.eps,
+                              iterations=config.iterations,
+                              threshold=config.threshold).items()))
+    second_arg = None if second is None else SECOND_SWEEPS[second]
+    chunks = [LAMBDA_GRID[i:i + _SWEEP_CHUNK] for i in range(0, len(LAMBDA_GRID), _SWEEP_CHUNK)]
+    progress = Progress(f"SDWEC sweep on {ref.label}")
+    frames = []
+    try:
+        for done, lams in enumerate(chunks):
+            start = time.perf_counter()
+            frames.append(_sweep_chunk(ref, lams, fixed, second_arg))
+            # Only real work shows a bar: cached chunks come back in microseconds.
+            if time.perf_counter() - start > 0.1:
+                progress(done + 1, len(chunks), f"λ up to {lams[-1]:g}")
+    finally:
+        progress.close()
+    return pd.concat(frames, ignore_index=True)
+
+
+@st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _peers(ref):
+    return frontier.peers(_pool(ref), seed=ref.key[3])
+
+
+def frontier_peers(ref):
+    """The peers' points and curves on ``ref``'s pool (cached per pool)."""
+    get_pool(ref)
+    return _peers(ref)
+
+
+# --------------------------------------------------------------------------- paper page
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _read_reproduction(path, mtime):
+    return pd.read_csv(path)
+
+
+def stored_reproduction():
+    """The committed reproduction rows (``results/reproduction/results.csv``) or ``None``."""
+    path = REPRODUCTION_CSV
+    if not path.exists():
+        return None
+    return _read_reproduction(str(path), path.stat().st_mtime)
+
+
+def live_reproduction(names, repeats, n_trees, task="binary"):
+    """Run the paper's experiment on ``names`` now, job by job, with a progress bar."""
+    jobs = [(name, r) for name in names for r in range(repeats)]
+    if not jobs:
+        raise ValueError("choose at least one dataset to run")
+    progress = Progress("Reproducing Table 3")
+    rows = []
+    try:
+        for done, (name, r) in enumerate(jobs):
+            progress(done, len(jobs), f"{name}, repeat {r + 1} of {repeats}")
+            rows.extend(experiments.run_job(name, r, n_trees=n_trees, task=task))
+    finally:
+        progress.close()
+    return pd.DataFrame(rows)
+
+
+def training_times(names, sizes, seed=0):
+    """Table 5's weight-finding times measured now (:func:`sdwec.timing.table5`), on this
+    process's cached pools, with a progress bar."""
+    def load(name, n_trees, seed):
+        return _pool(PoolRef((name, "binary", n_trees, seed), name, name))
+
+    progress = Progress("Timing SDWEC")
+    try:
+        return timing.table5(names, sizes, seed=seed, repeats=TIMING_REPEATS, load=load,
+                             progress=progress)
+    finally:
+        progress.close()
+
+
+def clear_caches():
+    """Empty the dashboard's Streamlit caches (tests call this between runs)."""
+    for cached in (_pool_slot, _compare, _prediction_seconds, _sweep_chunk, _peers,
+                   _explorer_figures, _read_reproduction):
+        cached.clear()

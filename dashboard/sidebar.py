@@ -1,0 +1,190 @@
+"""The shared sidebar: widgets mirrored to a :class:`~dashboard.config.Config` and the URL.
+
+The first run of a session reads the query string (a shared link or a reload); after that
+the widgets are the source of truth and the query string follows them.  A plain
+session-state copy (``_cfg``) carries the values across page changes, because Streamlit
+forgets a page's widget values when another page is opened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard import config as cfg
+from dashboard.guard import guard
+from sdwec.paper import PRESETS
+from sdwec.solver import THRESHOLDS
+
+#: Page name -> script, for :func:`request_page` and ``app.py``'s navigation.
+PAGE_FILES = {"explorer": "pages/explorer.py", "frontier": "pages/frontier.py",
+              "paper": "pages/paper.py", "how": "pages/how_it_works.py",
+              "upload": "pages/your_data.py"}
+#: A local file, so the app needs no network for its icon (a Material icon name is fetched).
+PAGE_ICON = str(Path(__file__).with_name("favicon.png"))
+
+
+def _write_widgets(config):
+    """Put ``config`` into the sidebar's widget keys and the page-independent copy."""
+    state = st.session_state
+    state["_cfg"] = config
+    for name, key in cfg.WIDGET_KEYS.items():
+        state[key] = getattr(config, name)
+
+
+def current_config():
+    """The :class:`Config` the sidebar widgets hold now."""
+    state = st.session_state
+    base = state.get("_cfg", cfg.Config())
+    return replace(base, **{name: state[key] for name, key in cfg.WIDGET_KEYS.items()
+                            if key in state})
+
+
+def _apply_preset(name):
+    _write_widgets(cfg.preset_config(current_config(), name))
+
+
+def _sync(name):
+    """on_change callback: copy widget ``name``'s new value into the plain config copy."""
+    state = st.session_state
+    state["_cfg"] = replace(state.get("_cfg", cfg.Config()),
+                            **{name: state[cfg.WIDGET_KEYS[name]]})
+
+
+def _dataset_changed():
+    _sync("dataset")
+    state = st.session_state
+    offered = cfg.task_choices(state["_cfg"].dataset)
+    if state["_cfg"].task not in offered:
+        state["_cfg"] = replace(state["_cfg"], task=offered[0])
+    state[cfg.WIDGET_KEYS["task"]] = state["_cfg"].task
+
+
+def apply_config(config):
+    """Callback helper: load ``config`` into the sidebar (used by "send to the Explorer")."""
+    _write_widgets(config)
+
+
+def request_page(name):
+    """Callback helper: ask :func:`page_setup` to switch to page ``name`` on the next run."""
+    st.session_state["_cfg_goto"] = name
+
+
+def send_to_explorer(config):
+    """Button callback: load ``config`` into the sidebar and open the Explorer."""
+    apply_config(config)
+    request_page("explorer")
+
+
+def use_dataset(dataset, task):
+    """Callback: make ``dataset`` (e.g. :data:`~dashboard.config.USER_DATA`) the sidebar's."""
+    _write_widgets(replace(current_config(), dataset=dataset, task=task))
+
+
+def _format_number(value):
+    return f"{value:g}"
+
+
+def _bound(name):
+    """Widget arguments that tie a sidebar widget to config field ``name``."""
+    return dict(key=cfg.WIDGET_KEYS[name], on_change=_sync, args=(name,))
+
+
+def sidebar():
+    """Draw the shared sidebar and keep ``st.query_params`` equal to the configuration.
+
+    Returns
+    -------
+    Config
+    """
+    state = st.session_state
+    if "_cfg" not in state:
+        config, problems = cfg.config_from_query(st.query_params.to_dict())
+        state["_cfg"] = config
+        state["_cfg_problems"] = problems
+    # Each page draws its own copy of the sidebar, so the widgets are re-seeded from the
+    # plain copy on every run; each widget's on_change callback keeps that copy current.
+    for name, key in cfg.WIDGET_KEYS.items():
+        state[key] = getattr(state["_cfg"], name)
+    sb = st.sidebar
+    sb.header("Configuration")
+    sb.selectbox("Dataset", cfg.dataset_choices(), key=cfg.WIDGET_KEYS["dataset"],
+                 on_change=_dataset_changed,
+                 help="One of the paper's 11 datasets, or the CSV you upload on *Your data*.")
+    offered = cfg.task_choices(state[cfg.WIDGET_KEYS["dataset"]])
+    sb.selectbox("Task", offered, disabled=len(offered) == 1, **_bound("task"),
+                 help="Binary tasks use labels ±1; multi-class tasks solve SDWEC on the "
+                      "correctness matrix.")
+    col_seed, col_l = sb.columns(2)
+    col_seed.number_input("Split seed", min_value=cfg.SEED_RANGE[0],
+                          max_value=cfg.SEED_RANGE[1], step=1, **_bound("seed"),
+                          help="Seeds the train/validation/test split and the bagging.")
+    col_l.select_slider("Pool size l", cfg.POOL_SIZES, **_bound("n_trees"),
+                        help="Number of bagged CART trees the weights are chosen from.")
+    sb.subheader("SDWEC parameters")
+    for col, name in zip(sb.columns(len(PRESETS)), PRESETS):
+        p = PRESETS[name]
+        col.button(name, key=f"preset_{name}", on_click=_apply_preset, args=(name,),
+                   width="stretch",
+                   help=f"The paper's {name}: λ={p['lam']:g}, β={p['beta']:g}, "
+                        f"γ={p['gamma']:g}, ε={p['eps']:g}.")
+    sb.select_slider("λ (data fidelity, log scale)", cfg.LAMBDA_GRID,
+                     format_func=_format_number, **_bound("lam"),
+                     help="Larger λ fits the validation votes harder; smaller λ lets the L1 "
+                          "term switch more trees off.")
+    sb.slider("β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
+              max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], **_bound("beta"),
+              help="Weight of the penalty on negative weights; it also sets the threshold.")
+    sb.slider("γ (log-sum-exp sharpness)", min_value=cfg.GAMMA_RANGE[0],
+              max_value=cfg.GAMMA_RANGE[1], step=cfg.GAMMA_RANGE[2], **_bound("gamma"),
+              help="How closely the smooth |w| and max(-w, 0) follow the real ones.")
+    sb.select_slider("ε (log scale)", cfg.EPS_GRID, format_func=_format_number,
+                     **_bound("eps"),
+                     help="Keeps the sign relaxation and the adaptive γ finite near zero.")
+    sb.slider("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
+              max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
+              **_bound("iterations"))
+    sb.selectbox("Threshold rule (line 15)", THRESHOLDS, **_bound("threshold"),
+                 help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: each "
+                      "weight with its own γ_r; none: keep every positive weight.")
+    sb.caption("The page address holds this configuration: copy it to share or bookmark.")
+    config = current_config()
+    state["_cfg"] = config
+    wanted = cfg.config_to_query(config)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+    return config
+
+
+def page_setup(title):
+    """Start a page: page config, the shared sidebar, a pending "go to" request.
+
+    Every page calls this first instead of relying on ``app.py`` to draw the sidebar: when a
+    ``pages/`` folder exists, Streamlit (and ``AppTest``) may run a page script on its own
+    (the legacy multipage mode, used for the first request after start-up), and the page
+    must still get its sidebar and configuration.
+
+    Returns
+    -------
+    Config or None
+        ``None`` if the sidebar could not be drawn (the error is shown).
+    """
+    st.set_page_config(page_title=f"{title} · SDWEC Explorer", page_icon=PAGE_ICON,
+                       layout="wide")
+    config = None
+    with guard("the sidebar"):
+        config = sidebar()
+    target = st.session_state.pop("_cfg_goto", None)
+    if target is not None:
+        st.switch_page(PAGE_FILES[target])
+    return config
+
+
+def show_config_problems():
+    """Show (once) what was repaired when the query string was read."""
+    problems = st.session_state.pop("_cfg_problems", None)
+    if problems:
+        st.warning("Some settings in the link could not be used:\n\n"
+                   + "\n".join(f"- {p}" for p in problems))

@@ -1,0 +1,83 @@
+"""SDWEC on one pool beside the baselines it is judged against: what the Explorer shows.
+
+:func:`compare` solves SDWEC once on a pool's validation votes and scores it, bagging, WMV
+and the single tree on both splits.  The result is small and plain (floats, lists and the
+:class:`~sdwec.solver.Solution`), so a dashboard can cache it per configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sdwec import combiners, solver
+
+__all__ = ["Comparison", "compare"]
+
+
+def plain(v):  # TEMP until _util lands
+    return v.item() if isinstance(v, np.generic) else v
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """SDWEC and the baselines on one pool.
+
+    Attributes
+    ----------
+    solution : sdwec.solver.Solution
+    member_accuracy : ndarray of shape (l,)
+        Each tree's validation accuracy.
+    methods : list of dict
+        ``method``, ``test``, ``validation``, ``used`` for SDWEC and the baselines, SDWEC
+        first and bagging second.
+    abstain_label : object
+        What the ensemble predicts when every weight is zero (the most frequent
+        validation class).
+    classes : list
+        Class labels of the task.
+    n_val, n_test : int
+        Rows in the validation and test splits.
+    """
+
+    solution: object
+    member_accuracy: np.ndarray
+    methods: list
+    abstain_label: object
+    classes: list
+    n_val: int
+    n_test: int
+
+
+def compare(pool, **params):
+    """Solve SDWEC on ``pool`` and score it beside bagging, WMV and the single tree.
+
+    Parameters
+    ----------
+    pool : sdwec.pool.Pool
+    **params
+        Keyword arguments of :func:`sdwec.solve` (``lam``, ``beta``, ``gamma``, ``eps``,
+        ``iterations``, ``threshold``).
+
+    Returns
+    -------
+    Comparison
+    """
+    val, test = pool.votes("val"), pool.votes("test")
+    sol = solver.solve(pool.table, None, **params)
+    W = np.column_stack([sol.weights, combiners.majority(val), combiners.wmv(val)])
+    acc_val = combiners.accuracies(W, val, pool.prior)
+    acc_test = combiners.accuracies(W, test, pool.prior)
+    l = pool.n_trees
+    used = [f"{sol.n_selected} / {l}", f"{l} / {l}", f"{l} / {l}"]
+    methods = [{"method": name, "test": float(acc_test[i]), "validation": float(acc_val[i]),
+                "used": used[i]} for i, name in enumerate(("SDWEC", "bagging", "WMV"))]
+    methods.append({"method": "single tree",
+                    "test": float(np.mean(pool.single_test == pool.y_test)),
+                    "validation": float(np.mean(pool.single_val == pool.y_val)),
+                    "used": "1 (own tree)"})
+    return Comparison(solution=sol, member_accuracy=combiners.member_accuracies(val),
+                      methods=methods, abstain_label=plain(pool.prior[0]),
+                      classes=[plain(c) for c in pool.classes], n_val=len(pool.y_val),
+                      n_test=len(pool.y_test))

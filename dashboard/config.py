@@ -36,6 +36,12 @@ BETA_RANGE = (0.0, 100.0, 1.0)
 GAMMA_RANGE = (1.0, 100.0, 1.0)
 ITERATIONS_RANGE = (1, 100, 1)
 SEED_RANGE = (0, 9999, 1)
+#: How many stratified splits (seeds ``seed .. seed + r - 1``) the Explorer and the Frontier
+#: average over; one split keeps a slider move instant.
+SPLIT_CHOICES = (1, 3, 5, 10)
+#: The solver parameters a pin holds, in its query-string order.
+PIN_FIELDS = ("lam", "beta", "gamma", "eps", "iterations", "threshold")
+
 
 @dataclass(frozen=True)
 class Config:
@@ -51,19 +57,32 @@ class Config:
     eps: float = PRESETS["SDWEC-B"]["eps"]
     iterations: int = 25
     threshold: str = "paper"
+    splits: int = 1
+    #: Solver parameters kept for comparison (:data:`PIN_FIELDS` order), or empty.
+    pin: tuple = ()
 
     def solver_params(self):
         """Keyword arguments for :func:`sdwec.solve`."""
         return dict(lam=self.lam, beta=self.beta, gamma=self.gamma, eps=self.eps,
                     iterations=self.iterations, threshold=self.threshold)
 
+    def pinned(self):
+        """The pinned configuration (same pool, the pin's solver parameters), or ``None``."""
+        return replace(self, **dict(zip(PIN_FIELDS, self.pin)), pin=()) if self.pin else None
+
+    def with_pin(self):
+        """This configuration with its own solver parameters pinned."""
+        return replace(self, pin=tuple(getattr(self, name) for name in PIN_FIELDS))
+
 
 #: Config field -> query-string key (short keys keep shared links readable).
 QUERY_KEYS = {"dataset": "dataset", "task": "task", "seed": "seed", "n_trees": "l",
               "lam": "lam", "beta": "beta", "gamma": "gamma", "eps": "eps",
-              "iterations": "k", "threshold": "thr"}
-#: Config field -> Streamlit widget key.
-WIDGET_KEYS = {name: f"cfg_{name}" for name in QUERY_KEYS}
+              "iterations": "k", "threshold": "thr", "splits": "r", "pin": "pin"}
+#: Fields written to the query string only when they differ from the default.
+_OPTIONAL_KEYS = ("splits", "pin")
+#: Config field -> Streamlit widget key (the pin is set by a button, not a widget).
+WIDGET_KEYS = {name: f"cfg_{name}" for name in QUERY_KEYS if name != "pin"}
 
 
 # --------------------------------------------------------------------------- query string
@@ -169,16 +188,40 @@ def config_from_query(query, dataset_names=None, tasks=None):
             problems.append(f"Unknown threshold rule `{threshold}`; using {defaults.threshold}.")
         threshold = defaults.threshold
     values["threshold"] = threshold
+    splits = int(number("splits", int, SPLIT_CHOICES[0], SPLIT_CHOICES[-1]))
+    values["splits"] = int(_nearest(splits, SPLIT_CHOICES))
+    pin = raw("pin")
+    if pin is not None:
+        values["pin"] = _read_pin(pin, problems)
     return Config(**values), problems
+
+
+def _read_pin(text, problems):
+    """The pin's parameters from ``lam,beta,gamma,eps,k,thr`` (``()`` if unusable)."""
+    parts = text.split(",")
+    query = dict(zip((QUERY_KEYS[name] for name in PIN_FIELDS), parts))
+    pinned, pin_problems = config_from_query(query, (DEFAULT_DATASET,),
+                                             lambda name: ("binary",))
+    if len(parts) != len(PIN_FIELDS) or pin_problems:
+        problems.append(f"The pinned configuration `pin={text}` could not be read; it was "
+                        f"dropped (pin again from the Explorer).")
+        return ()
+    return tuple(getattr(pinned, name) for name in PIN_FIELDS)
 
 
 def config_to_query(config):
     """The query-string form of ``config`` (``dict`` of ``str``), read back by
     :func:`config_from_query` to the same :class:`Config`."""
+    def text(value):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
     out = {}
+    defaults = Config()
     for name, key in QUERY_KEYS.items():
         value = getattr(config, name)
-        out[key] = f"{value:g}" if isinstance(value, float) else str(value)
+        if name in _OPTIONAL_KEYS and value == getattr(defaults, name):
+            continue
+        out[key] = ",".join(map(text, value)) if name == "pin" else text(value)
     return out
 
 

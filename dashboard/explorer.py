@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import services
-from sdwec import export, plots
+from dashboard.sidebar import pin_current, unpin
+from sdwec import comparison, export, plots
 
 
 def _label_formatter(classes):
@@ -15,21 +16,53 @@ def _label_formatter(classes):
     return str
 
 
+def _accuracy_text(row, split):
+    """``0.8095`` for one split, ``0.810 ± 0.031`` for several."""
+    if row["splits"] == 1:
+        return f"{row[split]:.4f}"
+    return f"{row[split]:.3f} ± {row[split + '_sd']:.3f}"
+
+
+def _headline(summary, result, l):
+    sdwec_row, bagging_row = summary[0], summary[1]
+    diff = sdwec_row["test"] - bagging_row["test"]
+    cols = st.columns(4)
+    cols[0].metric("Test accuracy (SDWEC)", _accuracy_text(sdwec_row, "test"),
+                   delta=f"{diff:+.4f} vs bagging", delta_color="normal" if diff else "off",
+                   delta_arrow="auto" if diff else "off",
+                   help="Held-out test split; nothing on this page is chosen on it.")
+    cols[1].metric("Validation accuracy", _accuracy_text(sdwec_row, "validation"),
+                   help="The weights are fitted on this split, so it flatters SDWEC.")
+    if sdwec_row["splits"] == 1:
+        sparsity, used = f"{result.solution.sparsity:.3f}", f"{result.solution.n_selected} / {l}"
+    else:
+        sparsity = f"{sdwec_row['sparsity']:.3f} ± {sdwec_row['sparsity_sd']:.3f}"
+        used = f"{sdwec_row['n_selected']:.1f} ± {sdwec_row['n_selected_sd']:.1f} / {l}"
+    cols[2].metric("Sparsity", sparsity, help="1 − (non-zero weights) / l (eq. 12)")
+    cols[3].metric("Classifiers used", used)
+
+
+def _rows_note(result, splits):
+    """What one split rests on: its row counts and what one row is worth in accuracy."""
+    note = (f"One split has {result.n_val} validation rows (one row = "
+            f"{100 / result.n_val:.1f} accuracy points) and {result.n_test} test rows (one row "
+            f"= {100 / result.n_test:.1f} points).")
+    if splits == 1:
+        return note + (" Differences of a row or two are noise: raise *Splits* in the "
+                       "sidebar to see the spread over several splits.")
+    return note + (f" Numbers are the mean ± standard deviation over {splits} splits; the "
+                   f"charts below show the first split (seed shown in the sidebar).")
+
+
 def show_explorer(config):
     """Draw the Explorer for ``config`` (the Explorer and the Your-data pages)."""
-    ref = services.pool_ref(config)
-    result = services.compare(ref, config)
+    refs = services.pool_refs(config)
+    results = [services.compare(ref, config) for ref in refs]
+    summary = comparison.over_splits(results)
+    ref, result = refs[0], results[0]
     sol = result.solution
-    sdwec_row, bagging_row = result.methods[0], result.methods[1]
     l = len(sol.weights)
-    cols = st.columns(4)
-    cols[0].metric("Test accuracy (SDWEC)", f"{sdwec_row['test']:.4f}",
-                   delta=f"{sdwec_row['test'] - bagging_row['test']:+.4f} vs bagging",
-                   delta_color="normal" if sdwec_row['test'] != bagging_row['test'] else "off")
-    cols[1].metric("Validation accuracy", f"{sdwec_row['validation']:.4f}",
-                   help="The weights are fitted on this split.")
-    cols[2].metric("Sparsity", f"{sol.sparsity:.3f}", help="1 − (non-zero weights) / l (eq. 12)")
-    cols[3].metric("Classifiers used", f"{sol.n_selected} / {l}")
+    _headline(summary, result, l)
     fmt = _label_formatter(result.classes)
     abstain = fmt(result.abstain_label)
     if sol.n_selected == 0:
@@ -38,28 +71,82 @@ def show_explorer(config):
             f"the most frequent validation class, **{abstain}**, for every row, and the "
             f"accuracies above are that constant guess's. To keep some trees, raise λ, lower "
             f"β or ε, or choose the threshold rule *none*.")
-    else:
-        st.caption(f"Rule for an all-zero weight vector (and for tied votes): predict the most "
-                   f"frequent validation class, {abstain}. Splits: {result.n_val} validation "
-                   f"and {result.n_test} test rows; classes "
-                   f"{', '.join(map(fmt, result.classes))}.")
-    methods_fig, convergence_fig, weights_fig = services.explorer_figures(ref, config, result)
+    st.caption(_rows_note(result, len(results)) +
+               f" Tied votes and an all-zero weight vector predict the most frequent validation "
+               f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
+    _pin_section(config, refs, summary, result)
+    methods_fig, convergence_fig, weights_fig = services.explorer_figures(ref, config, result,
+                                                                          summary)
     left, right = st.columns(2)
     left.plotly_chart(methods_fig, key="explorer_methods")
     right.plotly_chart(convergence_fig, key="explorer_convergence")
     st.plotly_chart(weights_fig, key="explorer_weights")
-    timing_col, text_col = st.columns([3, 2])
-    measured = services.prediction_timing(ref, sol.weights)
-    timing_col.plotly_chart(plots.prediction_time(measured), key="explorer_timing")
-    text_col.markdown(
-        f"**Prediction time, measured on this server.** The pruned ensemble evaluates "
-        f"{measured.n_pruned} of {measured.n_full} trees on the {measured.n_rows} test rows: "
-        f"{1e3 * measured.pruned_seconds:.2f} ms against {1e3 * measured.full_seconds:.2f} ms "
-        f"(×{measured.speedup:.1f} faster; median of {measured.repeats} runs, each tree's "
-        f"prediction plus the weighted vote). The paper instead quotes the formula "
-        f"(1 − sparsity)·T(l).")
+    _timing_section(ref, sol)
     show_downloads(ref, config, result)
     return result
+
+
+def _pin_section(config, refs, summary, result):
+    """Pin the configuration, or compare the live one with the pinned one."""
+    pinned = config.pinned()
+    if pinned is None:
+        st.button("Pin this configuration", key="explorer_pin", on_click=pin_current,
+                  icon=":material/push_pin:",
+                  help="Keep these parameters; after your next slider move the Explorer "
+                       "shows both side by side. The pin is part of the page address.")
+        return
+    pinned_results = [services.compare(r, pinned) for r in refs]
+    pinned_summary = comparison.over_splits(pinned_results)
+    left, right = st.columns([4, 1])
+    left.markdown(
+        f"**Pinned:** λ={pinned.lam:g}, β={pinned.beta:g}, γ={pinned.gamma:g}, "
+        f"ε={pinned.eps:g}, k={pinned.iterations}, threshold {pinned.threshold}.")
+    right.button("Unpin", key="explorer_unpin", on_click=unpin, icon=":material/close:")
+    live, old = summary[0], pinned_summary[0]
+    table = {"": ["live", "pinned", "live − pinned"]}
+    for column, key in (("test accuracy", "test"), ("validation accuracy", "validation"),
+                        ("sparsity", "sparsity"), ("trees used", "n_selected")):
+        table[column] = [live[key], old[key], live[key] - old[key]]
+    st.dataframe(table, hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in ("test accuracy", "validation accuracy", "sparsity")})
+    shared = comparison.shared_members(result.solution.weights,
+                                       pinned_results[0].solution.weights)
+    st.caption(f"On the first split both keep {shared['both']} trees; only the live "
+               f"configuration keeps {shared['only_first']}, only the pinned one "
+               f"{shared['only_second']}. The weights chart shows both.")
+
+
+def _timing_section(ref, sol):
+    """The paper's formula for the prediction time, and a measurement on request."""
+    measured = services.measured_timing(ref, sol.weights)
+    l, kept = len(sol.weights), sol.n_selected
+    st.subheader("Prediction time")
+    if kept == 0:
+        st.markdown("The ensemble **abstains** (no tree kept): it predicts a constant, so "
+                    "there is nothing to time.")
+        return
+    if kept == l:
+        st.markdown(f"Every tree is kept: the pruned ensemble is the **same ensemble** as "
+                    f"bagging's {l} trees, so it predicts in the same time (ratio 1).")
+        return
+    formula = l / kept
+    text = (f"The paper's formula, (1 − sparsity)·T(l), says the {kept} kept trees predict "
+            f"**×{formula:.1f}** faster than all {l}.")
+    if measured is None:
+        st.markdown(text + " Measuring it on this server takes a moment:")
+        st.button("Measure prediction time", key="explorer_measure",
+                  on_click=services.request_timing, args=(ref, sol.weights))
+        return
+    low, high = measured.speedup_interval
+    chart, words = st.columns([3, 2])
+    chart.plotly_chart(plots.prediction_time(measured), key="explorer_timing")
+    words.markdown(
+        text + f" **Measured here: ×{measured.speedup:.1f}** (interquartile range "
+        f"×{low:.1f}–×{high:.1f} over {measured.repeats} paired runs of "
+        f"{measured.n_rows:,} rows: the test rows repeated, each tree's prediction plus the "
+        f"weighted vote). The measured ratio falls short of the formula because the vote and "
+        f"the per-call overhead do not shrink with the number of trees.")
 
 
 def model_bytes(pool, solution):

@@ -33,9 +33,6 @@ TIMING_CACHE_ENTRIES = 64
 #: the solve it shows, so a revisited configuration reuses its figures.  Kept few: one
 #: configuration's three figures hold about 2.6 MiB as Plotly objects (l = 200, measured).
 FIGURE_CACHE_ENTRIES = 16
-#: Prediction time is measured on at most this many test rows (NSL-KDD has 12,597), so that a
-#: slider move stays interactive; the caption states the row count.
-TIMING_ROWS = 2000
 #: Timed runs (median reported, after one warm-up) of the Paper page's weight-finding times.
 TIMING_REPEATS = 3
 #: Where ``python -m sdwec reproduce`` writes its per-row results.
@@ -72,16 +69,24 @@ _HASH = {PoolRef: lambda ref: ref.key}
 
 
 class Progress:
-    """``progress(done, total, message)`` callback drawing a bar only if work happens."""
+    """``progress(done, total, message)`` callback drawing a bar only if work happens.
+
+    The bar says how long the work has run and, once a tenth of it is done, about how long
+    is left (the library reports steps weighted by their cost, so the rate is meaningful).
+    """
 
     def __init__(self, label):
         self.label = label
         self.slot = st.empty()
         self.bar = None
+        self.start = time.monotonic()
 
     def __call__(self, done, total, message):
         fraction = min(max(done / total, 0.0), 1.0) if total else 1.0
-        text = f"{self.label}: {message} ({done}/{total})"
+        elapsed = time.monotonic() - self.start
+        text = f"{self.label}: {message} · {_duration(elapsed)} elapsed"
+        if 0.1 <= fraction < 1.0:
+            text += f", about {_duration(elapsed * (1 - fraction) / fraction)} left"
         if self.bar is None:
             self.bar = self.slot.progress(fraction, text=text)
         else:
@@ -89,6 +94,11 @@ class Progress:
 
     def close(self):
         self.slot.empty()
+
+
+def _duration(seconds):
+    """``"45 s"`` or ``"3 min"``: the precision a person waiting wants."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 # --------------------------------------------------------------------------- uploads
@@ -144,6 +154,14 @@ def pool_ref(config):
     return PoolRef((key, dataset.task, config.n_trees, config.seed), dataset, dataset.name)
 
 
+def pool_refs(config):
+    """One :class:`PoolRef` per split of ``config`` (seeds ``seed .. seed + splits - 1``)."""
+    first = pool_ref(config)
+    source, task, n_trees, seed = first.key
+    return [first] + [PoolRef((source, task, n_trees, seed + i), first.source, first.label)
+                      for i in range(1, config.splits)]
+
+
 @st.cache_resource(max_entries=POOL_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _pool_slot(ref):
     """A per-pool box (bounded by the cache) that holds the pool once it is trained.
@@ -179,6 +197,33 @@ def _pool(ref, progress=None):
         slot["lock"].release()
 
 
+#: Cold training longer than this gets a note before the user commits to it.
+COLD_NOTE_SECONDS = 10.0
+
+
+def cold_start_note(config):
+    """A note when ``config``'s pool is not trained yet and training takes over ~10 s."""
+    try:
+        ref = pool_ref(config)
+    except DataError:
+        return None
+    if _pool_slot(ref)["pool"] is not None or pool.is_cached(ref.source, *ref.key[1:]):
+        return None
+    shape = ref.source.X.shape if not isinstance(ref.source, str) else _shape_of(ref.source)
+    seconds = timing.estimated_training_seconds(shape[0], shape[1], ref.n_trees)
+    if seconds < COLD_NOTE_SECONDS:
+        return None
+    return (f"This pool is not trained yet: {ref.n_trees} trees on {ref.label} take roughly "
+            f"{_duration(seconds)} on an idle 2-core machine (longer when busy). It is then "
+            f"kept on disk, so later visits are instant.")
+
+
+@st.cache_data(show_spinner=False)
+def _shape_of(name):
+    """``(rows, features)`` of a shipped dataset."""
+    return datasets.load(name).X.shape
+
+
 def get_pool(ref):
     """The trained pool of ``ref``, with a progress bar while it is being trained."""
     progress = Progress(f"Training {ref.n_trees} trees on {ref.label}")
@@ -203,39 +248,44 @@ def compare(ref, config):
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _explorer_figures(ref, params, _result):
+def _explorer_figures(ref, params, splits, _result, _summary):
     """The Explorer's three solution figures for one configuration (shared, read-only)."""
     sol = _result.solution
     threshold = sol.threshold if np.isfinite(sol.threshold) else None
-    return (plots.method_comparison(_result.methods), plots.convergence(sol.history),
+    return (plots.method_comparison(_summary), plots.convergence(sol.history),
             plots.member_weights(sol.weights, _result.member_accuracy, threshold))
 
 
-def explorer_figures(ref, config, result):
+def explorer_figures(ref, config, result, summary):
     """The Explorer's figures of ``result`` (cached per configuration)."""
-    return _explorer_figures(ref, tuple(sorted(config.solver_params().items())), result)
+    return _explorer_figures(ref, tuple(sorted(config.solver_params().items())),
+                             config.splits, result, summary)
 
 
 @st.cache_data(max_entries=TIMING_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _prediction_seconds(ref, selected, _weights):
+def _measure(ref, chosen, _weights):
     p = _pool(ref)
-    return timing.prediction_seconds(p.estimators, _weights, p.X_test[:TIMING_ROWS],
-                                     p.classes, p.prior)
+    return timing.measure(p.estimators, _weights, p.X_test, p.classes, p.prior)
 
 
-def prediction_timing(ref, weights):
-    """Measured prediction time of the pruned (``weights``) and the full ensemble.
-
-    The full ensemble is timed once per pool; the pruned one once per distinct set of
-    members (the cache key is the selected indices with their weights).
-    """
+def _support(weights):
     weights = np.asarray(weights, dtype=float)
-    full, n_full = _prediction_seconds(ref, "all", np.ones(len(weights)))
-    chosen = tuple((int(i), float(weights[i])) for i in np.flatnonzero(weights))
-    pruned, n_pruned = _prediction_seconds(ref, chosen, weights)
-    return timing.PredictionTiming(full_seconds=full, pruned_seconds=pruned, n_full=n_full,
-                                   n_pruned=n_pruned,
-                                   n_rows=min(len(_pool(ref).X_test), TIMING_ROWS), repeats=3)
+    return tuple((int(i), float(weights[i])) for i in np.flatnonzero(weights))
+
+
+def request_timing(ref, weights):
+    """Button callback: measure the prediction time of ``weights`` on this run."""
+    st.session_state.setdefault("_timings", set()).add((ref.key, _support(weights)))
+
+
+def measured_timing(ref, weights):
+    """The measured :class:`~sdwec.timing.PredictionTiming` of ``weights`` if this session
+    asked for it (:func:`request_timing`), else ``None``; measured once per support."""
+    chosen = _support(weights)
+    if (ref.key, chosen) not in st.session_state.get("_timings", set()):
+        return None
+    with st.spinner("Timing the full and the pruned ensemble…"):
+        return _measure(ref, chosen, np.asarray(weights, dtype=float))
 
 
 # --------------------------------------------------------------------------- frontier
@@ -346,6 +396,6 @@ def training_times(names, sizes, seed=0):
 
 def clear_caches():
     """Empty the dashboard's Streamlit caches (tests call this between runs)."""
-    for cached in (_pool_slot, _compare, _prediction_seconds, _sweep_chunk, _peers,
-                   _explorer_figures, _read_reproduction):
+    for cached in (_pool_slot, _compare, _measure, _sweep_chunk, _peers, _explorer_figures,
+                   _read_reproduction, _shape_of):
         cached.clear()

@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import config as cfg
+from dashboard import services
 from dashboard.guard import guard
 from sdwec.paper import PRESETS
 from sdwec.solver import THRESHOLDS
@@ -87,13 +88,40 @@ def _format_number(value):
     return f"{value:g}"
 
 
+def _dataset_label(name):
+    """The sidebar's text for a dataset: an upload shows its file name and row count."""
+    if name != cfg.USER_DATA:
+        return name
+    upload = st.session_state.get("user_dataset")
+    if upload is None:
+        return "your data (upload on *Your data*)"
+    dataset = upload[1]
+    return f"your data: {dataset.name} ({len(dataset.y):,} rows)"
+
+
+def pin_current():
+    """Button callback: pin the current configuration for comparison."""
+    _write_widgets(current_config().with_pin())
+
+
+def unpin():
+    """Button callback: drop the pinned configuration."""
+    _write_widgets(replace(current_config(), pin=()))
+
+
 def _bound(name):
     """Widget arguments that tie a sidebar widget to config field ``name``."""
     return dict(key=cfg.WIDGET_KEYS[name], on_change=_sync, args=(name,))
 
 
-def sidebar():
+def sidebar(cold_note=None):
     """Draw the shared sidebar and keep ``st.query_params`` equal to the configuration.
+
+    Parameters
+    ----------
+    cold_note : callable, optional
+        ``cold_note(config) -> str or None``: a warning shown under the pool settings
+        (e.g. that this pool is not trained yet and roughly how long it takes).
 
     Returns
     -------
@@ -109,46 +137,58 @@ def sidebar():
     for name, key in cfg.WIDGET_KEYS.items():
         state[key] = getattr(state["_cfg"], name)
     sb = st.sidebar
-    sb.header("Configuration")
+    # λ comes right after the dataset: at 1280x720 it must be visible without scrolling.
     sb.selectbox("Dataset", cfg.dataset_choices(), key=cfg.WIDGET_KEYS["dataset"],
-                 on_change=_dataset_changed,
+                 on_change=_dataset_changed, format_func=_dataset_label,
                  help="One of the paper's 11 datasets, or the CSV you upload on *Your data*.")
-    offered = cfg.task_choices(state[cfg.WIDGET_KEYS["dataset"]])
-    sb.selectbox("Task", offered, disabled=len(offered) == 1, **_bound("task"),
-                 help="Binary tasks use labels ±1; multi-class tasks solve SDWEC on the "
-                      "correctness matrix.")
-    col_seed, col_l = sb.columns(2)
-    col_seed.number_input("Split seed", min_value=cfg.SEED_RANGE[0],
-                          max_value=cfg.SEED_RANGE[1], step=1, **_bound("seed"),
-                          help="Seeds the train/validation/test split and the bagging.")
-    col_l.select_slider("Pool size l", cfg.POOL_SIZES, **_bound("n_trees"),
-                        help="Number of bagged CART trees the weights are chosen from.")
-    sb.subheader("SDWEC parameters")
+    sb.select_slider("λ (data fidelity, log scale)", cfg.LAMBDA_GRID,
+                     format_func=_format_number, **_bound("lam"),
+                     help="Larger λ fits the validation votes harder; smaller λ lets the L1 "
+                          "term switch more trees off.")
     for col, name in zip(sb.columns(len(PRESETS)), PRESETS):
         p = PRESETS[name]
         col.button(name, key=f"preset_{name}", on_click=_apply_preset, args=(name,),
                    width="stretch",
                    help=f"The paper's {name}: λ={p['lam']:g}, β={p['beta']:g}, "
                         f"γ={p['gamma']:g}, ε={p['eps']:g}.")
-    sb.select_slider("λ (data fidelity, log scale)", cfg.LAMBDA_GRID,
-                     format_func=_format_number, **_bound("lam"),
-                     help="Larger λ fits the validation votes harder; smaller λ lets the L1 "
-                          "term switch more trees off.")
     sb.slider("β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
-              max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], **_bound("beta"),
+              max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], format="%g",
+              **_bound("beta"),
               help="Weight of the penalty on negative weights; it also sets the threshold.")
     sb.slider("γ (log-sum-exp sharpness)", min_value=cfg.GAMMA_RANGE[0],
-              max_value=cfg.GAMMA_RANGE[1], step=cfg.GAMMA_RANGE[2], **_bound("gamma"),
+              max_value=cfg.GAMMA_RANGE[1], step=cfg.GAMMA_RANGE[2], format="%g",
+              **_bound("gamma"),
               help="How closely the smooth |w| and max(-w, 0) follow the real ones.")
     sb.select_slider("ε (log scale)", cfg.EPS_GRID, format_func=_format_number,
                      **_bound("eps"),
                      help="Keeps the sign relaxation and the adaptive γ finite near zero.")
-    sb.slider("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
-              max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
-              **_bound("iterations"))
-    sb.selectbox("Threshold rule (line 15)", THRESHOLDS, **_bound("threshold"),
-                 help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: each "
-                      "weight with its own γ_r; none: keep every positive weight.")
+    col_k, col_thr = sb.columns(2)
+    col_k.number_input("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
+                       max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
+                       **_bound("iterations"), help="Passes of Algorithm 1 (the paper: 25).")
+    col_thr.selectbox("Threshold (line 15)", THRESHOLDS, **_bound("threshold"),
+                      help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: "
+                           "each weight with its own γ_r; none: keep every positive weight.")
+    sb.subheader("Pool and splits")
+    offered = cfg.task_choices(state[cfg.WIDGET_KEYS["dataset"]])
+    col_task, col_splits = sb.columns(2)
+    col_task.selectbox("Task", offered, disabled=len(offered) == 1, **_bound("task"),
+                       help="Binary tasks use labels ±1; multi-class tasks solve SDWEC on the "
+                            "correctness matrix.")
+    col_splits.selectbox("Splits", cfg.SPLIT_CHOICES, **_bound("splits"),
+                         help="Average over this many stratified 80/10/10 splits (seeds "
+                              "seed … seed + r − 1), with their spread. One split is instant; "
+                              "each further split trains its own pool once.")
+    col_seed, col_l = sb.columns(2)
+    col_seed.number_input("Split seed", min_value=cfg.SEED_RANGE[0],
+                          max_value=cfg.SEED_RANGE[1], step=1, **_bound("seed"),
+                          help="Seeds the train/validation/test split and the bagging.")
+    col_l.select_slider("Pool size l", cfg.POOL_SIZES, **_bound("n_trees"),
+                        help="Number of bagged CART trees the weights are chosen from.")
+    if cold_note is not None:
+        note = cold_note(current_config())
+        if note:
+            sb.info(note)
     sb.caption("The page address holds this configuration: copy it to share or bookmark.")
     config = current_config()
     state["_cfg"] = config
@@ -175,7 +215,7 @@ def page_setup(title):
                        layout="wide")
     config = None
     with guard("the sidebar"):
-        config = sidebar()
+        config = sidebar(cold_note=services.cold_start_note)
     target = st.session_state.pop("_cfg_goto", None)
     if target is not None:
         st.switch_page(PAGE_FILES[target])

@@ -7,6 +7,9 @@ from dashboard.guard import guard
 from dashboard.sidebar import page_setup
 from sdwec import plots
 
+#: γ of section 2's default: the paper's Figure 2 uses 10, where the rounding is hard to see.
+FIGURE2_GAMMA = 3.0
+
 config = page_setup("How it works")
 if config is None:
     st.stop()
@@ -38,10 +41,10 @@ def _eps_slider(key, label="ε"):
 @st.fragment
 def sign_section():
     st.subheader("1 · A convex stand-in for the sign (eq. 6)")
+    st.latex(r"\operatorname{sgn}(H_s w) \approx \frac{H_s w}{|H_s\hat w| + \epsilon}"
+             r" = S_s H_s w")
     left, right = st.columns([2, 3])
     with left:
-        st.latex(r"\operatorname{sgn}(H_s w) \approx \frac{H_s w}{|H_s\hat w| + \epsilon}"
-                 r" = S_s H_s w")
         st.markdown(
             "Around a row where the current ensemble scores `H_s ŵ`, the step of `sgn` is "
             "replaced by a straight line through the origin that reaches ±1 near `H_s ŵ`. "
@@ -53,24 +56,27 @@ def sign_section():
     with right:
         with guard("the sign plot"):
             st.plotly_chart(plots.sign_relaxation(points, eps), key="how_sign_chart")
+        st.caption("Look at where each dashed line crosses ±1: near its expansion point, and "
+                   "closer to it as ε shrinks. Far from the point the line and the step part.")
 
 
 @st.fragment
 def abs_section():
     st.subheader("2 · |w| by an adaptive log-sum-exp (eq. 7, Figure 2)")
+    st.latex(r"|w_r| \approx \frac{1}{\gamma_r}\log\!\left(e^{-\gamma_r w_r}"
+             r" + e^{\gamma_r w_r}\right),\qquad"
+             r" \gamma_r = \frac{\gamma}{|\hat w_r| + \epsilon}")
     left, right = st.columns([2, 3])
     with left:
-        st.latex(r"|w_r| \approx \frac{1}{\gamma_r}\log\!\left(e^{-\gamma_r w_r}"
-                 r" + e^{\gamma_r w_r}\right),\qquad"
-                 r" \gamma_r = \frac{\gamma}{|\hat w_r| + \epsilon}")
         st.markdown(
             "The log-sum-exp is a smooth `max(-w, w)`; its sharpness γ would overflow `exp` "
             "for large |w|, so SDWEC scales it by the current weight: large weights get a "
             "gentler curve, weights near zero a sharp one. At w = 0 the approximation equals "
             "ε·log 2 / γ. Leave ŵ on *follow w* to see the paper's Figure 2, or fix it to see "
-            "the curve one iteration actually uses.")
-        gamma = st.slider("γ", *GAMMA_RANGE[:2], value=config.gamma,
-                          step=GAMMA_RANGE[2], key="how_abs_gamma")
+            "the curve one iteration actually uses. The paper's Figure 2 uses γ = 10; a "
+            "smaller γ makes the gap easier to see.")
+        gamma = st.slider("γ", *GAMMA_RANGE[:2], value=FIGURE2_GAMMA, step=GAMMA_RANGE[2],
+                          format="%g", key="how_abs_gamma")
         eps_values = st.multiselect("ε values", EPS_GRID, default=[0.1, 1.0],
                                     key="how_abs_eps", format_func=lambda v: f"{v:g}")
         follow = st.toggle("ŵ follows w (Figure 2)", value=True, key="how_abs_follow")
@@ -79,15 +85,17 @@ def abs_section():
         with guard("the |w| plot"):
             st.plotly_chart(plots.abs_approximation(gamma, eps_values, w_hat=w_hat),
                             key="how_abs_chart")
+        st.caption("Look at w = 0: the smooth curve sits ε·log 2 / γ above the corner of |w|, "
+                   "so a larger ε or a smaller γ rounds the corner more.")
 
 
 @st.fragment
 def penalty_section():
     st.subheader("3 · The non-negativity penalty and the threshold it implies (eq. 8)")
+    st.latex(r"\beta\max(-w_r, 0) \approx \frac{\beta}{\gamma_r}\log\!\left("
+             r"e^{-\gamma_r w_r} + 1\right) = P(w_r)")
     left, right = st.columns([2, 3])
     with left:
-        st.latex(r"\beta\max(-w_r, 0) \approx \frac{\beta}{\gamma_r}\log\!\left("
-                 r"e^{-\gamma_r w_r} + 1\right) = P(w_r)")
         st.markdown(
             "The penalty is large for negative weights and fades for positive ones. After the "
             "last iteration, Algorithm 1 (line 15) drops every weight below the point where "
@@ -95,24 +103,26 @@ def penalty_section():
             "zero. With the *paper* rule this point is read at the sharpest γ_r, γ/ε "
             "(see docs/algorithm.md for this reading of the paper).")
         beta = st.slider("β", *BETA_RANGE[:2], value=config.beta,
-                         step=BETA_RANGE[2], key="how_pen_beta")
+                         step=BETA_RANGE[2], format="%g", key="how_pen_beta")
         gamma = st.slider("γ", *GAMMA_RANGE[:2], value=config.gamma,
-                          step=GAMMA_RANGE[2], key="how_pen_gamma")
+                          step=GAMMA_RANGE[2], format="%g", key="how_pen_gamma")
         eps = _eps_slider("how_pen_eps")
     with right:
         with guard("the penalty plot"):
             st.plotly_chart(plots.penalty_threshold(beta, gamma, eps), key="how_pen_chart")
+        st.caption("Look at the dotted line: every final weight left of it is set to zero. "
+                   "Raising β or ε moves it right, so fewer trees survive.")
 
 
 @st.fragment
 def taylor_section():
     st.subheader("4 · A quadratic model, then one linear solve per iteration")
+    st.latex(r"\tfrac{1}{\gamma_r}\log(e^{-\gamma_r w}+e^{\gamma_r w}) + P(w)"
+             r" \approx A_r + B_r w + C_r w^2")
+    st.latex(r"\Big(\tfrac{2\lambda}{m}(SH)^\top SH + \tfrac{2}{l}(C + I)\Big)\,w"
+             r" = \tfrac{2\lambda}{m}(SH)^\top y + \tfrac{2\hat w - v_B}{l}")
     left, right = st.columns([2, 3])
     with left:
-        st.latex(r"\tfrac{1}{\gamma_r}\log(e^{-\gamma_r w}+e^{\gamma_r w}) + P(w)"
-                 r" \approx A_r + B_r w + C_r w^2")
-        st.latex(r"\Big(\tfrac{2\lambda}{m}(SH)^\top SH + \tfrac{2}{l}(C + I)\Big)\,w"
-                 r" = \tfrac{2\lambda}{m}(SH)^\top y + \tfrac{2\hat w - v_B}{l}")
         st.markdown(
             "The smooth per-weight terms are replaced by their second-order Taylor model "
             "around ŵ, and a slow-step term (w − ŵ)²/l keeps the new w close to ŵ where the "
@@ -121,13 +131,15 @@ def taylor_section():
             "repeat k times, threshold.")
         w_hat = st.slider("ŵ", 0.0, 3.0, 1.0, 0.05, key="how_tay_what")
         beta = st.slider("β", *BETA_RANGE[:2], value=config.beta,
-                         step=BETA_RANGE[2], key="how_tay_beta")
+                         step=BETA_RANGE[2], format="%g", key="how_tay_beta")
         gamma = st.slider("γ", *GAMMA_RANGE[:2], value=config.gamma,
-                          step=GAMMA_RANGE[2], key="how_tay_gamma")
+                          step=GAMMA_RANGE[2], format="%g", key="how_tay_gamma")
         eps = _eps_slider("how_tay_eps")
     with right:
         with guard("the Taylor plot"):
             st.plotly_chart(plots.taylor_model(w_hat, beta, gamma, eps), key="how_tay_chart")
+        st.caption("Look around ŵ: the parabola touches the smooth cost there and drifts away "
+                   "further out, which is why each iteration only takes a small step.")
 
 
 with guard("the teaching page"):

@@ -81,3 +81,60 @@ def compare(pool, **params):
                       methods=methods, abstain_label=plain(pool.prior[0]),
                       classes=[plain(c) for c in pool.classes], n_val=len(pool.y_val),
                       n_test=len(pool.y_test))
+
+
+def over_splits(results):
+    """Mean and spread of :func:`compare`'s numbers over several splits of the same data.
+
+    Parameters
+    ----------
+    results : sequence of Comparison
+        One per split (the same methods in the same order).
+
+    Returns
+    -------
+    list of dict
+        One per method, in order: ``method``, ``test``, ``validation`` (means), ``test_sd``,
+        ``validation_sd`` (sample standard deviations, 0 for one split), ``used`` and, for
+        SDWEC, ``sparsity``, ``sparsity_sd``, ``n_selected``, ``n_selected_sd``; ``splits``.
+    """
+    results = list(results)
+    if not results:
+        raise ValueError("need at least one split")
+    names = [row["method"] for row in results[0].methods]
+    if any([row["method"] for row in r.methods] != names for r in results):
+        raise ValueError("every split must compare the same methods in the same order")
+
+    def stats(values):
+        values = np.asarray(values, dtype=float)
+        return float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else 0.0
+
+    out = []
+    for i, name in enumerate(names):
+        row = {"method": name, "splits": len(results), "used": results[0].methods[i]["used"]}
+        for split in ("test", "validation"):
+            row[split], row[f"{split}_sd"] = stats([r.methods[i][split] for r in results])
+        out.append(row)
+    sparsity = [r.solution.sparsity for r in results]
+    selected = [r.solution.n_selected for r in results]
+    out[0]["sparsity"], out[0]["sparsity_sd"] = stats(sparsity)
+    out[0]["n_selected"], out[0]["n_selected_sd"] = stats(selected)
+    if len(results) > 1:
+        l = len(results[0].solution.weights)
+        out[0]["used"] = f"{out[0]['n_selected']:.1f} / {l} (mean)"
+    return out
+
+
+def shared_members(first, second):
+    """How many members two weight vectors keep in common and apart.
+
+    Returns
+    -------
+    dict
+        ``both``, ``only_first``, ``only_second`` (counts of members with a non-zero weight).
+    """
+    a, b = np.asarray(first) != 0, np.asarray(second) != 0
+    if a.shape != b.shape:
+        raise ValueError(f"weight vectors differ in length: {a.shape} and {b.shape}")
+    return {"both": int((a & b).sum()), "only_first": int((a & ~b).sum()),
+            "only_second": int((~a & b).sum())}

@@ -277,13 +277,14 @@ def member_weights(weights, member_accuracy, threshold=None):
 
 
 def method_comparison(rows):
-    """Test and validation accuracy of several methods on the same split, as grouped bars.
+    """Test and validation accuracy of several methods on the same splits, as grouped bars.
 
     Parameters
     ----------
     rows : sequence of dict
-        Each with ``"method"``, ``"test"`` and ``"validation"`` accuracies and optionally
-        ``"used"`` (members used); the order is kept.
+        Each with ``"method"``, ``"test"`` and ``"validation"`` accuracies (means over the
+        splits), optionally ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when
+        positive), ``"splits"`` and ``"used"`` (members used); the order is kept.
 
     Returns
     -------
@@ -291,21 +292,36 @@ def method_comparison(rows):
     """
     methods = [r["method"] for r in rows]
     used = [r.get("used", "") for r in rows]
+    splits = rows[0].get("splits", 1) if rows else 1
     traces = []
     for split, colour in (("test", "#1f77b4"), ("validation", "#aec7e8")):
         values = [r[split] for r in rows]
-        traces.append(dict(type="bar", x=methods, y=values, name=split,
-                           marker=dict(color=colour), text=[f"{v:.3f}" for v in values],
-                           textposition="outside", customdata=used,
-                           hovertemplate="%{x}<br>" + split + " accuracy %{y:.4f}<br>"
-                                         "members used %{customdata}<extra></extra>"))
-    low = min([r["test"] for r in rows] + [r["validation"] for r in rows])
-    return _figure(traces, "Accuracy on the same split", "", "accuracy", barmode="group",
-                   yaxis=dict(range=[max(0.0, low - 0.1), 1.05]))
+        sd = [r.get(f"{split}_sd", 0.0) for r in rows]
+        trace = dict(type="bar", x=methods, y=values, name=split, marker=dict(color=colour),
+                     text=[f"{v:.3f}" for v in values], textposition="inside",
+                     insidetextanchor="end", customdata=used,
+                     hovertemplate="%{x}<br>" + split + " accuracy %{y:.4f}<br>"
+                                   "members used %{customdata}<extra></extra>")
+        if any(v > 0 for v in sd):
+            trace["error_y"] = dict(type="data", array=sd, color="#444444")
+        traces.append(trace)
+    low = min([r["test"] - r.get("test_sd", 0.0) for r in rows]
+              + [r["validation"] - r.get("validation_sd", 0.0) for r in rows])
+    high = max([r["test"] + r.get("test_sd", 0.0) for r in rows]
+               + [r["validation"] + r.get("validation_sd", 0.0) for r in rows])
+    title = "Accuracy on the same split" if splits == 1 else \
+        f"Accuracy, mean ± sd over {splits} splits"
+    # Accuracy never exceeds 1: the axis stops there unless an error bar reaches past it.
+    return _figure(traces, title, "", "accuracy", barmode="group",
+                   yaxis=dict(range=[max(0.0, low - 0.05), max(1.0, high)]))
 
 
 def prediction_time(timing):
-    """Measured prediction time of the pruned ensemble against the full one.
+    """Measured prediction time of the pruned ensemble against the full one, with spread.
+
+    Bars are the median milliseconds of the timed runs; the error bars span their
+    interquartile range.  An ensemble that keeps every tree is drawn as the same bar twice;
+    one that keeps none is not drawn (it predicts a constant).
 
     Parameters
     ----------
@@ -316,14 +332,25 @@ def prediction_time(timing):
     -------
     plotly.graph_objects.Figure
     """
-    labels = [f"full ({timing.n_full} trees)", f"pruned ({timing.n_pruned} trees)"]
-    ms = [1e3 * timing.full_seconds, 1e3 * timing.pruned_seconds]
-    bar = dict(type="bar", x=ms, y=labels, orientation="h",
-               marker=dict(color=[COLORS["bagging"], COLORS["SDWEC"]]),
-               text=[f"{v:.2f} ms" for v in ms], textposition="auto",
-               hovertemplate="%{y}: %{x:.3f} ms<extra></extra>")
-    return _figure([bar], f"Prediction time on {timing.n_rows} test rows "
-                          f"(median of {timing.repeats} runs)", "milliseconds", "", height=220)
+    runs = [np.asarray(timing.full_runs) * 1e3]
+    labels = [f"full ({timing.n_full} trees)"]
+    colours = [COLORS["bagging"]]
+    if timing.status == "pruned":
+        runs.append(np.asarray(timing.pruned_runs) * 1e3)
+        labels.append(f"pruned ({timing.n_pruned} trees)")
+        colours.append(COLORS["SDWEC"])
+    median = [float(np.median(r)) for r in runs]
+    q1 = [float(np.percentile(r, 25)) for r in runs]
+    q3 = [float(np.percentile(r, 75)) for r in runs]
+    bar = dict(type="bar", x=median, y=labels, orientation="h", marker=dict(color=colours),
+               error_x=dict(type="data", symmetric=False,
+                            array=[h - m for h, m in zip(q3, median)],
+                            arrayminus=[m - lo for m, lo in zip(median, q1)]),
+               text=[f"{v:.1f} ms" for v in median], textposition="inside",
+               hovertemplate="%{y}: median %{x:.2f} ms<extra></extra>")
+    return _figure([bar], f"Prediction time, {timing.n_rows:,} rows "
+                          f"(median and quartiles of {timing.repeats} runs)", "milliseconds",
+                   "", height=220, xaxis=dict(rangemode="tozero"))
 
 
 # --------------------------------------------------------------------------- frontier

@@ -1,10 +1,18 @@
-"""Measured prediction time of a pruned ensemble against the full one.
+"""Measured prediction time of a pruned ensemble against the full one, with its spread.
 
 The paper reports testing time as ``(1 - sparsity) · T(l)`` (a formula).  Here the time is
 measured: every member with a non-zero weight predicts the rows and the weighted plurality
 vote combines them, exactly the work a deployed pruned ensemble does; the full ensemble does
-the same with all ``l`` members.  Runs of the two are interleaved so that a burst of load on
-the machine hits both, and the median of the repeats is reported.
+the same with all ``l`` members.  A measurement is only worth showing with its noise, so:
+
+* the rows are the given rows repeated until there are at least ``min_rows`` of them (a
+  validation or test split of 20-80 rows is predicted in well under a millisecond, where
+  timer resolution and scheduling noise dominate);
+* runs of the two ensembles are interleaved, so that a burst of load on the machine hits
+  both, and each pair of runs gives one ratio; the ratio reported is the median of the pairs
+  with their interquartile range;
+* an ensemble that keeps every tree is the same ensemble (ratio 1 by definition, not
+  measured) and one that keeps none abstains (it predicts a constant: nothing to time).
 """
 
 from __future__ import annotations
@@ -20,7 +28,16 @@ from sdwec.pool import load_pool, prediction_matrix
 from sdwec.solver import solve
 
 __all__ = ["PredictionTiming", "measure", "prediction_seconds", "weight_finding_seconds",
-           "table5"]
+           "table5", "estimated_training_seconds", "MIN_ROWS", "REPEATS"]
+
+#: Rows predicted per timed run (the given rows, repeated).
+MIN_ROWS = 2000
+#: Paired runs per measurement (after one warm-up of each ensemble).
+REPEATS = 9
+#: Seconds per (row x log2 rows x feature) of one fully grown CART tree on its bootstrap
+#: sample, predictions included; from NSL-KDD's 200-tree pool, 63 s on an idle core of this
+#: project's 2-core machines (results/benchmarks.md).  Good to a factor of about two.
+_TREE_SECONDS_PER_UNIT = 4.6e-9
 
 
 @dataclass(frozen=True)
@@ -30,13 +47,17 @@ class PredictionTiming:
     Attributes
     ----------
     full_seconds, pruned_seconds : float
-        Median wall-clock seconds to predict all rows with the full and the pruned ensemble.
+        Median wall-clock seconds to predict the rows with the full and the pruned ensemble
+        (``pruned_seconds`` is NaN when the pruned ensemble was not timed, see ``status``).
     n_full, n_pruned : int
         Members evaluated by each.
     n_rows : int
-        Rows predicted.
+        Rows predicted per run.
     repeats : int
-        Timed runs of each ensemble.
+        Paired runs timed (0 when nothing was timed).
+    full_runs, pruned_runs : tuple of float
+        Seconds of every timed run, in pairs (``pruned_runs`` is empty when only the full
+        ensemble was timed).
     """
 
     full_seconds: float
@@ -45,11 +66,48 @@ class PredictionTiming:
     n_pruned: int
     n_rows: int
     repeats: int
+    full_runs: tuple = ()
+    pruned_runs: tuple = ()
+
+    @property
+    def ratios(self):
+        """``full / pruned`` seconds of every paired run."""
+        return tuple(f / p for f, p in zip(self.full_runs, self.pruned_runs))
+
+    @property
+    def status(self):
+        """``"abstains"`` (no member kept), ``"same ensemble"`` (every member kept) or
+        ``"pruned"``."""
+        if self.n_pruned == 0:
+            return "abstains"
+        if self.n_pruned == self.n_full:
+            return "same ensemble"
+        return "pruned"
 
     @property
     def speedup(self):
-        """``full_seconds / pruned_seconds`` (how many times faster the pruned ensemble is)."""
-        return self.full_seconds / self.pruned_seconds if self.pruned_seconds > 0 else np.inf
+        """Median over the paired runs of ``full / pruned`` seconds (1 for the same
+        ensemble; NaN when the ensemble abstains)."""
+        if self.status == "same ensemble":
+            return 1.0
+        if not self.ratios:
+            return float("nan")
+        return float(np.median(self.ratios))
+
+    @property
+    def speedup_interval(self):
+        """Interquartile range ``(low, high)`` of the paired ratios (NaN when not timed)."""
+        if self.status == "same ensemble":
+            return (1.0, 1.0)
+        if not self.ratios:
+            return (float("nan"), float("nan"))
+        low, high = np.percentile(self.ratios, [25, 75])
+        return float(low), float(high)
+
+    @property
+    def formula_speedup(self):
+        """The paper's ``T(l) / ((1 - sparsity) T(l)) = l / n_pruned`` (inf when abstaining)."""
+        return self.n_full / self.n_pruned if self.n_pruned else float("inf")
 
 
 def _predictor(estimators, weights, X, classes, prior):
@@ -124,8 +182,17 @@ def weight_finding_seconds(H, y, repeats=1, **params):
     return _median_seconds(lambda: solve(H, y, **params), repeats)
 
 
-def measure(estimators, weights, X, classes, prior, repeats=5):
-    """Time the prediction of the pruned ensemble and of the full (equal-weight) ensemble.
+def _tiled(X, min_rows):
+    """``X`` repeated (whole copies, then a prefix) to at least ``min_rows`` rows."""
+    X = np.asarray(X)
+    if len(X) == 0:
+        raise ValueError("need at least one row to time a prediction")
+    copies = -(-int(min_rows) // len(X))
+    return np.tile(X, (max(copies, 1), 1))[:max(int(min_rows), len(X))]
+
+
+def measure(estimators, weights, X, classes, prior, repeats=REPEATS, min_rows=MIN_ROWS):
+    """Time the prediction of the pruned ensemble against the full (equal-weight) ensemble.
 
     Parameters
     ----------
@@ -135,32 +202,48 @@ def measure(estimators, weights, X, classes, prior, repeats=5):
     weights : array_like of shape (l,)
         Weights of the pruned ensemble; members with weight 0 are not evaluated.
     X : ndarray of shape (n, d)
-        Rows to predict (the test split).
+        Rows to predict (e.g. the test split); repeated to at least ``min_rows`` rows.
     classes : ndarray
         Class labels, sorted.
     prior : ndarray
         Tie-breaking order of the classes (see :class:`sdwec.pool.Pool`).
-    repeats : int, default=5
-        Timed runs of each ensemble (after one untimed warm-up run each).
+    repeats : int, default=REPEATS
+        Paired runs of the two ensembles (after one untimed warm-up run each).
+    min_rows : int, default=MIN_ROWS
+        Rows predicted per run.
 
     Returns
     -------
     PredictionTiming
+        When the pruned ensemble keeps every member or none, only the full ensemble is
+        timed (see :attr:`PredictionTiming.status`).
     """
     weights = _checked(estimators, weights, repeats)
     classes = np.asarray(classes)
-    full, n_full = _predictor(estimators, np.ones(len(estimators)), X, classes, prior)
-    pruned, n_pruned = _predictor(estimators, weights, X, classes, prior)
-    full(), pruned()  # warm-up: first calls pay for imports and allocations
+    rows = _tiled(X, min_rows)
+    full, n_full = _predictor(estimators, np.ones(len(estimators)), rows, classes, prior)
+    pruned, n_pruned = _predictor(estimators, weights, rows, classes, prior)
+    paired = 0 < n_pruned < n_full
+    full()
+    if paired:
+        pruned()  # warm-up: first calls pay for imports and allocations
     t_full, t_pruned = [], []
     for _ in range(int(repeats)):
-        for fn, sink in ((full, t_full), (pruned, t_pruned)):
+        for fn, sink in ((full, t_full), (pruned, t_pruned)) if paired else ((full, t_full),):
             start = time.perf_counter()
             fn()
             sink.append(time.perf_counter() - start)
-    return PredictionTiming(full_seconds=float(np.median(t_full)),
-                            pruned_seconds=float(np.median(t_pruned)), n_full=n_full,
-                            n_pruned=n_pruned, n_rows=len(X), repeats=int(repeats))
+    full_seconds = float(np.median(t_full))
+    if not paired:
+        same = n_pruned == n_full
+        return PredictionTiming(full_seconds=full_seconds,
+                                pruned_seconds=full_seconds if same else float("nan"),
+                                n_full=n_full, n_pruned=n_pruned, n_rows=len(rows),
+                                repeats=int(repeats), full_runs=tuple(t_full))
+    return PredictionTiming(full_seconds=full_seconds, pruned_seconds=float(np.median(t_pruned)),
+                            n_full=n_full, n_pruned=n_pruned, n_rows=len(rows),
+                            repeats=int(repeats), full_runs=tuple(t_full),
+                            pruned_runs=tuple(t_pruned))
 
 
 def table5(names, sizes, seed=0, repeats=3, load=None, progress=None):
@@ -217,3 +300,26 @@ def table5(names, sizes, seed=0, repeats=3, load=None, progress=None):
                         "paper_seconds": paper_seconds})
     report(len(names), len(names), "done")
     return pd.DataFrame(out)
+
+
+def estimated_training_seconds(n_rows, n_features, n_trees):
+    """Rough wall-clock seconds to train a bagged pool of ``n_trees`` CART trees.
+
+    CART sorts every feature at every level, about ``n log n`` per feature for a fully grown
+    tree; the constant is calibrated on NSL-KDD (see ``_TREE_SECONDS_PER_UNIT``).  Meant for
+    "this will take about a minute" notes, not for benchmarks.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows of the whole dataset (80 % of them train the trees).
+    n_features : int
+    n_trees : int
+
+    Returns
+    -------
+    float
+    """
+    n_train = max(2.0, 0.8 * float(n_rows))
+    return _TREE_SECONDS_PER_UNIT * n_train * np.log2(n_train) * max(1, int(n_features)) \
+        * int(n_trees)

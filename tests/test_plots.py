@@ -149,14 +149,30 @@ def test_method_comparison_keeps_order_and_values():
     assert list(_trace(fig, "validation").y) == [0.95, 0.9]
 
 
-def test_prediction_time_in_milliseconds():
-    timing = SimpleNamespace(full_seconds=0.02, pruned_seconds=0.002, n_full=200, n_pruned=20,
-                             n_rows=50, repeats=5)
+def test_prediction_time_in_milliseconds_with_quartiles():
+    from sdwec.timing import PredictionTiming
+
+    timing = PredictionTiming(full_seconds=0.02, pruned_seconds=0.002, n_full=200, n_pruned=20,
+                              n_rows=2000, repeats=5,
+                              full_runs=(0.018, 0.019, 0.020, 0.021, 0.030),
+                              pruned_runs=(0.001, 0.002, 0.002, 0.002, 0.004))
     fig = plots.prediction_time(timing)
     (bar,) = fig.data
-    assert list(bar.x) == pytest.approx([20.0, 2.0])
+    assert list(bar.x) == pytest.approx([20.0, 2.0])  # medians of the runs, in ms
     assert list(bar.y) == ["full (200 trees)", "pruned (20 trees)"]
-    assert isinstance(fig, go.Figure)
+    # Error bars reach the quartiles: full 19 to 21 ms, pruned 2 to 2 ms.
+    assert list(bar.error_x.array) == pytest.approx([1.0, 0.0])
+    assert list(bar.error_x.arrayminus) == pytest.approx([1.0, 0.0])
+    assert "2,000 rows" in fig.layout.title.text and "5 runs" in fig.layout.title.text
+
+
+def test_prediction_time_of_the_same_ensemble_draws_one_bar():
+    from sdwec.timing import PredictionTiming
+
+    timing = PredictionTiming(full_seconds=0.02, pruned_seconds=0.02, n_full=10, n_pruned=10,
+                              n_rows=100, repeats=2, full_runs=(0.02, 0.02))
+    (bar,) = plots.prediction_time(timing).data
+    assert list(bar.y) == ["full (10 trees)"]
 
 
 def _sweep_frame(second=None):

@@ -38,12 +38,37 @@ def test_only_selected_members_are_evaluated(small_pool):
     weights = np.zeros(8)
     weights[[1, 5]] = [0.5, 2.0]
     result = timing.measure(trees, weights, small_pool.X_test, small_pool.classes,
-                            small_pool.prior, repeats=3)
-    assert (result.n_full, result.n_pruned, result.n_rows) == (8, 2, len(small_pool.X_test))
+                            small_pool.prior, repeats=3, min_rows=50)
+    assert (result.n_full, result.n_pruned, result.n_rows) == (8, 2, 50)
     # Full ensemble: warm-up + 3 timed runs for every tree; pruned: the same for trees 1 and 5.
     assert [t.calls for t in trees] == [4, 8, 4, 4, 4, 8, 4, 4]
-    assert result.full_seconds > 0 and result.pruned_seconds > 0
-    assert result.speedup == result.full_seconds / result.pruned_seconds
+    assert result.status == "pruned" and len(result.ratios) == 3
+    assert result.speedup == np.median([f / p for f, p in zip(result.full_runs,
+                                                              result.pruned_runs)])
+    low, high = result.speedup_interval
+    assert min(result.ratios) <= low <= result.speedup <= high <= max(result.ratios)
+    assert result.formula_speedup == 4.0  # l / n_pruned
+
+
+def test_rows_are_repeated_to_the_minimum(small_pool):
+    X = small_pool.X_test[:7]
+    tiled = timing._tiled(X, 20)
+    assert tiled.shape == (20, X.shape[1])
+    np.testing.assert_array_equal(tiled[7:14], X)
+    assert len(timing._tiled(small_pool.X_test, 1)) == len(small_pool.X_test)  # never fewer
+
+
+def test_keeping_every_tree_is_the_same_ensemble_and_none_abstains(small_pool):
+    trees = [CountingTree(t) for t in small_pool.estimators]
+    same = timing.measure(trees, np.full(8, 0.3), small_pool.X_test, small_pool.classes,
+                          small_pool.prior, repeats=2, min_rows=10)
+    assert same.status == "same ensemble" and same.speedup == 1.0
+    assert same.speedup_interval == (1.0, 1.0) and same.pruned_runs == ()
+    assert [t.calls for t in trees] == [3] * 8  # only the full ensemble was run
+    none = timing.measure(small_pool.estimators, np.zeros(8), small_pool.X_test,
+                          small_pool.classes, small_pool.prior, repeats=2, min_rows=10)
+    assert none.status == "abstains" and np.isnan(none.speedup)
+    assert none.formula_speedup == np.inf
 
 
 def test_prediction_seconds_counts_members(small_pool):

@@ -54,7 +54,8 @@ PRESETS = {
     "SDWEC-A": {"lam": 0.1, "beta": 35.0, "gamma": 5.0, "eps": 0.1},
     "SDWEC-B": {"lam": 10.0, "beta": 15.0, "gamma": 15.0, "eps": 1.0},
 }
-"""Table 3's footer parameters (the solver's ``PRESETS`` must agree; a test checks it)."""
+"""Table 3's footer parameters: the one definition of the presets (``sdwec.solver.PRESETS`` is
+this dict, imported)."""
 
 TABLE5_L = (100, 200, 500, 1000)
 """Classifier counts ``l`` of Table 5's columns."""

@@ -1,30 +1,23 @@
-"""Bagged CART pools: splits, prediction matrices and a disk cache.
+"""Bagged CART pools: splits, prediction matrices, and pools loaded through a disk cache.
 
 A *pool* is the paper's ensemble before any combiner is applied: ``l`` CART trees trained by
 bagging on an 80 % training split, and their predictions (in the original label space) on the
 10 % validation split, where combiners find weights, and on the 10 % test split, where they are
 scored.
 
-Pools of the shipped datasets are cached on disk (:func:`cache_dir`) because NSL-KDD pools take
-minutes to train on two cores. A cache entry is one file, named after a hash of everything that
-determines the pool, written to a temporary file and renamed into place (a killed writer leaves
-no partial entry), and checked on load (magic, length, SHA-256 of the payload, the stored key);
-anything that fails a check is rebuilt, never trusted. A per-entry ``fcntl`` lock makes
-concurrent requests for the same uncached pool (threads or processes) train it once.
+:func:`load_pool` serves the pool of a shipped dataset or of a user's
+:class:`~sdwec.datasets.Dataset` (an uploaded CSV) from the disk cache of :mod:`sdwec.cache`,
+training it on a miss, because NSL-KDD pools take minutes to train on two cores. A
+:class:`PoolKey` names a pool: the dataset (its name, or the fingerprint of an upload's data),
+the task, ``l``, the seed and the tree parameters; the cache entry is keyed by it together
+with the library versions and a format number.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import hashlib
-import json
-import os
-import pickle
-import struct
-import tempfile
 import time
 from dataclasses import dataclass, field
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -32,16 +25,17 @@ import sklearn
 from sklearn.ensemble import BaggingClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+import sdwec
+from sdwec import cache as disk_cache
+from sdwec import datasets
+from sdwec.cache import CACHE_ENV, cache_dir
 from sdwec.errors import DataError
 
 __all__ = [
-    "Pool", "split_indices", "build_pool", "load_pool", "prediction_matrix", "cache_dir",
-    "cache_path", "CACHE_ENV",
+    "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",
+    "prediction_matrix", "cache_dir", "cache_path", "CACHE_ENV",
 ]
 
-CACHE_ENV = "SDWEC_CACHE_DIR"
-_MAGIC = b"SDWEC-POOL\x01\n"
-_HEADER = struct.Struct(">32sQ")  # SHA-256 of the payload, payload length
 _FORMAT = 1  # bump when the pickled Pool layout changes
 _TRAIN_CHUNK = 20  # trees per warm-start step, so progress is reported as the pool grows
 
@@ -134,12 +128,6 @@ def _vote_table(P_val, y_val, classes):
         return solver.compress(np.asarray(P_val, dtype=float), np.asarray(y_val, dtype=float))
     C = solver.correctness_matrix(P_val, y_val)
     return solver.compress(C, np.ones(len(C)))
-
-
-def cache_dir() -> Path:
-    """Folder of the pool cache: ``$SDWEC_CACHE_DIR`` if set, else ``~/.cache/sdwec``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "sdwec"
 
 
 def split_indices(y, seed):
@@ -322,131 +310,240 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
 
 
 def _versions():
-    import sdwec
-
     return {"sklearn": sklearn.__version__, "numpy": np.__version__,
             "sdwec": sdwec.__version__, "format": _FORMAT}
 
 
-def _cache_key(name, task, n_trees, seed, tree_params):
-    return {"dataset": name, "task": task, "n_trees": int(n_trees), "seed": int(seed),
-            "tree_params": dict(sorted((tree_params or {}).items())), "versions": _versions()}
+_UPLOAD_PREFIX = "sha256:"  # PoolKey.source of an upload; no dataset name has a colon
 
 
-def cache_path(name, task="binary", n_trees=200, seed=0, tree_params=None) -> Path:
-    """Path of the cache entry of a shipped dataset's pool (which may not exist yet)."""
-    key = _cache_key(name, task, n_trees, seed, tree_params)
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=repr).encode()).hexdigest()
-    return cache_dir() / f"pool-{name}-{task}-l{int(n_trees)}-s{int(seed)}-{digest[:16]}.pkl"
+@dataclass(frozen=True)
+class PoolKey:
+    """Everything that determines a pool: frozen and hashable, one key per pool.
+
+    Build it with :meth:`for_dataset`. It keys the disk cache (with the library versions and
+    a format number) and is meant to key in-memory caches too (e.g. the dashboard's).
+
+    Attributes
+    ----------
+    source : str
+        A shipped dataset's canonical name, or ``"sha256:<hex>"``: the
+        :attr:`~sdwec.datasets.Dataset.fingerprint` of a user's dataset.
+    task : {"binary", "multiclass"}
+    n_trees : int
+        Number of bagged trees ``l``.
+    seed : int
+        Seed of the split, the bootstrap samples and the trees.
+    tree_params : tuple of (str, object) pairs
+        Extra :class:`~sklearn.tree.DecisionTreeClassifier` parameters, sorted by name
+        (a dict is accepted and converted).
+    """
+
+    source: str
+    task: str
+    n_trees: int = 200
+    seed: int = 0
+    tree_params: tuple = ()
+
+    def __post_init__(self):
+        if not isinstance(self.source, str) or not self.source:
+            raise TypeError(f"source must be a dataset name or an upload's fingerprint, "
+                            f"got {self.source!r}")
+        if not self.is_upload:
+            # Aliases share one key; an unknown name fails here with the valid names.
+            object.__setattr__(self, "source", datasets.canonical_name(self.source))
+        if self.task not in datasets.TASKS:
+            raise DataError(f"task must be one of {datasets.TASKS}, got {self.task!r}")
+        for name in ("n_trees", "seed"):
+            value = getattr(self, name)
+            if not isinstance(value, Integral) or isinstance(value, bool):
+                raise TypeError(f"{name} must be an integer, got {value!r}")
+            object.__setattr__(self, name, int(value))
+        if self.n_trees < 1:
+            raise ValueError(f"n_trees must be at least 1, got {self.n_trees}")
+        object.__setattr__(self, "tree_params", _sorted_params(self.tree_params))
+
+    @classmethod
+    def for_dataset(cls, dataset, task=None, n_trees=200, seed=0, tree_params=None):
+        """The key of the pool of a shipped dataset (by name) or of a user's Dataset.
+
+        Parameters
+        ----------
+        dataset : str or sdwec.datasets.Dataset
+            A name from :func:`sdwec.datasets.names` (or an alias), or a Dataset such as
+            :func:`sdwec.datasets.from_csv` returns, keyed by its fingerprint (so the same
+            data gives the same key under any file name).
+        task : {"binary", "multiclass"}, optional
+            Default: ``"binary"`` for a name, the Dataset's own ``task`` for a Dataset
+            (which is one task's view: another task is refused).
+        n_trees : int, default=200
+        seed : int, default=0
+        tree_params : dict, optional
+
+        Returns
+        -------
+        PoolKey
+        """
+        if isinstance(dataset, datasets.Dataset):
+            if task is not None and task != dataset.task:
+                raise DataError(
+                    f"this dataset holds the {dataset.task} view of its labels, not "
+                    f"{task!r}; read it again with from_csv(..., task={task!r})")
+            return cls(_UPLOAD_PREFIX + dataset.fingerprint, dataset.task, n_trees, seed,
+                       tree_params or ())
+        if isinstance(dataset, str):
+            return cls(dataset, "binary" if task is None else task, n_trees, seed,
+                       tree_params or ())
+        raise TypeError(f"dataset must be a dataset name or a sdwec.datasets.Dataset, not "
+                        f"{type(dataset).__name__}")
+
+    @property
+    def is_upload(self) -> bool:
+        """Whether the key names a user's dataset (by fingerprint), not a shipped one."""
+        return self.source.startswith(_UPLOAD_PREFIX)
+
+    def _label(self) -> str:
+        """Readable start of the cache file name."""
+        name = "upload-" + self.source[len(_UPLOAD_PREFIX):][:12] if self.is_upload \
+            else self.source
+        return f"pool-{name}-{self.task}-l{self.n_trees}-s{self.seed}"
+
+    def _cache_key(self) -> dict:
+        return {"kind": "pool", "source": self.source, "task": self.task,
+                "n_trees": self.n_trees, "seed": self.seed,
+                "tree_params": dict(self.tree_params), "versions": _versions()}
 
 
-def _read_entry(path: Path, key):
-    """The cached Pool at ``path``, or None if it is missing or fails any check."""
-    try:
-        blob = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    head = len(_MAGIC) + _HEADER.size
-    if len(blob) < head or not blob.startswith(_MAGIC):
-        return None
-    digest, length = _HEADER.unpack_from(blob, len(_MAGIC))
-    payload = memoryview(blob)[head:]
-    if len(payload) != length or hashlib.sha256(payload).digest() != digest:
-        return None
-    try:
-        stored = pickle.loads(payload)
-    except Exception:  # a checksummed payload that still fails to unpickle: rebuild
-        return None
-    if not isinstance(stored, dict) or stored.get("key") != key:
-        return None
-    pool = stored.get("pool")
-    return pool if isinstance(pool, Pool) else None
-
-
-_STALE_TEMP_SECONDS = 3600  # a temp file this old belongs to a writer that died
-
-
-def _remove_stale_temp_files(folder: Path):
-    now = time.time()
-    for tmp in folder.glob(".tmp-*.pkl"):
-        with contextlib.suppress(OSError):
-            if now - tmp.stat().st_mtime > _STALE_TEMP_SECONDS:
-                tmp.unlink()
-
-
-def _write_entry(path: Path, key, pool: Pool):
-    _remove_stale_temp_files(path.parent)
-    payload = pickle.dumps({"key": key, "pool": pool}, protocol=pickle.HIGHEST_PROTOCOL)
-    header = _MAGIC + _HEADER.pack(hashlib.sha256(payload).digest(), len(payload))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pkl")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(header)
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)  # atomic: readers see the old state or the whole new file
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    # flock locks belong to the open file description, so separate opens exclude each other
-    # across threads as well as processes.
-    with open(path.with_suffix(".lock"), "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+def _sorted_params(tree_params) -> tuple:
+    pairs = dict(tree_params or {})
+    for name, value in pairs.items():
+        if not isinstance(name, str):
+            raise TypeError(f"tree parameter names must be strings, got {name!r}")
         try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            hash(value)
+        except TypeError:
+            raise TypeError(f"tree parameter {name}={value!r} is not hashable; pass numbers, "
+                            "strings or None") from None
+    return tuple(sorted(pairs.items()))
 
 
-def load_pool(name, task="binary", n_trees=200, seed=0, tree_params=None, n_jobs=None,
-              progress=None, cache=True):
-    """The pool of a shipped dataset, from the disk cache or trained (and cached).
+def _key(source, task, n_trees, seed, tree_params) -> PoolKey:
+    """The PoolKey of ``load_pool``-style arguments (a key, a name or a Dataset)."""
+    if isinstance(source, PoolKey):
+        given = {"task": task, "n_trees": n_trees, "seed": seed, "tree_params": tree_params}
+        fixed = [name for name, value in given.items() if value is not None]
+        if fixed:
+            raise TypeError(f"a PoolKey already fixes {', '.join(fixed)}; pass them to "
+                            "PoolKey.for_dataset instead")
+        return source
+    return PoolKey.for_dataset(source, task, 200 if n_trees is None else n_trees,
+                               0 if seed is None else seed, tree_params)
+
+
+def cache_path(source, task=None, n_trees=None, seed=None, tree_params=None) -> Path:
+    """Path of a pool's cache entry (which may not exist yet).
 
     Parameters
     ----------
-    name : str
-        A name from :func:`sdwec.datasets.names`.
-    task : {"binary", "multiclass"}, default="binary"
-    n_trees, seed, tree_params, n_jobs, progress
-        As in :func:`build_pool`.
+    source, task, n_trees, seed, tree_params
+        As in :func:`load_pool`.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    key = _key(source, task, n_trees, seed, tree_params)
+    return disk_cache.entry_path(key._cache_key(), key._label())
+
+
+def is_cached(source, task=None, n_trees=None, seed=None, tree_params=None) -> bool:
+    """Whether a pool is in the disk cache, so :func:`load_pool` will not train it.
+
+    Reads only the entry's header (see :func:`sdwec.cache.contains`): cheap enough to ask
+    for every pool a page offers.
+
+    Parameters
+    ----------
+    source, task, n_trees, seed, tree_params
+        As in :func:`load_pool`.
+
+    Returns
+    -------
+    bool
+    """
+    key = _key(source, task, n_trees, seed, tree_params)
+    return disk_cache.contains(key._cache_key(), key._label())
+
+
+def load_pool(source, task=None, n_trees=None, seed=None, tree_params=None, n_jobs=None,
+              progress=None, cache=True, *, dataset=None):
+    """A pool from the disk cache, or trained (and cached).
+
+    Parameters
+    ----------
+    source : str, sdwec.datasets.Dataset or PoolKey
+        A shipped dataset's name (see :func:`sdwec.datasets.names`), a user's Dataset (from
+        :func:`sdwec.datasets.from_csv`, cached under the fingerprint of its data), or a
+        :class:`PoolKey`, which fixes ``task``, ``n_trees``, ``seed`` and ``tree_params``
+        (leave those unset).
+    task : {"binary", "multiclass"}, optional
+        Default ``"binary"`` for a name; a Dataset's own task for a Dataset.
+    n_trees : int, optional
+        Number of trees ``l``; default 200.
+    seed : int, optional
+        Default 0.
+    tree_params, n_jobs, progress
+        As in :func:`build_pool`. ``progress(1, 1, "loaded from cache")`` reports a hit.
     cache : bool, default=True
         Read and write the disk cache in :func:`cache_dir`.
+    dataset : sdwec.datasets.Dataset, optional
+        The data of an upload's PoolKey, needed to train its pool when it is not cached.
 
     Returns
     -------
     Pool
-    """
-    from sdwec import datasets
+        ``meta["dataset"]`` is the dataset's name (for an upload, the name of the Dataset
+        passed to this call, if any); an upload's pool also has ``meta["fingerprint"]``.
 
-    name = datasets.canonical_name(name)  # aliases share one entry; unknown names fail here
-    if task not in datasets.tasks(name):
-        raise DataError(f"task must be one of {datasets.tasks(name)}, got {task!r}")
-    key = _cache_key(name, task, n_trees, seed, tree_params)
+    Raises
+    ------
+    ValueError
+        Unknown dataset name; an upload's key whose pool is not cached and no ``dataset``
+        (or one with other data).
+    DataError
+        A task the dataset does not offer.
+    """
+    key = _key(source, task, n_trees, seed, tree_params)
+    if dataset is not None and not (isinstance(source, PoolKey) and key.is_upload):
+        raise ValueError("dataset= is only for an upload's PoolKey (a Dataset or a dataset "
+                         "name is its own data)")
+    if isinstance(source, datasets.Dataset):
+        dataset = source
+    elif dataset is not None and _UPLOAD_PREFIX + dataset.fingerprint != key.source:
+        raise ValueError("the dataset passed is not the data this PoolKey was made from")
 
     def build():
-        data = datasets.load(name, task)
-        return build_pool(data.X, data.y, n_trees=n_trees, seed=seed, tree_params=tree_params,
-                          n_jobs=n_jobs, progress=progress,
-                          meta={"dataset": name, "task": task})
+        if key.is_upload:
+            if dataset is None:
+                raise ValueError("this upload's pool is not cached; pass its Dataset "
+                                 "(load_pool(key, dataset=...)) to train it")
+            data = dataset
+            meta = {"dataset": data.name, "task": key.task,
+                    "fingerprint": key.source[len(_UPLOAD_PREFIX):]}
+        else:
+            data = datasets.load(key.source, key.task)
+            meta = {"dataset": key.source, "task": key.task}
+        return build_pool(data.X, data.y, n_trees=key.n_trees, seed=key.seed,
+                          tree_params=dict(key.tree_params), n_jobs=n_jobs, progress=progress,
+                          meta=meta)
 
     if not cache:
         return build()
-    path = cache_path(name, task, n_trees, seed, tree_params)
-    pool = _read_entry(path, key)
-    if pool is None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(path):
-            pool = _read_entry(path, key)  # another process may have built it meanwhile
-            if pool is None:
-                pool = build()
-                _write_entry(path, key, pool)
-                return pool
-    if progress is not None:
-        progress(1, 1, "loaded from cache")
+    pool, built = disk_cache.get_or_build(key._cache_key(), build, key._label())
+    if not built:
+        if dataset is not None:
+            # The same data may have been uploaded under another file name.
+            pool.meta["dataset"] = dataset.name
+        if progress is not None:
+            progress(1, 1, "loaded from cache")
     return pool

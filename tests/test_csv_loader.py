@@ -7,6 +7,8 @@ in a temporary directory, as a sparse file: it takes no disk space.
 
 import io
 import json
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdwec import datasets
+from sdwec import csv_loader, datasets
 from sdwec.errors import DataError
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "csv"
@@ -47,7 +49,7 @@ def test_corpus_has_at_least_twenty_hostile_files():
 def test_hostile_file_gives_a_data_error_with_a_clear_message(file_name):
     expected = MANIFEST[file_name]["error"]
     with pytest.raises(DataError) as info:
-        datasets.from_csv(CORPUS / file_name)
+        csv_loader.from_csv(CORPUS / file_name)
     assert expected in str(info.value)
     assert "Traceback" not in str(info.value)
 
@@ -60,7 +62,7 @@ def test_hostile_file_fails_the_same_way_as_bytes_and_as_an_upload(file_name):
     messages = set()
     for source in (data, upload):
         with pytest.raises(DataError) as info:
-            datasets.from_csv(source)
+            csv_loader.from_csv(source)
         messages.add(str(info.value))
     assert len(messages) == 1
 
@@ -68,7 +70,7 @@ def test_hostile_file_fails_the_same_way_as_bytes_and_as_an_upload(file_name):
 @pytest.mark.parametrize("file_name", VALID)
 def test_valid_tricky_file_loads(file_name):
     expected = MANIFEST[file_name]["ok"]
-    ds = datasets.from_csv(CORPUS / file_name)
+    ds = csv_loader.from_csv(CORPUS / file_name)
     assert ds.name == file_name
     assert ds.X.shape == (expected["rows"], expected["features"])
     assert ds.task == expected["task"]
@@ -89,28 +91,28 @@ def test_empty_file(tmp_path):
     path = tmp_path / "empty.csv"
     path.write_bytes(b"")
     with pytest.raises(DataError, match="empty"):
-        datasets.from_csv(path)
+        csv_loader.from_csv(path)
 
 
 def test_undecodable_bytes():
     with pytest.raises(DataError, match="not UTF-8"):
-        datasets.from_csv(b"a,b,label\n1,\xff\xfe\xfa,x\n")
+        csv_loader.from_csv(b"a,b,label\n1,\xff\xfe\xfa,x\n")
 
 
 def test_binary_file_is_not_a_csv():
     with pytest.raises(DataError, match="binary data"):
-        datasets.from_csv(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+        csv_loader.from_csv(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 
 
 def test_single_column():
     with pytest.raises(DataError, match="single column"):
-        datasets.from_csv(b"label\na\nb\na\n")
+        csv_loader.from_csv(b"label\na\nb\na\n")
 
 
 def test_target_column_missing_lists_the_columns():
     data = csv_bytes(["height", "weight", "label"], balanced_rows())
     with pytest.raises(DataError) as info:
-        datasets.from_csv(data, target="species")
+        csv_loader.from_csv(data, target="species")
     message = str(info.value)
     assert "'species'" in message
     for column in ("height", "weight", "label"):
@@ -120,83 +122,83 @@ def test_target_column_missing_lists_the_columns():
 def test_only_one_class():
     data = csv_bytes(["a", "b", "label"], [(i, i % 3, "same") for i in range(30)])
     with pytest.raises(DataError, match="only one class"):
-        datasets.from_csv(data)
+        csv_loader.from_csv(data)
 
 
 def test_a_class_with_fewer_than_ten_rows():
     rows = balanced_rows(30) + [(i, i, "rare") for i in range(9)]
     with pytest.raises(DataError, match=r"'rare' \(9 rows\).*at least 10 rows"):
-        datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+        csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows))
     # Ten rows are enough.
     rows = balanced_rows(30) + [(i, i, "rare") for i in range(10)]
-    assert datasets.from_csv(csv_bytes(["a", "b", "label"], rows)).class_counts()["rare"] == 10
+    assert csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows)).class_counts()["rare"] == 10
 
 
 def test_sparse_file_over_the_real_upload_limit_is_refused_before_reading(tmp_path):
     path = tmp_path / "huge.csv"
     with path.open("wb") as handle:
-        handle.truncate(datasets.MAX_UPLOAD_BYTES + 1)   # sparse: no disk used
+        handle.truncate(csv_loader.MAX_UPLOAD_BYTES + 1)   # sparse: no disk used
     with pytest.raises(DataError, match="larger than the 200 MB limit"):
-        datasets.from_csv(path)
+        csv_loader.from_csv(path)
 
 
 def test_upload_over_the_limit_is_refused_without_reading_it():
     class Upload(io.BytesIO):
-        size = datasets.MAX_UPLOAD_BYTES + 1
+        size = csv_loader.MAX_UPLOAD_BYTES + 1
 
         def read(self, *args):
             raise AssertionError("the loader read a file that is too large")
 
     with pytest.raises(DataError, match="200 MB limit"):
-        datasets.from_csv(Upload(b"a,b\n1,2\n"))
+        csv_loader.from_csv(Upload(b"a,b\n1,2\n"))
 
 
 def test_injectable_byte_limit():
     data = csv_bytes(["a", "b", "label"], balanced_rows())
-    assert datasets.from_csv(data, max_bytes=len(data)).n_samples == 40
+    assert csv_loader.from_csv(data, max_bytes=len(data)).n_samples == 40
     with pytest.raises(DataError, match="limit"):
-        datasets.from_csv(data, max_bytes=len(data) - 1)
+        csv_loader.from_csv(data, max_bytes=len(data) - 1)
     with pytest.raises(DataError, match="limit"):
-        datasets.from_csv(io.BytesIO(data), max_bytes=len(data) - 1)   # no .size attribute
+        csv_loader.from_csv(io.BytesIO(data), max_bytes=len(data) - 1)   # no .size attribute
 
 
 def test_too_many_features_is_refused_before_the_full_parse(monkeypatch):
     def parse_everything(*args):
         raise AssertionError("the whole file was parsed")
 
-    monkeypatch.setattr(datasets, "_parse", parse_everything)
-    monkeypatch.setattr(datasets, "_check_rectangular", parse_everything)
-    header = [f"f{j}" for j in range(datasets.MAX_FEATURES + 1)] + ["label"]
-    rows = [[j % 3 for j in range(datasets.MAX_FEATURES + 1)] + [i % 2] for i in range(3)]
+    monkeypatch.setattr(csv_loader, "_parse", parse_everything)
+    monkeypatch.setattr(csv_loader, "_check_rectangular", parse_everything)
+    header = [f"f{j}" for j in range(csv_loader.MAX_FEATURES + 1)] + ["label"]
+    rows = [[j % 3 for j in range(csv_loader.MAX_FEATURES + 1)] + [i % 2] for i in range(3)]
     with pytest.raises(DataError, match="1,001 feature columns; at most 1,000"):
-        datasets.from_csv(csv_bytes(header, rows))
+        csv_loader.from_csv(csv_bytes(header, rows))
 
 
 def test_feature_limit_is_inclusive_and_injectable():
     header = ["a", "b", "c", "label"]
     rows = [(i, i % 3, i % 5, i % 2) for i in range(40)]
-    assert datasets.from_csv(csv_bytes(header, rows), max_features=3).n_features == 3
+    assert csv_loader.from_csv(csv_bytes(header, rows), max_features=3).n_features == 3
     with pytest.raises(DataError, match="3 feature columns; at most 2"):
-        datasets.from_csv(csv_bytes(header, rows), max_features=2)
+        csv_loader.from_csv(csv_bytes(header, rows), max_features=2)
 
 
 def test_all_constant_features():
     data = csv_bytes(["a", "b", "label"], [(5, "x", f"c{i % 2}") for i in range(40)])
     with pytest.raises(DataError, match="one single value"):
-        datasets.from_csv(data)
+        csv_loader.from_csv(data)
 
 
 def test_too_few_complete_rows_after_dropping_missing_values():
     rows = [(i if i < 8 else "?", i % 3, f"c{i % 2}") for i in range(40)]
     with pytest.raises(DataError, match="32 rows with missing values were dropped first"):
-        datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+        csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows))
 
 
 # ---- what a successful load does ---------------------------------------------------------
 
 def test_auto_task_two_classes_maps_the_second_sorted_class_to_plus_one():
     rows = [(i, i % 7, "yes" if i % 4 == 0 else "no") for i in range(40)]
-    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    ds = csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows))
     assert ds.task == "binary"
     assert ds.positive_label == "yes" and ds.class_names == ("no", "yes")
     np.testing.assert_array_equal(ds.y, [1 if i % 4 == 0 else -1 for i in range(40)])
@@ -204,7 +206,7 @@ def test_auto_task_two_classes_maps_the_second_sorted_class_to_plus_one():
 
 
 def test_auto_task_three_classes_is_multiclass_with_original_labels():
-    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], balanced_rows(45, 3)))
+    ds = csv_loader.from_csv(csv_bytes(["a", "b", "label"], balanced_rows(45, 3)))
     assert ds.task == "multiclass"
     assert list(ds.classes) == ["c0", "c1", "c2"]
     assert ds.class_counts() == {"c0": 15, "c1": 15, "c2": 15}
@@ -213,24 +215,24 @@ def test_auto_task_three_classes_is_multiclass_with_original_labels():
 
 def test_integer_labels_stay_integers_sorted_numerically():
     rows = [(i, i % 7, [2, 10, 1][i % 3]) for i in range(45)]
-    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    ds = csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows))
     assert ds.y.dtype == np.int64
     assert list(ds.classes) == [1, 2, 10]
 
 
 def test_explicit_tasks():
     data = csv_bytes(["a", "b", "label"], balanced_rows(40))
-    multi = datasets.from_csv(data, task="multiclass")
+    multi = csv_loader.from_csv(data, task="multiclass")
     assert multi.task == "multiclass" and list(multi.classes) == ["c0", "c1"]
     with pytest.raises(DataError, match="Binary classification needs two classes"):
-        datasets.from_csv(csv_bytes(["a", "b", "label"], balanced_rows(45, 3)), task="binary")
+        csv_loader.from_csv(csv_bytes(["a", "b", "label"], balanced_rows(45, 3)), task="binary")
     with pytest.raises(ValueError):
-        datasets.from_csv(data, task="regression")
+        csv_loader.from_csv(data, task="regression")
 
 
 def test_target_chosen_by_name_case_insensitively():
     rows = [(f"c{i % 2}", i, i % 5) for i in range(40)]
-    ds = datasets.from_csv(csv_bytes(["Species", "x", "y"], rows), target="species")
+    ds = csv_loader.from_csv(csv_bytes(["Species", "x", "y"], rows), target="species")
     assert ds.feature_names == ["x", "y"]
     assert ds.class_names == ("c0", "c1")
 
@@ -238,7 +240,7 @@ def test_target_chosen_by_name_case_insensitively():
 def test_categorical_features_are_sorted_ordinal_codes():
     colours = ["red", "blue", "green"]
     rows = [(colours[i % 3], i, f"c{i % 2}") for i in range(40)]
-    ds = datasets.from_csv(csv_bytes(["colour", "n", "label"], rows))
+    ds = csv_loader.from_csv(csv_bytes(["colour", "n", "label"], rows))
     # sorted: blue 0, green 1, red 2
     np.testing.assert_array_equal(ds.X[:3, 0], [2, 0, 1])
     assert "colour" in ds.description
@@ -246,76 +248,76 @@ def test_categorical_features_are_sorted_ordinal_codes():
 
 def test_missing_values_drop_rows_and_are_reported():
     rows = balanced_rows(40) + [("", 1, "c0"), ("NA", 2, "c1"), (3, "?", "c0"), (4, 5, "NaN")]
-    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    ds = csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows))
     assert ds.n_samples == 40
     assert "4 row(s) with missing values dropped" in ds.description
 
 
 def test_header_detection():
     numbers = [(i, i * 2, i % 2) for i in range(40)]
-    with_header = datasets.from_csv(csv_bytes(["x", "y", "label"], numbers))
-    without = datasets.from_csv(csv_bytes(None, numbers))
+    with_header = csv_loader.from_csv(csv_bytes(["x", "y", "label"], numbers))
+    without = csv_loader.from_csv(csv_bytes(None, numbers))
     assert with_header.feature_names == ["x", "y"] and with_header.n_samples == 40
     assert without.feature_names == ["column 1", "column 2"] and without.n_samples == 40
     # All-text data without a header: the first row's values reappear below.
     votes = [("y" if i % 3 else "n", "n" if i % 2 else "y", f"party{i % 2}") for i in range(40)]
-    assert datasets.from_csv(csv_bytes(None, votes)).n_samples == 40
+    assert csv_loader.from_csv(csv_bytes(None, votes)).n_samples == 40
     # Numeric column names (as pandas writes a default index) above a category column.
     rows = [(i, i % 5, "alpha" if i % 2 else "beta") for i in range(40)]
-    named = datasets.from_csv(csv_bytes(["0", "1", "label"], rows))
+    named = csv_loader.from_csv(csv_bytes(["0", "1", "label"], rows))
     assert named.feature_names == ["0", "1"] and named.n_samples == 40
     # A text ID column that never repeats is not taken for a header.
     ids = [(f"id{i:03d}", i % 5, i % 2) for i in range(40)]
-    assert datasets.from_csv(csv_bytes(None, ids)).n_samples == 40
+    assert csv_loader.from_csv(csv_bytes(None, ids)).n_samples == 40
 
 
 def test_header_can_be_forced():
     numbers = [(i, i * 2, i % 2) for i in range(40)]
     # Forced on: the first data row "0,0,0" becomes the column names.
     with pytest.raises(DataError, match="Duplicate column names: '0'"):
-        datasets.from_csv(csv_bytes(None, numbers), header=True)
+        csv_loader.from_csv(csv_bytes(None, numbers), header=True)
     # Forced off: the header row becomes data, so 'label' is a class with one row.
     with pytest.raises(DataError, match=r"'label' \(1 row\)"):
-        datasets.from_csv(csv_bytes(["x", "y", "label"], numbers), header=False)
+        csv_loader.from_csv(csv_bytes(["x", "y", "label"], numbers), header=False)
 
 
 def test_name_defaults():
     data = csv_bytes(["a", "b", "label"], balanced_rows())
-    assert datasets.from_csv(data).name == "your data"
-    assert datasets.from_csv(data, name="trial").name == "trial"
+    assert csv_loader.from_csv(data).name == "your data"
+    assert csv_loader.from_csv(data, name="trial").name == "trial"
     upload = io.BytesIO(data)
     upload.name = "/some/dir/upload.csv"
-    assert datasets.from_csv(upload).name == "upload.csv"
+    assert csv_loader.from_csv(upload).name == "upload.csv"
 
 
 def test_result_arrays_are_read_only():
-    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], balanced_rows()))
+    ds = csv_loader.from_csv(csv_bytes(["a", "b", "label"], balanced_rows()))
     with pytest.raises(ValueError):
         ds.X[0, 0] = 1.0
 
 
 def test_negative_and_signed_numbers_are_not_formulas():
     rows = [(f"{-i}", f"+{i}.5", f"c{i % 2}") for i in range(40)]
-    ds = datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+    ds = csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows))
     np.testing.assert_array_equal(ds.X[:2], [[0, 0.5], [-1, 1.5]])
 
 
 def test_formula_text_never_reaches_a_dataset():
     rows = balanced_rows() + [(1, "=1+1", "c0")]
     with pytest.raises(DataError, match="formula"):
-        datasets.from_csv(csv_bytes(["a", "b", "label"], rows))
+        csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows))
 
 
 def test_cell_over_the_csv_module_field_limit(tmp_path):
     path = tmp_path / "giant_cell.csv"
     path.write_bytes(b"a,b,label\n" + b"1,2,c0\n" * 20 + b"1," + b"x" * 200_000 + b",c1\n")
     with pytest.raises(DataError, match="could not be split into cells"):
-        datasets.from_csv(path)
+        csv_loader.from_csv(path)
 
 
 def test_missing_path():
     with pytest.raises(DataError, match="No file"):
-        datasets.from_csv("/nonexistent/file.csv")
+        csv_loader.from_csv("/nonexistent/file.csv")
 
 
 @settings(max_examples=150, deadline=None, derandomize=True,
@@ -323,7 +325,7 @@ def test_missing_path():
 @given(st.binary(max_size=400))
 def test_arbitrary_bytes_give_a_dataset_or_a_data_error(data):
     try:
-        ds = datasets.from_csv(data)
+        ds = csv_loader.from_csv(data)
     except DataError as error:
         assert str(error)
     else:
@@ -338,11 +340,11 @@ def test_arbitrary_bytes_give_a_dataset_or_a_data_error(data):
 def test_arbitrary_csv_like_text_gives_a_dataset_or_a_data_error(table):
     text = "\n".join(",".join(row) for row in table)
     try:
-        ds = datasets.from_csv(text.encode())
+        ds = csv_loader.from_csv(text.encode())
     except DataError as error:
         assert str(error)
     else:
-        assert np.isfinite(ds.X).all() and ds.n_samples >= 2 * datasets.MIN_ROWS_PER_CLASS
+        assert np.isfinite(ds.X).all() and ds.n_samples >= 2 * csv_loader.MIN_ROWS_PER_CLASS
 
 
 # ---- the dashboard's settings agree with the loader -------------------------------------
@@ -350,6 +352,26 @@ def test_arbitrary_csv_like_text_gives_a_dataset_or_a_data_error(table):
 def test_streamlit_upload_limit_matches_the_loader():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     # Streamlit multiplies server.maxUploadSize by 1024 * 1024.
-    assert config["server"]["maxUploadSize"] * 1024 * 1024 == datasets.MAX_UPLOAD_BYTES
+    assert config["server"]["maxUploadSize"] * 1024 * 1024 == csv_loader.MAX_UPLOAD_BYTES
     assert config["client"]["showErrorDetails"] == "none"
     assert config["browser"]["gatherUsageStats"] is False
+
+
+# ---- the loader's names are the datasets module's too -----------------------------------
+
+def test_public_names_are_importable_from_datasets():
+    for name in csv_loader.__all__:
+        assert getattr(datasets, name) is getattr(csv_loader, name), name
+        assert name in datasets.__all__
+    assert isinstance(csv_loader.from_csv(csv_bytes(["a", "b", "label"], balanced_rows())),
+                      datasets.Dataset)
+
+
+@pytest.mark.parametrize("first", ["sdwec.csv_loader", "sdwec.datasets"])
+def test_either_module_can_be_imported_first(first):
+    # A fresh interpreter: the two modules share Dataset without importing each other in a
+    # cycle, whichever comes first.
+    code = f"import {first}; from sdwec.datasets import from_csv, Dataset; print('ok')"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

@@ -222,3 +222,49 @@ def test_every_dataset_has_a_card_entry():
     card = (datasets.DATA_DIR / "README.md").read_text()
     for name in CANONICAL:
         assert f"## {name}" in card
+
+
+# ---- fingerprints (the disk cache key of an uploaded dataset's pool) --------------------
+
+
+def _copy(ds, **changes):
+    """A Dataset like ``ds`` with some fields replaced (arrays copied, so writable)."""
+    fields = dict(name=ds.name, task=ds.task, X=np.array(ds.X), y=np.array(ds.y),
+                  feature_names=list(ds.feature_names), classes=ds.classes,
+                  description=ds.description)
+    return datasets.Dataset(**{**fields, **changes})
+
+
+def test_fingerprint_is_a_hash_of_the_data_not_of_the_name():
+    ds = datasets.load("wine", task="multiclass")
+    fingerprint = ds.fingerprint
+    assert re.fullmatch(r"[0-9a-f]{64}", fingerprint)
+    assert datasets.load("wine", task="multiclass").fingerprint == fingerprint
+    assert _copy(ds, name="renamed.csv", description="other").fingerprint == fingerprint
+    assert _copy(ds, y=ds.y.astype(np.int32)).fingerprint == fingerprint  # same values
+
+
+def test_fingerprint_changes_with_any_cell_label_name_or_task():
+    ds = datasets.load("wine", task="multiclass")
+    X = np.array(ds.X)
+    X[5, 3] += 1e-9
+    y = np.array(ds.y)
+    y[0] = 3 if y[0] != 3 else 2
+    text_y = np.array([str(v) for v in ds.y], dtype=object)
+    changed = [
+        _copy(ds, X=X),
+        _copy(ds, y=y),
+        _copy(ds, y=text_y),  # "1" is not 1
+        _copy(ds, feature_names=["x", *ds.feature_names[1:]]),
+        _copy(ds, task="binary"),
+        _copy(ds, X=ds.X[:, ::-1].copy()),
+    ]
+    prints = {ds.fingerprint, *(c.fingerprint for c in changed)}
+    assert len(prints) == 1 + len(changed)
+
+
+def test_fingerprint_follows_writable_arrays():
+    ds = _copy(datasets.load("sonar"))
+    before = ds.fingerprint
+    ds.X[0, 0] += 1.0  # a caller's own writable array: the hash is not kept
+    assert ds.fingerprint != before

@@ -1,11 +1,15 @@
-"""Pools: splits, label mapping, determinism, the vote table and the disk cache."""
+"""Pools: splits, label mapping, determinism, the vote table, the disk cache and uploads."""
 
+import os
+import subprocess
+import sys
 import threading
 import time
 
 import numpy as np
 import pytest
 
+from sdwec import cache as disk_cache
 from sdwec import datasets, pool, solver
 from sdwec.errors import DataError
 
@@ -166,24 +170,49 @@ def counting_loader(monkeypatch, delay=0.0):
     return calls
 
 
+def counting_builder(monkeypatch):
+    """Count pool trainings of any source (shipped or uploaded)."""
+    calls = []
+    real = pool.build_pool
+
+    def build_pool(X, y, **kwargs):
+        calls.append(len(y))
+        return real(X, y, **kwargs)
+
+    monkeypatch.setattr(pool, "build_pool", build_pool)
+    return calls
+
+
 def test_cache_dir_follows_the_environment(cache):
-    assert pool.cache_dir() == cache
+    assert pool.cache_dir() == cache == disk_cache.cache_dir()
+    assert pool.CACHE_ENV == disk_cache.CACHE_ENV == "SDWEC_CACHE_DIR"
 
 
 def test_cache_hit_returns_the_same_pool_without_training(cache, monkeypatch):
     calls = counting_loader(monkeypatch)
+    assert not pool.is_cached("wine", n_trees=10, seed=1)
     a = pool.load_pool("wine", n_trees=10, seed=1)
     path = pool.cache_path("wine", n_trees=10, seed=1)
     assert path.exists() and calls == ["wine"]
+    assert path.parent == cache and path.name.startswith("pool-wine-binary-l10-s1-")
+    assert pool.is_cached("wine", n_trees=10, seed=1)
     b = pool.load_pool("wine", n_trees=10, seed=1)
     assert calls == ["wine"]  # a hit does not touch the data
     assert np.array_equal(a.P_val, b.P_val) and np.array_equal(a.P_test, b.P_test)
     assert np.array_equal(b.ensemble.predict(b.X_test), a.ensemble.predict(a.X_test))
+    assert not pool.is_cached("wine", n_trees=10, seed=2)
     pool.load_pool("wine", n_trees=10, seed=2)  # another seed is another entry
     assert calls == ["wine", "wine"] and len(list(cache.glob("pool-*.pkl"))) == 2
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "flip"])
+def test_hit_reports_progress(cache):
+    pool.load_pool("wine", n_trees=5)
+    calls = []
+    pool.load_pool("wine", n_trees=5, progress=lambda *args: calls.append(args))
+    assert calls == [(1, 1, "loaded from cache")]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "flip", "append"])
 def test_corrupt_cache_entry_is_rebuilt(cache, monkeypatch, damage):
     first = pool.load_pool("wine", n_trees=10, seed=0)
     path = pool.cache_path("wine", n_trees=10, seed=0)
@@ -194,25 +223,52 @@ def test_corrupt_cache_entry_is_rebuilt(cache, monkeypatch, damage):
         path.write_bytes(np.random.default_rng(0).bytes(len(blob)))
     elif damage == "empty":
         path.write_bytes(b"")
-    else:  # one flipped byte in the payload: only the checksum can notice
+    elif damage == "flip":  # one flipped byte in the payload: only the checksum can notice
         i = len(blob) - 100
         path.write_bytes(blob[:i] + bytes([blob[i] ^ 0xFF]) + blob[i + 1:])
+    else:
+        path.write_bytes(blob + b"\0")
     calls = counting_loader(monkeypatch)
     again = pool.load_pool("wine", n_trees=10, seed=0)
     assert calls == ["wine"]  # rebuilt, not trusted
     assert np.array_equal(first.P_val, again.P_val)
-    key = pool._cache_key("wine", "binary", 10, 0, None)
-    assert pool._read_entry(path, key) is not None  # and the entry is healthy again
-
-
-def test_stale_key_is_rebuilt(cache, monkeypatch):
+    assert pool.is_cached("wine", n_trees=10, seed=0)  # and the entry is whole again
     pool.load_pool("wine", n_trees=10, seed=0)
-    path = pool.cache_path("wine", n_trees=10, seed=0)
-    key = pool._cache_key("wine", "binary", 10, 0, None)
-    stale = dict(key, versions=dict(key["versions"], sklearn="0.0"))
-    pool._write_entry(path, stale, pool.load_pool("wine", n_trees=10, seed=0))
+    assert calls == ["wine"]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "empty", "append"])
+def test_a_damaged_entry_is_not_reported_cached(cache, damage):
+    pool.load_pool("wine", n_trees=5)
+    path = pool.cache_path("wine", n_trees=5)
+    blob = path.read_bytes()
+    path.write_bytes({"truncate": blob[:-1], "empty": b"", "append": blob + b"x"}[damage])
+    assert not pool.is_cached("wine", n_trees=5)
+
+
+def test_an_entry_stored_under_another_key_is_rebuilt(cache, monkeypatch):
+    # The file of this pool holds a pool made under other library versions (a stale entry,
+    # or a collision of the 16-digit name): the stored key differs, so it is a miss.
+    key = pool.PoolKey.for_dataset("wine", n_trees=5)
+    path = pool.cache_path(key)
+    stale_key = dict(key._cache_key(), versions={"sklearn": "0.0"})
+    stale = pool.load_pool("wine", n_trees=5, seed=1, cache=False)
+    disk_cache.store(stale_key, stale, key._label()).rename(path)
+    assert not pool.is_cached(key)
     calls = counting_loader(monkeypatch)
-    pool.load_pool("wine", n_trees=10, seed=0)
+    fresh = pool.load_pool(key)
+    assert calls == ["wine"] and fresh.meta["seed"] == 0
+    assert pool.is_cached(key)
+
+
+def test_library_versions_are_part_of_the_key(cache, monkeypatch):
+    pool.load_pool("wine", n_trees=5)
+    before = pool.cache_path("wine", n_trees=5)
+    monkeypatch.setattr(pool.sklearn, "__version__", "0.0")
+    assert pool.cache_path("wine", n_trees=5) != before
+    assert not pool.is_cached("wine", n_trees=5)
+    calls = counting_loader(monkeypatch)
+    pool.load_pool("wine", n_trees=5)
     assert calls == ["wine"]
 
 
@@ -222,9 +278,11 @@ def test_tree_params_are_part_of_the_key(cache):
     assert all(t.get_depth() == 1 for t in shallow.estimators)
     assert pool.cache_path("wine", n_trees=5, tree_params={"max_depth": 1}) != \
         pool.cache_path("wine", n_trees=5)
+    assert pool.is_cached("wine", n_trees=5, tree_params={"max_depth": 1})
+    assert not pool.is_cached("wine", n_trees=5)
 
 
-def test_concurrent_requests_train_once(cache, monkeypatch):
+def test_concurrent_threads_train_once(cache, monkeypatch):
     calls = counting_loader(monkeypatch, delay=0.5)
     results = []
     threads = [threading.Thread(target=lambda: results.append(pool.load_pool("wine", n_trees=8)))
@@ -237,11 +295,45 @@ def test_concurrent_requests_train_once(cache, monkeypatch):
     assert len(results) == 3 and all(np.array_equal(r.P_val, results[0].P_val) for r in results)
 
 
+# Each process counts its trainings in a shared file, waits for the others to be ready, then
+# asks for the same pool; the build is slowed so that every request arrives during it.
+_RACER = """
+import hashlib, os, sys, time
+from sdwec import datasets, pool
+counter, ready, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+real = datasets.load
+def load(name, task="binary"):
+    with open(counter, "a") as fh:
+        fh.write(f"{os.getpid()}\\n")
+    time.sleep(1.0)
+    return real(name, task)
+datasets.load = load
+open(os.path.join(ready, str(os.getpid())), "w").close()
+while len(os.listdir(ready)) < n:
+    time.sleep(0.01)
+p = pool.load_pool("wine", n_trees=6, seed=3)
+print(hashlib.sha256(p.P_val.tobytes() + p.P_test.tobytes()).hexdigest(), flush=True)
+"""
+
+
+def test_concurrent_processes_train_once(cache, tmp_path):
+    counter, ready = tmp_path / "builds.txt", tmp_path / "ready"
+    ready.mkdir()
+    env = dict(os.environ, **{pool.CACHE_ENV: str(cache)})
+    procs = [subprocess.Popen([sys.executable, "-c", _RACER, str(counter), str(ready), "3"],
+                              stdout=subprocess.PIPE, text=True, env=env) for _ in range(3)]
+    outputs = [proc.communicate(timeout=300)[0].strip() for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0, 0]
+    assert len(counter.read_text().split()) == 1  # one process trained, two waited and read
+    assert len(set(outputs)) == 1  # and all three got the same pool
+    assert pool.is_cached("wine", n_trees=6, seed=3)
+
+
 def test_interrupted_write_leaves_no_entry(cache, monkeypatch):
     def killed(src, dst):
         raise KeyboardInterrupt  # the process dies between writing and renaming
 
-    monkeypatch.setattr(pool.os, "replace", killed)
+    monkeypatch.setattr(disk_cache.os, "replace", killed)
     with pytest.raises(KeyboardInterrupt):
         pool.load_pool("wine", n_trees=5)
     assert not pool.cache_path("wine", n_trees=5).exists()
@@ -261,6 +353,8 @@ def test_load_pool_names_and_tasks(cache):
         pool.load_pool("no_such_dataset", n_trees=2)
     with pytest.raises(DataError, match="task"):
         pool.load_pool("wine", task="regression", n_trees=2)
+    with pytest.raises(ValueError, match="n_trees must be at least 1"):
+        pool.load_pool("wine", n_trees=0)
 
 
 def test_cache_entry_carries_the_compressed_votes(cache):
@@ -271,17 +365,13 @@ def test_cache_entry_carries_the_compressed_votes(cache):
 
 
 def test_killed_writer_leaves_no_entry_and_stale_temp_files_are_swept(cache):
-    import os
-    import subprocess
-    import sys
-
     script = (
-        "import os, sys, time\n"
+        "import os, time\n"
         "from sdwec import pool\n"
         "def stall(fd):\n"
         "    print('writing', flush=True)\n"
         "    time.sleep(120)\n"
-        "pool.os.fsync = stall\n"
+        "os.fsync = stall\n"
         "pool.load_pool('wine', n_trees=5)\n")
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                             env=dict(os.environ, **{pool.CACHE_ENV: str(cache)}))
@@ -293,6 +383,115 @@ def test_killed_writer_leaves_no_entry_and_stale_temp_files_are_swept(cache):
     path = pool.cache_path("wine", n_trees=5)
     leftovers = list(cache.glob(".tmp-*"))
     assert not path.exists() and len(leftovers) == 1
+    assert pool.load_pool("wine", n_trees=5).n_trees == 5  # the lock died with its holder
+    assert list(cache.glob(".tmp-*")) == leftovers  # a recent temp file may be a live writer
     os.utime(leftovers[0], (0, 0))  # pretend the dead writer's file is old
-    assert pool.load_pool("wine", n_trees=5).n_trees == 5  # rebuilt, and written properly
+    assert pool.load_pool("wine", n_trees=6).n_trees == 6  # the next write sweeps it
     assert path.exists() and list(cache.glob(".tmp-*")) == []
+
+
+# ---------------------------------------------------------------- keys and uploads
+
+
+def upload(rows=None, name="mine.csv", task="auto"):
+    """A small uploaded CSV, read by the CSV loader as the dashboard does."""
+    rows = rows if rows is not None else separable_rows()
+    text = "a,b,label\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows)
+    return datasets.from_csv(text.encode(), name=name, task=task)
+
+
+def separable_rows(n=60):
+    X, y = separable(n=n, labels=("x", "y", "z"), seed=1)
+    return [(round(a, 6), round(b, 6), c) for (a, b), c in zip(X, y)]
+
+
+def test_pool_key_is_frozen_hashable_and_canonical():
+    a = pool.PoolKey.for_dataset("heartC", "binary", n_trees=np.int64(10), seed=2,
+                                 tree_params={"max_depth": 3, "criterion": "gini"})
+    b = pool.PoolKey("heart", "binary", 10, 2, (("max_depth", 3), ("criterion", "gini")))
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a.source == "heart" and a.tree_params == (("criterion", "gini"), ("max_depth", 3))
+    assert type(a.n_trees) is int and not a.is_upload
+    with pytest.raises(AttributeError):
+        a.seed = 3
+    assert pool.PoolKey.for_dataset("wine") == pool.PoolKey("wine", "binary", 200, 0)
+
+
+def test_pool_key_refuses_bad_values():
+    with pytest.raises(ValueError, match="Unknown dataset"):
+        pool.PoolKey.for_dataset("iris")
+    with pytest.raises(DataError, match="task"):
+        pool.PoolKey.for_dataset("wine", "regression")
+    with pytest.raises(TypeError, match="n_trees must be an integer"):
+        pool.PoolKey.for_dataset("wine", n_trees=2.5)
+    with pytest.raises(TypeError, match="not hashable"):
+        pool.PoolKey.for_dataset("wine", tree_params={"class_weight": {1: 2.0}})
+    with pytest.raises(TypeError, match="dataset name or a sdwec.datasets.Dataset"):
+        pool.PoolKey.for_dataset(np.zeros((3, 3)))
+
+
+def test_load_pool_takes_a_key(cache, monkeypatch):
+    key = pool.PoolKey.for_dataset("wine", "multiclass", n_trees=6, seed=1)
+    by_key = pool.load_pool(key)
+    calls = counting_loader(monkeypatch)
+    by_name = pool.load_pool("wine", "multiclass", n_trees=6, seed=1)
+    assert calls == [] and np.array_equal(by_key.P_val, by_name.P_val)  # one entry
+    assert pool.is_cached(key) and pool.cache_path(key) == pool.cache_path(
+        "wine", "multiclass", n_trees=6, seed=1)
+    with pytest.raises(TypeError, match="already fixes n_trees"):
+        pool.load_pool(key, n_trees=6)
+
+
+def test_same_upload_same_key_one_changed_cell_another():
+    rows = separable_rows()
+    first = pool.PoolKey.for_dataset(upload(rows), n_trees=10)
+    again = pool.PoolKey.for_dataset(upload(rows, name="renamed.csv"), n_trees=10)
+    assert first == again and first.is_upload
+    assert first.source == "sha256:" + upload(rows).fingerprint
+    changed = list(rows)
+    changed[7] = (changed[7][0] + 1.0, *changed[7][1:])
+    assert pool.PoolKey.for_dataset(upload(changed), n_trees=10) != first
+    relabelled = list(rows)
+    relabelled[7] = (*relabelled[7][:2], "z" if relabelled[7][2] != "z" else "x")
+    assert pool.PoolKey.for_dataset(upload(relabelled), n_trees=10) != first
+
+
+def test_an_upload_is_one_task_view():
+    binary = upload([(r[0], r[1], "x" if r[2] == "x" else "y") for r in separable_rows()])
+    assert binary.task == "binary"
+    assert pool.PoolKey.for_dataset(binary).task == "binary"
+    with pytest.raises(DataError, match="from_csv"):
+        pool.PoolKey.for_dataset(binary, "multiclass")
+
+
+def test_uploads_are_cached_on_disk(cache, monkeypatch):
+    builds = counting_builder(monkeypatch)
+    rows = separable_rows()
+    data = upload(rows)
+    assert not pool.is_cached(data, n_trees=8)
+    built = pool.load_pool(data, n_trees=8, seed=1)
+    assert builds == [len(data.y)] and pool.is_cached(data, n_trees=8, seed=1)
+    path = pool.cache_path(data, n_trees=8, seed=1)
+    assert path.exists() and path.name.startswith("pool-upload-")
+    assert built.meta["dataset"] == "mine.csv" and built.meta["fingerprint"] == data.fingerprint
+    # The same data uploaded again under another name: no training, the caller's name.
+    warm = pool.load_pool(upload(rows, name="copy.csv"), n_trees=8, seed=1)
+    assert builds == [len(data.y)] and warm.meta["dataset"] == "copy.csv"
+    assert np.array_equal(warm.P_test, built.P_test)
+    assert np.array_equal(built.P_val[:, 0], built.y_val)  # trained on this upload's labels
+
+
+def test_an_upload_key_finds_its_pool_and_needs_the_data_to_train(cache):
+    data = upload()
+    key = pool.PoolKey.for_dataset(data, n_trees=5)
+    with pytest.raises(ValueError, match="pass its Dataset"):
+        pool.load_pool(key)
+    other = upload(separable_rows(n=70))
+    with pytest.raises(ValueError, match="not the data"):
+        pool.load_pool(key, dataset=other)
+    with pytest.raises(ValueError, match="only for an upload's PoolKey"):
+        pool.load_pool("wine", n_trees=5, dataset=data)
+    with pytest.raises(ValueError, match="only for an upload's PoolKey"):
+        pool.load_pool(data, n_trees=5, dataset=data)
+    trained = pool.load_pool(key, dataset=data)
+    assert np.array_equal(pool.load_pool(key).P_val, trained.P_val)  # cached: no data needed

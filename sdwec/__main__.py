@@ -1,4 +1,4 @@
-"""Command line: ``python -m sdwec reproduce|frontier``.
+"""Command line: ``sdwec reproduce|frontier`` (or ``python -m sdwec reproduce|frontier``).
 
 ``reproduce`` runs the paper's Table 3 experiment (plus modern peers) and writes a CSV of every
 (dataset, repeat, method) row and a Markdown report; ``frontier`` writes the accuracy-vs-sparsity
@@ -39,10 +39,25 @@ def _positive_int(text):
     return value
 
 
-def build_parser():
-    """The argument parser of ``python -m sdwec``."""
+def _program_name():
+    """How the user started us: the ``sdwec`` console script or ``python -m sdwec``."""
+    return "sdwec" if Path(sys.argv[0]).name == "sdwec" else "python -m sdwec"
+
+
+def build_parser(prog="python -m sdwec"):
+    """The argument parser of the command line.
+
+    Parameters
+    ----------
+    prog : str, default="python -m sdwec"
+        Program name shown in usage lines.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     parser = argparse.ArgumentParser(
-        prog="python -m sdwec",
+        prog=prog,
         description="SDWEC Explorer: reproduce the paper's experiments from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -120,7 +135,7 @@ def _tqdm_progress(quiet, desc):
     return progress, bar
 
 
-def _reproduce(args, argv):
+def _reproduce(args, argv, prog):
     from sdwec import experiments
 
     if args.backend == "dask" and not args.scheduler:
@@ -129,7 +144,7 @@ def _reproduce(args, argv):
         datasets=args.datasets, repeats=args.repeats, n_trees=args.trees, task=args.task,
         n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
         cache=not args.no_cache, progress=not args.quiet)
-    command = "python -m sdwec " + " ".join(shlex.quote(a) for a in argv)
+    command = f"{prog} " + " ".join(shlex.quote(a) for a in argv)
     paths = experiments.write_report(df, args.out, command, wall)
     print(f"wrote {paths['csv']} and {paths['report']} ({len(df)} rows, {wall:.0f} s)")
 
@@ -160,13 +175,25 @@ def _frontier(args):
 
 
 def main(argv=None):
-    """Entry point; returns the process exit code."""
+    """Run the command line (the ``sdwec`` console script and ``python -m sdwec``).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit code: 0 on success, 2 when the data or arguments are wrong.  ``--help`` and
+        unparsable arguments exit through :class:`SystemExit`, as argparse does.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    prog = _program_name()
+    args = build_parser(prog).parse_args(argv)
     try:
         if args.command == "reproduce":
-            _reproduce(args, argv)
+            _reproduce(args, argv, prog)
         else:
             _frontier(args)
     except (DataError, ValueError, OSError) as exc:

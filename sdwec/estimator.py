@@ -23,13 +23,22 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from sdwec.combiners import vote
 from sdwec.solver import check_params as _check_solver_params
 from sdwec.solver import correctness_matrix, solve
 
 __all__ = ["SDWECClassifier"]
 
 _SPARSE_FORMATS = ("csr", "csc")
+_ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
+
+# Scores within this share of the total weight of the best one are tied: the same weights
+# summed in another order differ in the last bits (the tolerance of sdwec.combiners.vote).
+_TIE_TOLERANCE = 1e-9
+# What predict_proba moves to the tie winner, so that its argmax names the winner.  Far below
+# the tolerance, and removed by check_decision_proba_consistency's rounding to 10 decimals.
+_TIE_MARGIN = 1e-12
+
+
 class _Members:
     """A fitted pool, flattened to what voting needs.
 
@@ -86,6 +95,28 @@ def _union(arrays):
                          "use the labels the pool was fitted with") from None
 
 
+def _unfrozen(pool):
+    """``pool`` without its :class:`FrozenEstimator` wrappers (the list's and its members')."""
+    if isinstance(pool, FrozenEstimator):
+        pool = pool.estimator
+    if isinstance(pool, (list, tuple)):
+        return [m.estimator if isinstance(m, FrozenEstimator) else m for m in pool]
+    return pool
+
+
+def _members_of(pool):
+    """The members of a fitted pool, frozen or not."""
+    inner = _unfrozen(pool)
+    if isinstance(inner, list):
+        return _Members.from_classifiers(inner)
+    if isinstance(inner, _ENSEMBLES):
+        return _Members.from_ensemble(inner)
+    raise ValueError(
+        f"a {type(inner).__name__} cannot serve as an SDWEC pool; use a fitted "
+        "BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier or a list of fitted "
+        "classifiers")
+
+
 def _prefit_members(estimator):
     """The members of a frozen pool, or ``None`` if ``estimator`` is a template to bag."""
     if isinstance(estimator, (list, tuple)):
@@ -94,18 +125,10 @@ def _prefit_members(estimator):
                 "a list of fitted classifiers must be frozen so that cloning (GridSearchCV, "
                 "cross_val_score) keeps them fitted: pass FrozenEstimator(classifiers) or "
                 "[FrozenEstimator(c) for c in classifiers]")
-        return _Members.from_classifiers([e.estimator for e in estimator])
+        return _members_of(estimator)
     if not isinstance(estimator, FrozenEstimator):
         return None
-    inner = estimator.estimator
-    if isinstance(inner, (list, tuple)):
-        return _Members.from_classifiers(list(inner))
-    if isinstance(inner, (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)):
-        return _Members.from_ensemble(inner)
-    raise ValueError(
-        f"a frozen {type(inner).__name__} cannot serve as an SDWEC pool; freeze a fitted "
-        "BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier or a list of fitted "
-        "classifiers")
+    return _members_of(estimator)
 
 
 def _label_positions(classes, labels):
@@ -145,6 +168,52 @@ def _class_scores(votes, weights, n_classes):
     for j, w in enumerate(weights):
         scores[rows, votes[:, j]] += w
     return scores
+
+
+def _decide(scores, total, rank):
+    """The tie rule shared by ``predict``, ``predict_proba`` and ``decision_function``.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, n_classes)
+        Summed weights per class.
+    total : float
+        Sum of the weights (every row of ``scores`` sums to it).
+    rank : ndarray of shape (n_classes,)
+        Place of each class in the tie order (0 wins ties).
+
+    Returns
+    -------
+    winner : ndarray of shape (n_samples,)
+        Index of the winning class: of the classes whose score is within
+        ``_TIE_TOLERANCE * total`` of the best, the one with the lowest rank.
+    shares : ndarray of shape (n_samples, n_classes)
+        Vote shares ``scores / total``, rows summing to one, whose unique maximum is the
+        winner: the tied classes' shares are made equal and the winner takes
+        ``_TIE_MARGIN`` from each of the others.  With no weight at all (the ensemble
+        abstains) every class is tied at share ``1 / n_classes``.
+    """
+    n_classes = scores.shape[1]
+    best = scores.max(axis=1, keepdims=True)
+    tied = scores >= best - (_TIE_TOLERANCE * total + 1e-300)
+    winner = np.where(tied, rank, n_classes).argmin(axis=1)
+    shares = scores / total if total > 0 else np.full(scores.shape, 1.0 / n_classes)
+    n_tied = tied.sum(axis=1)
+    rows = np.flatnonzero(n_tied > 1)
+    if len(rows):
+        row_tied, k = tied[rows], n_tied[rows]
+        mean = (shares[rows] * row_tied).sum(axis=1) / k
+        adjusted = np.where(row_tied, (mean - _TIE_MARGIN)[:, None], shares[rows])
+        adjusted[np.arange(len(rows)), winner[rows]] += k * _TIE_MARGIN
+        shares[rows] = adjusted
+    return winner, shares
+
+
+def _tie_order(classes, preferred):
+    """``classes`` in tie order: ``preferred`` first, then the others in sorted order."""
+    position = {label: i for i, label in enumerate(preferred)}
+    order = sorted(range(len(classes)), key=lambda i: position.get(classes[i], len(position)))
+    return classes[order]  # the sort is stable: the others keep their sorted order
 
 
 class SDWECClassifier(ClassifierMixin, BaseEstimator):
@@ -203,19 +272,16 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     member_classes_ : ndarray or None
         Labels that the members' outputs index into (bagging and forest members predict
         encoded class indices); ``None`` when members predict labels.
-    validation_counts_ : ndarray of shape (n_classes,)
-        Class counts of the labels the weights were found on; they give the probabilities of
-        an abstaining (all-zero) ensemble.
     tie_order_ : ndarray of shape (n_classes,)
         Classes in the order they win ties: most frequent in the weight-finding labels first,
-        equally frequent ones in sorted order.
+        equally frequent ones in sorted order (for :meth:`from_weights`, the order given).
     n_selected_ : int
         Number of selected members.
     sparsity_ : float
         ``1 - n_selected_ / n_members`` (eq. 12 of the paper).
     solution_ : sdwec.solver.Solution or None
         The solver's result, with its per-iteration history (``None`` for models built from
-        given weights by :func:`sdwec.export.pruned_model`).
+        given weights by :meth:`from_weights` without a solution).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -224,10 +290,15 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     Notes
     -----
     Prediction is a weighted plurality vote: a class scores the sum of the weights of the
-    members voting for it.  Ties, and the all-zero weight vector, go to the tied class most
-    frequent in the weight-finding labels, then to the first in sorted order.
-    ``predict_proba`` gives the vote shares, score / total weight; an all-zero ensemble
-    abstains and returns the class frequencies of the weight-finding labels.
+    members voting for it.  One tie rule serves ``predict``, ``predict_proba`` and
+    ``decision_function``: classes whose scores are within ``1e-9`` times the total weight of
+    the best score are tied, and the tie goes to the first of them in ``tie_order_``.  When
+    every weight is zero the ensemble abstains: every class is tied and ``tie_order_[0]`` wins.
+    ``predict_proba`` gives the vote shares, score / total weight (``1 / n_classes`` each when
+    abstaining), with the tied classes' shares made equal and the winner's raised by
+    ``1e-12`` per other tied class (taken from them), so that its argmax is always
+    ``predict``; ``decision_function`` is ``2 * proba[:, 1] - 1``, whose sign is therefore
+    always ``predict`` too.
 
     Examples
     --------
@@ -319,7 +390,91 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         C = correctness_matrix(votes, y_index)
         solution = solve(C, np.ones(len(C)), lam=self.lam, beta=self.beta, gamma=self.gamma,
                          eps=self.eps, iterations=self.iterations, threshold=self.threshold)
-        return self._set_fitted(members, solution.weights, classes, y_val, solution)
+        # Ties go to the class most frequent in the weight-finding labels (Pool.prior's rule).
+        counts = np.bincount(y_index, minlength=len(classes))
+        by_frequency = classes[np.lexsort((np.arange(len(classes)), -counts))]
+        return self._set_fitted(members, solution.weights, classes, by_frequency, solution)
+
+    @classmethod
+    def from_weights(cls, pool, weights, *, tie_order=None, feature_names=None, solution=None,
+                     **params):
+        """A fitted classifier from a fitted pool and member weights found elsewhere.
+
+        No training and no solver run: the weights are used as given (for example those of
+        :func:`sdwec.solve` on the pool's validation votes), and only the members with a
+        non-zero weight are kept.  ``fit`` on a frozen pool ends the same way, with the
+        weights it found.
+
+        Parameters
+        ----------
+        pool : fitted BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier or list
+            The fitted pool, optionally wrapped in :class:`~sklearn.frozen.FrozenEstimator`;
+            a list holds fitted classifiers (frozen or not) that predict labels.
+        weights : array-like of shape (n_members,)
+            Finite, non-negative weight of every member, in the pool's order; zero drops it.
+        tie_order : array-like, optional
+            Classes in the order they win ties, most preferred first (default: sorted order).
+            Classes of the pool missing from it follow in sorted order; labels the pool does
+            not know are added to ``classes_``.  ``fit`` uses the classes by decreasing
+            frequency in its weight-finding labels, as :attr:`sdwec.pool.Pool.prior` does.
+        feature_names : array-like of str, optional
+            Column names that ``predict`` checks on DataFrames (default: the pool's
+            ``feature_names_in_``, if it was fitted on a DataFrame).
+        solution : sdwec.solver.Solution, optional
+            Kept as ``solution_`` (the solver's history).
+        **params
+            Constructor parameters (``lam``, ``n_estimators``, ``random_state``, ...) recorded
+            in ``get_params()``, so that ``clone(model).fit(X, y)`` trains a similar model; they
+            do not change this model's predictions.  Validated as ``fit`` validates them.
+
+        Returns
+        -------
+        SDWECClassifier
+            Fitted.
+
+        Raises
+        ------
+        ValueError
+            If the pool is not fitted or of an unsupported kind, the weights do not match
+            its members or are negative or not finite, there are fewer than two classes, the
+            feature names do not match the pool's width, or a parameter is invalid.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> from sdwec import SDWECClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+        >>> model = SDWECClassifier.from_weights(forest, [0.5, 0.0, 1.0, 0.25])
+        >>> model.n_selected_, model.predict(X[:2]).tolist()
+        (3, [0, 0])
+        """
+        model = cls(**params)
+        model._check_params()
+        members = _members_of(pool)
+        preferred = [] if tie_order is None else list(np.asarray(tie_order).ravel())
+        if len(set(preferred)) != len(preferred):
+            raise ValueError(f"tie_order lists a class twice: {preferred}")
+        known = [a for a in (members.classes, np.asarray(preferred)) if len(a)]
+        if not known:
+            raise ValueError("the pool's members do not say which classes they predict (no "
+                             "classes_); name the classes with tie_order")
+        classes = _union(known)
+        model._check_two_classes(classes)
+        model._set_fitted(members, weights, classes, _tie_order(classes, preferred), solution)
+        if members.n_features is not None:
+            model.n_features_in_ = members.n_features
+        if feature_names is None:
+            feature_names = getattr(_unfrozen(pool), "feature_names_in_", None)
+        if feature_names is not None:
+            names = np.asarray(feature_names, dtype=object)
+            if names.shape != (members.n_features,):
+                raise ValueError(f"need {members.n_features} feature names, one per column the "
+                                 f"pool was fitted on; got {names.shape[0] if names.ndim else 0}")
+            model.feature_names_in_ = names
+        return model
 
     @staticmethod
     def _check_two_classes(classes):
@@ -339,9 +494,9 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         return train_test_split(X, y, test_size=n_val, random_state=rng,
                                 stratify=y if stratifiable else None)
 
-    def _set_fitted(self, members, weights, classes, y_val, solution):
+    def _set_fitted(self, members, weights, classes, tie_order, solution):
         """Keep the members with non-zero weight and everything needed to vote."""
-        weights = np.asarray(weights, dtype=float)
+        weights = np.array(weights, dtype=float)  # a copy, not the caller's array
         if weights.shape != (len(members.estimators),):
             raise ValueError(f"need one weight per pool member ({len(members.estimators)}); "
                              f"got shape {weights.shape}")
@@ -354,26 +509,28 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         self.estimators_ = [members.estimators[i] for i in selected]
         self.estimators_features_ = [members.features[i] for i in selected]
         self.member_classes_ = members.encoded_classes
-        positions = _label_positions(self.classes_, np.asarray(y_val))
-        self.validation_counts_ = np.bincount(positions[positions >= 0],
-                                              minlength=len(self.classes_))
-        self.tie_order_ = self.classes_[np.lexsort((np.arange(len(self.classes_)),
-                                                    -self.validation_counts_))]
+        self.tie_order_ = np.asarray(tie_order)
         self.n_selected_ = len(selected)
         self.sparsity_ = 1.0 - len(selected) / len(weights)
         self.solution_ = solution
         return self
 
-    def _votes(self, X):
-        """Votes of the selected members (indices into ``classes_``) and their weights."""
+    def _winners_and_shares(self, X):
+        """Winning class index and tie-broken vote shares of every row (see :func:`_decide`)."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, reset=False)
         votes = _member_votes(self.estimators_, self.estimators_features_,
                               self.member_classes_, self.classes_, X)
-        return votes, self.weights_[self.selected_]
+        weights = self.weights_[self.selected_]
+        scores = _class_scores(votes, weights, len(self.classes_))
+        rank = np.empty(len(self.classes_), dtype=np.intp)
+        rank[_label_positions(self.classes_, self.tie_order_)] = np.arange(len(self.classes_))
+        return _decide(scores, weights.sum(), rank)
 
     def predict(self, X):
         """Weighted plurality vote of the selected members.
+
+        Ties go to the first tied class in ``tie_order_`` (see the class's Notes).
 
         Parameters
         ----------
@@ -384,14 +541,16 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Predicted labels.
         """
-        votes, weights = self._votes(X)
-        return vote(weights, self.classes_[votes], self.classes_, prior=self.tie_order_)
+        winner, _ = self._winners_and_shares(X)
+        return self.classes_[winner]
 
     def predict_proba(self, X):
         """Weighted vote shares: each class's score divided by the total weight.
 
-        An all-zero weight vector (the ensemble abstains) gives the class frequencies of the
-        labels the weights were found on.
+        Tied classes get equal shares, except that the tie winner (the first of them in
+        ``tie_order_``) gets ``1e-12`` more than each of the others, so that the argmax of
+        every row is :meth:`predict`'s label.  An all-zero weight vector (the ensemble
+        abstains) ties every class at ``1 / n_classes``, with the same adjustment.
 
         Parameters
         ----------
@@ -400,14 +559,10 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Rows sum to one; columns follow ``classes_``.
         """
-        votes, weights = self._votes(X)
-        scores = _class_scores(votes, weights, len(self.classes_))
-        total = weights.sum()
-        if total > 0:
-            return scores / total
-        prior = self.validation_counts_ / self.validation_counts_.sum()
-        return np.tile(prior, (scores.shape[0], 1))
+        _, shares = self._winners_and_shares(X)
+        return shares
 
     def _has_two_classes(self):
         # Before fit the method exists, so that calling it raises NotFittedError.
@@ -417,7 +572,9 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Vote margin of the second class, ``share(classes_[1]) - share(classes_[0])``.
 
-        Only for two classes; positive values predict ``classes_[1]``.
+        Only for two classes.  Computed from :meth:`predict_proba`, so a tie is not 0 but
+        ``+2e-12`` when ``classes_[1]`` wins it and ``-2e-12`` when ``classes_[0]`` does:
+        positive values predict ``classes_[1]``, negative ones ``classes_[0]``, on every row.
 
         Parameters
         ----------

@@ -18,7 +18,7 @@ import pandas as pd
 from sklearn.tree import DecisionTreeClassifier
 
 import sdwec
-from sdwec.estimator import SDWECClassifier, _Members, _union
+from sdwec.estimator import SDWECClassifier
 
 __all__ = ["weights_frame", "weights_csv", "weights_json", "read_weights_csv", "pruned_model",
            "model_joblib", "FORMAT"]
@@ -178,15 +178,16 @@ def pruned_model(pool, weights, *, params=None, solution=None, feature_names=Non
     """A fitted :class:`SDWECClassifier` made of a pool's trees with the given weights.
 
     No solver run and no training: the weights are used as given (typically the dashboard's
-    current ``Solution.weights``) and only the trees with a non-zero weight are kept.  The
-    model predicts exactly like :func:`sdwec.combiners.vote` with these weights over the whole
-    pool and the pool's tie order.
+    current ``Solution.weights``) and only the trees with a non-zero weight are kept
+    (:meth:`SDWECClassifier.from_weights`).  The model predicts exactly like
+    :func:`sdwec.combiners.vote` with these weights over the whole pool, ties going to the
+    pool's most frequent validation class first (``pool.prior``).
 
     Parameters
     ----------
     pool : sdwec.pool.Pool
         The pool the weights belong to.
-    weights : array-like of shape (pool.n_trees,)
+    weights : array-like of shape (l,)
         Non-negative member weights.
     params : dict, optional
         Solver parameters that produced the weights; the entries named like
@@ -211,19 +212,11 @@ def pruned_model(pool, weights, *, params=None, solution=None, feature_names=Non
     """
     chosen = {k: v for k, v in dict(params or {}).items() if k in _SOLVER_PARAMS}
     tree_params = pool.meta.get("tree_params") or {}
-    model = SDWECClassifier(
+    return SDWECClassifier.from_weights(
+        pool.ensemble, _check_weights(weights), tie_order=pool.prior,
+        feature_names=feature_names, solution=solution,
         estimator=DecisionTreeClassifier(**tree_params) if tree_params else None,
-        n_estimators=pool.n_trees, random_state=pool.meta.get("seed"), **chosen)
-    members = _Members.from_ensemble(pool.ensemble)
-    classes = _union([pool.classes, pool.ensemble.classes_])
-    model._set_fitted(members, _check_weights(weights), classes, pool.y_val, solution)
-    model.n_features_in_ = members.n_features
-    if feature_names is not None:
-        names = np.asarray(feature_names, dtype=object)
-        if names.shape != (members.n_features,):
-            raise ValueError(f"need {members.n_features} feature names; got {names.shape}")
-        model.feature_names_in_ = names
-    return model
+        n_estimators=len(pool.estimators), random_state=pool.meta.get("seed"), **chosen)
 
 
 def model_joblib(model, compress=3):

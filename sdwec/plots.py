@@ -9,7 +9,11 @@ functions (:mod:`sdwec.solver`) rather than re-deriving the formulas.
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
+
+try:
+    import plotly.graph_objects as go
+except ImportError as exc:  # plotly is the dashboard's, not part of the base install
+    raise ImportError("sdwec.plots needs plotly: pip install 'sdwec[dashboard]'") from exc
 
 from sdwec import solver
 

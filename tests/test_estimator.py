@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
@@ -25,6 +26,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdwec import combiners
+from sdwec import estimator as estimator_module
 from sdwec.estimator import SDWECClassifier
 from sdwec.pool import prediction_matrix
 from sdwec.solver import correctness_matrix, solve
@@ -41,7 +43,11 @@ def expected_failed_checks(estimator):
     return {}
 
 
-@parametrize_with_checks([SDWECClassifier(n_estimators=8, random_state=0)],
+# Small pools tie often; before the shared tie rule, n_estimators=10 failed
+# check_classifiers_train (predict and decision_function disagreed on a tied row) for each
+# of these seeds.
+@parametrize_with_checks([SDWECClassifier(n_estimators=n, random_state=seed)
+                          for n in (3, 4, 10) for seed in (0, 1, 2)],
                          expected_failed_checks=expected_failed_checks, xfail_strict=True)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
@@ -124,11 +130,18 @@ def test_same_seed_same_weights():
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
 
 
-def test_holdout_is_stratified_and_sized_by_validation_fraction():
+def test_holdout_is_stratified_and_sized_by_validation_fraction(monkeypatch):
+    seen = []
+
+    def spy(P, y):  # the weight-finding labels, as class indices
+        seen.append(np.bincount(y, minlength=3))
+        return correctness_matrix(P, y)
+
+    monkeypatch.setattr(estimator_module, "correctness_matrix", spy)
     X, y = load_iris(return_X_y=True)  # 50 rows per class
-    model = SDWECClassifier(n_estimators=5, validation_fraction=0.2, random_state=0).fit(X, y)
+    SDWECClassifier(n_estimators=5, validation_fraction=0.2, random_state=0).fit(X, y)
     # 30 held-out rows, 10 of each class
-    np.testing.assert_array_equal(model.validation_counts_, [10, 10, 10])
+    np.testing.assert_array_equal(seen, [[10, 10, 10]])
 
 
 # --------------------------------------------------------------------------- voting
@@ -163,13 +176,11 @@ def test_predict_proba_is_the_weighted_vote_share(binary_pool, binary_model):
     w = model.weights_
     share_pos = (P == 1) @ w / w.sum()
     proba = model.predict_proba(X_te)
-    np.testing.assert_allclose(proba[:, 1], share_pos, rtol=1e-12)
+    np.testing.assert_allclose(proba[:, 1], share_pos, rtol=0, atol=1e-11)  # ties: ±1e-12
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
     margin = model.decision_function(X_te)
     np.testing.assert_allclose(margin, proba[:, 1] - proba[:, 0], atol=1e-12)
-    decided = margin != 0
-    np.testing.assert_array_equal(model.predict(X_te)[decided],
-                                  np.where(margin[decided] > 0, 1, -1))
+    np.testing.assert_array_equal(model.predict(X_te), np.where(margin > 0, 1, -1))
 
 
 class _Spy(DummyClassifier):
@@ -205,14 +216,129 @@ def test_only_selected_members_are_evaluated_at_predict_time(binary_pool):
     np.testing.assert_array_equal(calls, (model.weights_ != 0).astype(int))
 
 
-def test_all_zero_weights_abstain_to_the_validation_class_frequencies():
+def test_all_zero_weights_abstain_every_class_tied_the_most_frequent_wins():
     X, y = load_iris(return_X_y=True)
     rows = np.r_[0:10, 50:70, 100:105]  # class 1 is the most frequent
     member = _Spy(strategy="constant", constant=0).fit(X, y)  # wrong on most rows
     model = SDWECClassifier([FrozenEstimator(member)]).fit(X[rows], y[rows])
     assert model.n_selected_ == 0 and model.estimators_ == []
+    np.testing.assert_array_equal(model.tie_order_, [1, 0, 2])
     np.testing.assert_array_equal(model.predict(X[:5]), [1] * 5)
-    np.testing.assert_allclose(model.predict_proba(X[:2]), [[10 / 35, 20 / 35, 5 / 35]] * 2)
+    proba = model.predict_proba(X[:2])
+    np.testing.assert_allclose(proba, 1 / 3, rtol=0, atol=1e-11)  # no votes: all tied
+    np.testing.assert_array_equal(proba.argmax(axis=1), [1, 1])
+
+
+# --------------------------------------------------------------------------- ties
+
+
+def _one_column_tree(X, y, column, depth=1):
+    """A small tree that reads one column of X: members that disagree on many rows."""
+    pick = ColumnTransformer([("column", "passthrough", [column])])
+    return make_pipeline(pick, DecisionTreeClassifier(max_depth=depth, random_state=0)).fit(X, y)
+
+
+def _assert_one_tie_rule(model, X, P, weights):
+    """predict, predict_proba and decision_function name the same class on every row,
+    and that class is the hand-computed vote with ties to the earliest in tie_order_."""
+    predicted = model.predict(X)
+    np.testing.assert_array_equal(
+        predicted, _hand_vote(P, weights, model.classes_, model.tie_order_))
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(model.classes_[proba.argmax(axis=1)], predicted)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    if len(model.classes_) == 2:
+        margin = model.decision_function(X)
+        assert (margin != 0).all()
+        np.testing.assert_array_equal(model.classes_[(margin > 0).astype(int)], predicted)
+
+
+@pytest.mark.parametrize("tie_order", [[1, -1], [-1, 1]])
+@pytest.mark.parametrize("weights", [[1.0, 1.0], [0.1, 0.2, 0.3], [0.0, 0.0]])
+def test_binary_ties_follow_one_rule_in_all_three_methods(weights, tie_order):
+    X, y = _binary()
+    members = [_one_column_tree(X, y, c) for c in (0, 7, 20)[:len(weights)]]
+    P = np.column_stack([m.predict(X) for m in members])
+    model = SDWECClassifier.from_weights(members, weights, tie_order=tie_order)
+    scores = np.column_stack([(P == c) @ np.asarray(weights) for c in (-1, 1)])
+    tied = np.isclose(scores[:, 0], scores[:, 1], rtol=0, atol=1e-9)
+    # [1, 1]: the members disagree on some rows; [0.1, 0.2, 0.3]: 0.1 + 0.2 != 0.3 in floats,
+    # a tie only within the tolerance; [0, 0]: abstains, every row tied
+    assert 0 < tied.sum() and (tied.sum() < len(X) or not any(weights))
+    np.testing.assert_array_equal(model.predict(X)[tied], np.full(tied.sum(), tie_order[0]))
+    _assert_one_tie_rule(model, X, P, weights)
+
+
+@pytest.mark.parametrize("tie_order", [[2, 0, 1], [1, 2, 0]])
+def test_three_way_ties_follow_one_rule_in_all_three_methods(tie_order):
+    X, y = load_iris(return_X_y=True)
+    members = [_one_column_tree(X, y, c, depth=2) for c in (0, 1, 3)]
+    P = np.column_stack([m.predict(X) for m in members])
+    three_way = np.array([len(set(row)) == 3 for row in P])
+    assert three_way.any()  # rows where every member names another class
+    model = SDWECClassifier.from_weights([FrozenEstimator(m) for m in members], [1, 1, 1],
+                                         tie_order=tie_order)
+    np.testing.assert_array_equal(model.predict(X)[three_way], tie_order[0])
+    _assert_one_tie_rule(model, X, P, np.ones(3))
+
+
+# --------------------------------------------------------------------------- from_weights
+
+
+def test_from_weights_rebuilds_the_model_fit_finds_on_a_frozen_pool(binary_pool, binary_model):
+    bagging, _, _, X_te, _ = binary_pool
+    rebuilt = SDWECClassifier.from_weights(FrozenEstimator(bagging), binary_model.weights_,
+                                           tie_order=binary_model.tie_order_, lam=10.0)
+    np.testing.assert_array_equal(rebuilt.selected_, binary_model.selected_)
+    np.testing.assert_array_equal(rebuilt.predict_proba(X_te), binary_model.predict_proba(X_te))
+    np.testing.assert_array_equal(rebuilt.predict(X_te), binary_model.predict(X_te))
+    assert rebuilt.get_params() == {**SDWECClassifier().get_params(), "lam": 10.0}
+    assert rebuilt.solution_ is None and rebuilt.n_features_in_ == X_te.shape[1]
+
+
+def test_from_weights_copies_the_weights_and_adds_tie_order_classes():
+    X, y = load_iris(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    weights = np.zeros(4)
+    model = SDWECClassifier.from_weights(forest, weights, tie_order=[3, 1])
+    weights[0] = 1.0
+    assert model.n_selected_ == 0 and not model.weights_.any()
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2, 3])
+    np.testing.assert_array_equal(model.tie_order_, [3, 1, 0, 2])
+    np.testing.assert_array_equal(model.predict(X[:3]), [3, 3, 3])  # abstains: all tied
+
+
+def test_from_weights_takes_feature_names_from_a_pool_fitted_on_a_dataframe(recwarn):
+    data = load_iris(as_frame=True)
+    forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(data.data, data.target)
+    model = SDWECClassifier.from_weights(forest, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(model.feature_names_in_, data.data.columns)
+    np.testing.assert_array_equal(model.predict(data.data), forest.predict(data.data))
+    assert not [w for w in recwarn if "feature names" in str(w.message)]
+
+
+def test_from_weights_says_what_to_fix(binary_pool):
+    bagging, _, _, _, _ = binary_pool
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="one weight per pool member"):
+        SDWECClassifier.from_weights(bagging, np.ones(3))
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        SDWECClassifier.from_weights(bagging, -np.ones(15))
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        SDWECClassifier.from_weights(bagging, np.full(15, np.nan))
+    with pytest.raises(ValueError, match="not fitted"):
+        SDWECClassifier.from_weights(BaggingClassifier(n_estimators=2), np.ones(2))
+    with pytest.raises(ValueError, match="cannot serve as an SDWEC pool"):
+        SDWECClassifier.from_weights(LogisticRegression(max_iter=500).fit(X, y), np.ones(1))
+    with pytest.raises(ValueError, match="tie_order lists a class twice"):
+        SDWECClassifier.from_weights(bagging, np.ones(15), tie_order=[1, 1])
+    with pytest.raises(ValueError, match="30 feature names"):
+        SDWECClassifier.from_weights(bagging, np.ones(15), feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="lam"):
+        SDWECClassifier.from_weights(bagging, np.ones(15), lam=-1.0)
+    constant = DummyClassifier(strategy="constant", constant=0).fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="at least two classes"):
+        SDWECClassifier.from_weights([constant], [1.0])
 
 
 def test_bagging_with_feature_subsets_votes_on_each_members_columns():
@@ -252,7 +378,7 @@ def test_frozen_pool_keeps_classes_missing_from_the_weight_finding_labels():
     rows = np.flatnonzero(y[1::2] < 2) * 2 + 1  # held-out rows of classes 0 and 1 only
     model = SDWECClassifier(FrozenEstimator(forest), threshold="none").fit(X[rows], y[rows])
     np.testing.assert_array_equal(model.classes_, [0, 1, 2])
-    np.testing.assert_array_equal(model.validation_counts_, [25, 25, 0])
+    np.testing.assert_array_equal(model.tie_order_, [0, 1, 2])  # counts 25, 25, 0
     assert model.predict_proba(X).shape == (150, 3)
     assert 2 in model.predict(X[100:])  # class 2 can still win the vote
 

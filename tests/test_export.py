@@ -145,6 +145,8 @@ def test_equal_weights_tie_goes_to_the_more_frequent_validation_class(wine_pool)
     model = export.pruned_model(pool, weights)
     expected = [first_in_order(a, b) for a, b in zip(P[:, j], P[:, k])]
     np.testing.assert_array_equal(model.predict(pool.X_test), expected)
+    proba = model.predict_proba(pool.X_test)  # the same rule decides the shares' argmax
+    np.testing.assert_array_equal(model.classes_[proba.argmax(axis=1)], expected)
 
 
 def test_all_zero_weights_predict_the_most_frequent_validation_class(wine_pool):
@@ -153,7 +155,9 @@ def test_all_zero_weights_predict_the_most_frequent_validation_class(wine_pool):
     values, counts = np.unique(pool.y_val, return_counts=True)
     most = values[np.argmax(counts)]  # argmax takes the first (smallest) of equal counts
     np.testing.assert_array_equal(model.predict(pool.X_test), np.full(len(pool.X_test), most))
-    np.testing.assert_allclose(model.predict_proba(pool.X_test[:1])[0], counts / counts.sum())
+    proba = model.predict_proba(pool.X_test[:2])  # no votes: every class tied, `most` wins
+    np.testing.assert_allclose(proba, 1 / len(values), rtol=0, atol=1e-11)
+    np.testing.assert_array_equal(values[proba.argmax(axis=1)], [most, most])
 
 
 def test_pruned_model_checks_weights_and_feature_names(binary_pool):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -42,26 +42,30 @@ _SWEEP_CHUNK = 5  # λ values per cached sweep call, so a long sweep can show pr
 
 @dataclass(frozen=True)
 class PoolRef:
-    """A pool's cache key, and what to build it from (not part of the key).
+    """A pool's cache key, and the uploaded data to build it from (not part of the key).
 
     Attributes
     ----------
-    key : tuple
-        ``(source, task, n_trees, seed)``; ``source`` is a shipped dataset's name or an
-        upload's fingerprint.
-    source : str or sdwec.datasets.Dataset
-        What :func:`sdwec.pool.load_pool` builds the pool from.
+    key : sdwec.pool.PoolKey
+        Frozen and hashable: a shipped dataset's name or an upload's fingerprint, task,
+        pool size, seed.
+    dataset : sdwec.datasets.Dataset or None
+        An upload's data (``None`` for a shipped dataset).
     label : str
         The dataset's name, for messages.
     """
 
-    key: tuple
-    source: object = field(compare=False, hash=False)
-    label: str = field(compare=False, hash=False, default="")
+    key: pool.PoolKey
+    dataset: object = field(default=None, compare=False, hash=False)
+    label: str = field(default="", compare=False, hash=False)
 
     @property
     def n_trees(self):
-        return self.key[2]
+        return self.key.n_trees
+
+    def with_seed(self, seed):
+        """The same pool on another split."""
+        return replace(self, key=replace(self.key, seed=int(seed)))
 
 
 # Streamlit hashes a PoolRef by its key only: the uploaded data it carries stays unhashed.
@@ -104,18 +108,13 @@ def _duration(seconds):
 # --------------------------------------------------------------------------- uploads
 
 
-def upload_fingerprint(data, target, task):
-    """Cache key of an uploaded file: a digest of its bytes and the reading options."""
-    digest = hashlib.sha256(bytes(data)).hexdigest()[:16]
-    return f"upload:{digest}:{target}:{task}"
-
-
 def read_upload(data, file_name, target, task):
     """Parse an uploaded CSV once per (bytes, target, task) and remember it for the session.
 
     Returns
     -------
-    key : str
+    key : tuple
+        Digest of the bytes and the reading options.
     dataset : sdwec.datasets.Dataset
 
     Raises
@@ -123,7 +122,9 @@ def read_upload(data, file_name, target, task):
     sdwec.DataError
         The loader's message, for the page to show.
     """
-    key = upload_fingerprint(data, target, task)
+    # The bytes' digest spares re-parsing the same file on every rerun; the pool itself is
+    # keyed by the parsed data's fingerprint (same data, same pool, whatever the file name).
+    key = (hashlib.sha256(bytes(data)).hexdigest(), target, task)
     current = user_dataset()
     if current is not None and current[0] == key:
         return current
@@ -144,22 +145,22 @@ def user_dataset():
 def pool_ref(config):
     """The :class:`PoolRef` of ``config``; raises if "your data" has no upload yet."""
     if config.dataset != USER_DATA:
-        return PoolRef((config.dataset, config.task, config.n_trees, config.seed),
-                       config.dataset, config.dataset)
+        key = pool.PoolKey.for_dataset(config.dataset, config.task, config.n_trees, config.seed)
+        return PoolRef(key, None, config.dataset)
     upload = user_dataset()
     if upload is None:
-        raise DataError("no CSV has been uploaded yet. Open the *Your data* page, upload a "
-                        "file and choose its target column, or pick a shipped dataset.")
-    key, dataset = upload
-    return PoolRef((key, dataset.task, config.n_trees, config.seed), dataset, dataset.name)
+        raise DataError("this page address points to an uploaded file, and uploads are not "
+                        "kept after a reload or in a new session. Open *Your data* and upload "
+                        "the file again, or pick a shipped dataset.")
+    dataset = upload[1]
+    key = pool.PoolKey.for_dataset(dataset, dataset.task, config.n_trees, config.seed)
+    return PoolRef(key, dataset, dataset.name)
 
 
 def pool_refs(config):
     """One :class:`PoolRef` per split of ``config`` (seeds ``seed .. seed + splits - 1``)."""
     first = pool_ref(config)
-    source, task, n_trees, seed = first.key
-    return [first] + [PoolRef((source, task, n_trees, seed + i), first.source, first.label)
-                      for i in range(1, config.splits)]
+    return [first.with_seed(config.seed + i) for i in range(config.splits)]
 
 
 @st.cache_resource(max_entries=POOL_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
@@ -189,9 +190,7 @@ def _pool(ref, progress=None):
         slot["lock"].acquire()
     try:
         if slot["pool"] is None:
-            _, task, n_trees, seed = ref.key
-            slot["pool"] = pool.load_pool(ref.source, task, n_trees=n_trees, seed=seed,
-                                          progress=progress)
+            slot["pool"] = pool.load_pool(ref.key, dataset=ref.dataset, progress=progress)
         return slot["pool"]
     finally:
         slot["lock"].release()
@@ -207,9 +206,9 @@ def cold_start_note(config):
         ref = pool_ref(config)
     except DataError:
         return None
-    if _pool_slot(ref)["pool"] is not None or pool.is_cached(ref.source, *ref.key[1:]):
+    if _pool_slot(ref)["pool"] is not None or pool.is_cached(ref.key):
         return None
-    shape = ref.source.X.shape if not isinstance(ref.source, str) else _shape_of(ref.source)
+    shape = ref.dataset.X.shape if ref.dataset is not None else _shape_of(ref.key.source)
     seconds = timing.estimated_training_seconds(shape[0], shape[1], ref.n_trees)
     if seconds < COLD_NOTE_SECONDS:
         return None
@@ -339,7 +338,7 @@ def frontier_sweep(ref, config, second=None):
 
 @st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _peers(ref):
-    return frontier.peers(_pool(ref), seed=ref.key[3])
+    return frontier.peers(_pool(ref), seed=ref.key.seed)
 
 
 def frontier_peers(ref):
@@ -384,7 +383,8 @@ def training_times(names, sizes, seed=0):
     """Table 5's weight-finding times measured now (:func:`sdwec.timing.table5`), on this
     process's cached pools, with a progress bar."""
     def load(name, n_trees, seed):
-        return _pool(PoolRef((name, "binary", n_trees, seed), name, name))
+        return _pool(PoolRef(pool.PoolKey.for_dataset(name, "binary", n_trees, seed), None,
+                             name))
 
     progress = Progress("Timing SDWEC")
     try:

@@ -162,13 +162,12 @@ def sidebar(cold_note=None):
     sb.select_slider("ε (log scale)", cfg.EPS_GRID, format_func=_format_number,
                      **_bound("eps"),
                      help="Keeps the sign relaxation and the adaptive γ finite near zero.")
-    col_k, col_thr = sb.columns(2)
-    col_k.number_input("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
-                       max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
-                       **_bound("iterations"), help="Passes of Algorithm 1 (the paper: 25).")
-    col_thr.selectbox("Threshold (line 15)", THRESHOLDS, **_bound("threshold"),
-                      help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: "
-                           "each weight with its own γ_r; none: keep every positive weight.")
+    sb.slider("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
+              max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
+              **_bound("iterations"), help="Passes of Algorithm 1 (the paper: 25).")
+    sb.selectbox("Threshold rule (line 15)", THRESHOLDS, **_bound("threshold"),
+                 help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: each "
+                      "weight with its own γ_r; none: keep every positive weight.")
     sb.subheader("Pool and splits")
     offered = cfg.task_choices(state[cfg.WIDGET_KEYS["dataset"]])
     col_task, col_splits = sb.columns(2)

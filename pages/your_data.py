@@ -18,8 +18,9 @@ st.title("Your data")
 st.markdown(
     "Upload a CSV file with one row per example and one column per feature plus a label "
     "column (the last one unless you choose another). Text columns are encoded as "
-    "categories; rows with missing values are dropped. The file stays in this session's "
-    f"memory only. Limits: {datasets.MAX_UPLOAD_BYTES // 2**20} MB, "
+    "categories; rows with missing values are dropped. The file itself stays in this "
+    "session's memory; the pool trained on it is cached on this server's disk under a "
+    "fingerprint of the data (so a revisit is instant). Limits: {datasets.MAX_UPLOAD_BYTES // 2**20} MB, "
     f"{datasets.MAX_FEATURES:,} features, {datasets.MAX_CLASSES} classes, at least "
     f"{datasets.MIN_ROWS_PER_CLASS} rows per class.")
 uploaded = st.file_uploader("CSV file", type=["csv", "txt", "tsv"], key="upload_file")

@@ -12,12 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from sdwec import combiners, solver
+from sdwec._util import plain
 
 __all__ = ["Comparison", "compare"]
 
-
-def plain(v):  # TEMP until _util lands
-    return v.item() if isinstance(v, np.generic) else v
 
 
 @dataclass(frozen=True)

@@ -150,8 +150,67 @@ def test_explorer_matches_library():
     assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
     assert shown["Test accuracy (SDWEC)"] == f"{acc:.4f}"
     assert shown["Sparsity"] == f"{sol.sparsity:.3f}"
-    assert len(_charts(at)) == 4  # methods, convergence, weights, timing
+    assert len(_charts(at)) == 3  # methods, convergence, weights; timing on request
     assert any("most frequent validation class" in c.value for c in at.caption)
+    # What the numbers rest on: the split's row counts and one row's worth.
+    n_val, n_test = len(p.y_val), len(p.y_test)
+    assert any(f"{n_val} validation rows (one row = {100 / n_val:.1f} accuracy points)" in c.value
+               and f"{n_test} test rows" in c.value for c in at.caption)
+
+
+def test_prediction_time_is_measured_on_request_beside_the_formula():
+    at = _app()
+    p, sol, _ = _direct()
+    assert 0 < sol.n_selected < 10  # the premise: a pruned ensemble
+    text = " ".join(m.value for m in at.markdown)
+    assert f"×{10 / sol.n_selected:.1f}" in text  # the paper's formula, l / kept
+    at.button(key="explorer_measure").click().run()
+    _ok(at)
+    assert len(_charts(at)) == 4
+    text = " ".join(m.value for m in at.markdown)
+    assert "Measured here" in text and "paired runs of 2,000 rows" in text
+
+
+def test_same_ensemble_and_abstaining_are_not_timed():
+    at = _app({"dataset": "wine", "l": "10", "thr": "none", "lam": "1000"})
+    _ok(at)
+    _, sol, _ = _direct(threshold="none", lam=1000.0)
+    assert sol.n_selected == 10  # the premise: every tree kept
+    assert any("same ensemble" in m.value for m in at.markdown)
+    assert not [b for b in at.button if b.key == "explorer_measure"]
+    at = _app({"dataset": "wine", "l": "10", "lam": "0.01"})
+    assert any("nothing to time" in m.value for m in at.markdown)
+
+
+def test_splits_show_mean_and_spread():
+    at = _app({"dataset": "wine", "l": "10", "r": "3"})
+    _ok(at)
+    accs = [_direct(seed=s)[2] for s in range(3)]
+    shown = _metrics(at)["Test accuracy (SDWEC)"]
+    assert shown == f"{np.mean(accs):.3f} ± {np.std(accs, ddof=1):.3f}"
+    assert any("mean ± standard deviation over 3 splits" in c.value for c in at.caption)
+    assert at.query_params["r"] == "3"
+
+
+def test_pin_compares_the_live_configuration_with_the_pinned_one():
+    at = _app()
+    at.button(key="explorer_pin").click().run()
+    _ok(at)
+    assert at.query_params["pin"] == "10,15,15,1,25,paper"
+    at.select_slider(key="cfg_lam").set_value(1000.0).run()
+    _ok(at)
+    _, live, live_acc = _direct(lam=1000.0)
+    _, pinned, pinned_acc = _direct()
+    (table,) = [d.value for d in at.dataframe]
+    assert list(table["test accuracy"]) == pytest.approx(
+        [live_acc, pinned_acc, live_acc - pinned_acc])
+    assert list(table["trees used"]) == [live.n_selected, pinned.n_selected,
+                                         live.n_selected - pinned.n_selected]
+    both = int(np.sum((live.weights > 0) & (pinned.weights > 0)))
+    assert any(f"both keep {both} trees" in c.value for c in at.caption)
+    at.button(key="explorer_unpin").click().run()
+    _ok(at)
+    assert "pin" not in at.query_params and not at.dataframe
 
 
 @pytest.mark.parametrize("widget,key,value,param", [
@@ -224,7 +283,7 @@ def test_your_data_selected_without_upload_explains():
     at = _app()
     at.selectbox(key="cfg_dataset").set_value(dashboard_config.USER_DATA).run()
     assert not at.exception
-    assert any("no CSV has been uploaded yet" in e.value for e in at.error)
+    assert any("upload the file again" in e.value for e in at.error)
     assert at.selectbox(key="cfg_task").value == "auto"
 
 

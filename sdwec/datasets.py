@@ -23,6 +23,7 @@ Examples
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -45,11 +46,20 @@ from sdwec.errors import DataError
 
 __all__ = [
     "Dataset", "names", "tasks", "load", "from_csv", "canonical_name", "paper_name",
-    "DATA_DIR", "TASKS", "MAX_UPLOAD_BYTES", "MAX_FEATURES", "MAX_CLASSES",
+    "DATA_DIR", "DATA_ENV", "data_dir", "TASKS", "MAX_UPLOAD_BYTES", "MAX_FEATURES", "MAX_CLASSES",
     "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS", "MISSING_TOKENS",
 ]
 
+#: Environment variable naming the folder of the shipped datasets (default: the checkout's
+#: ``data/``, beside this package; an installed wheel carries the code only).
+DATA_ENV = "SDWEC_DATA_DIR"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+def data_dir() -> Path:
+    """Folder of the shipped datasets: ``$SDWEC_DATA_DIR`` if set, else the checkout's ``data/``."""
+    env = os.environ.get(DATA_ENV)
+    return Path(env).expanduser() if env else DATA_DIR
 
 
 @dataclass(frozen=True)
@@ -362,7 +372,13 @@ def load(name: str, task: str = "binary") -> Dataset:
 
 @functools.lru_cache(maxsize=None)
 def _read_raw(key: str) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    features, labels = _SPECS[key].read(DATA_DIR / key)
+    folder = data_dir() / key
+    if not folder.is_dir():
+        raise DataError(
+            f"the shipped dataset {key!r} is not in {folder.parent}: the datasets live in the "
+            f"project's data/ folder, which an installed copy of sdwec does not contain. Set "
+            f"{DATA_ENV} to a checkout's data/ folder, or run from the checkout.")
+    features, labels = _SPECS[key].read(folder)
     X = read_only(np.ascontiguousarray(features.to_numpy(np.float64)))
     return X, read_only(labels), tuple(features.columns)
 

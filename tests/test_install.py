@@ -168,3 +168,23 @@ def test_downloaded_model_loads_and_predicts_in_the_installed_package(installed,
              blocked=("streamlit", "plotly"))
     np.testing.assert_array_equal(np.load(paths[2]), model.predict(pool.X_test))
     np.testing.assert_array_equal(np.load(paths[3]), model.predict_proba(pool.X_test))
+
+
+_LOAD_WINE = """
+import os, sys
+from sdwec import DataError, datasets
+try:
+    datasets.load("wine")
+except DataError as exc:
+    print("refused:", exc)
+os.environ[datasets.DATA_ENV] = sys.argv[1]
+print("rows:", len(datasets.load("wine").y))
+"""
+
+
+def test_installed_package_reads_the_datasets_from_the_named_folder(installed, tmp_path):
+    _, site = installed
+    text = _outside(site, tmp_path, [sys.executable, "-c", _LOAD_WINE, str(ROOT / "data")])
+    refused, rows = text.strip().splitlines()
+    assert refused.startswith("refused:") and "SDWEC_DATA_DIR" in refused
+    assert rows == "rows: 178"

@@ -38,6 +38,12 @@ __all__ = [
 
 _FORMAT = 1  # bump when the pickled Pool layout changes
 _TRAIN_CHUNK = 20  # trees per warm-start step, so progress is reported as the pool grows
+# Progress is reported in units of work, not steps: growing a tree costs far more than
+# predicting the validation and test rows with it (measured 10x on the small UCI sets to
+# over 50x on NSL-KDD), so training counts for 95 % of the bar and an estimate of the time
+# left made from the rate so far is roughly right from the start.
+_PROGRESS_UNITS = 1000
+_TRAINING_SHARE = 0.95
 
 
 @dataclass
@@ -242,7 +248,8 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
     n_jobs : int, optional
         Cores used to train the trees (joblib convention).
     progress : callable, optional
-        ``progress(done, total, message)``, called as trees are trained and then predicted.
+        ``progress(done, total, message)``, called as trees are trained and then predicted;
+        ``done / total`` is the share of the work done (training weighs 95 %).
     meta : dict, optional
         Extra entries for :attr:`Pool.meta`.
 
@@ -263,7 +270,13 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
     if len(classes) < 2:
         raise DataError("the target has a single class; a classifier needs at least two")
     report = progress or (lambda done, total, message: None)
-    total = 2 * n_trees + 1
+    total = _PROGRESS_UNITS
+
+    def trained(k):
+        return int(round(_TRAINING_SHARE * total * k / n_trees))
+
+    def predicted(k):
+        return trained(n_trees) + int(round((1 - _TRAINING_SHARE) * total * k / n_trees))
     start = time.perf_counter()
 
     idx_train, idx_val, idx_test = split_indices(y, seed)
@@ -275,7 +288,8 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
     while len(getattr(ensemble, "estimators_", [])) < n_trees:
         ensemble.n_estimators = min(n_trees, ensemble.n_estimators + _TRAIN_CHUNK)
         ensemble.fit(X_train, y_train)
-        report(len(ensemble.estimators_), total, "training trees")
+        report(trained(len(ensemble.estimators_)), total,
+               f"trained {len(ensemble.estimators_)} of {n_trees} trees")
     single_tree = _tree(tree_params, random_state=seed).fit(X_train, y_train)
     fit_seconds = time.perf_counter() - start
 
@@ -287,7 +301,7 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
         hi = min(n_trees, lo + _TRAIN_CHUNK)
         P_val[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_val, ensemble.classes_)
         P_test[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_test, ensemble.classes_)
-        report(n_trees + hi, total, "predicting")
+        report(predicted(hi), total, "predicting the validation and test rows")
     y_val = y[idx_val]
     info = {
         "task": "binary" if len(classes) == 2 else "multiclass",

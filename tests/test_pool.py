@@ -135,6 +135,17 @@ def test_pool_fields_prior_table_and_progress():
     assert dones == sorted(dones) and calls[-1][0] == calls[-1][1]
 
 
+def test_progress_weighs_training_as_most_of_the_work():
+    data = datasets.load("wine", "binary")
+    calls = []
+    pool.build_pool(data.X, data.y, n_trees=40, seed=0,
+                    progress=lambda done, total, msg: calls.append((done / total, msg)))
+    trained = [f for f, msg in calls if msg.startswith("trained")]
+    # 40 trees in chunks of 20: half and all of the training, i.e. 47.5 % and 95 % of the bar.
+    assert trained == pytest.approx([0.475, 0.95])
+    assert calls[-1][0] == 1.0
+
+
 def test_multiclass_table_uses_the_correctness_matrix():
     data = datasets.load("wine", "multiclass")
     p = pool.build_pool(data.X, data.y, n_trees=6, seed=0)

@@ -94,7 +94,7 @@ def _dataset_label(name):
         return name
     upload = st.session_state.get("user_dataset")
     if upload is None:
-        return "your data (upload on *Your data*)"
+        return "your data (no file in this session)"
     dataset = upload[1]
     return f"your data: {dataset.name} ({len(dataset.y):,} rows)"
 
@@ -137,9 +137,13 @@ def sidebar(cold_note=None):
     for name, key in cfg.WIDGET_KEYS.items():
         state[key] = getattr(state["_cfg"], name)
     sb = st.sidebar
+    # The upload's label is computed now, not in format_func: AppTest calls format_func
+    # outside the script run, where the session's upload cannot be seen.
+    upload_label = _dataset_label(cfg.USER_DATA)
     # λ comes right after the dataset: at 1280x720 it must be visible without scrolling.
     sb.selectbox("Dataset", cfg.dataset_choices(), key=cfg.WIDGET_KEYS["dataset"],
-                 on_change=_dataset_changed, format_func=_dataset_label,
+                 on_change=_dataset_changed,
+                 format_func=lambda name: upload_label if name == cfg.USER_DATA else name,
                  help="One of the paper's 11 datasets, or the CSV you upload on *Your data*.")
     sb.select_slider("λ (data fidelity, log scale)", cfg.LAMBDA_GRID,
                      format_func=_format_number, **_bound("lam"),

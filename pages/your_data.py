@@ -1,6 +1,10 @@
-"""Your data: upload a CSV, choose the target column, and run the Explorer on it."""
+"""Your data: upload a CSV, preview its columns, choose what to exclude and how to treat
+missing values, and run the Explorer on it.
 
-from dataclasses import replace
+The upload is read *before* the sidebar is drawn (``page_setup`` comes after it): a new file,
+or new reading options, switch the sidebar to *your data* in the same run, so the sidebar,
+the URL and this page always name the same dataset.
+"""
 
 import streamlit as st
 
@@ -11,38 +15,125 @@ from dashboard.guard import guard
 from dashboard.sidebar import page_setup, use_dataset
 from sdwec import datasets
 
-config = page_setup("Your data")
-if config is None:
-    st.stop()
-st.title("Your data")
-st.markdown(
-    "Upload a CSV file with one row per example and one column per feature plus a label "
-    "column (the last one unless you choose another). Text columns are encoded as "
-    "categories; rows with missing values are dropped. The file itself stays in this "
-    "session's memory; the pool trained on it is cached on this server's disk under a "
-    "fingerprint of the data (so a revisit is instant). Limits: {datasets.MAX_UPLOAD_BYTES // 2**20} MB, "
-    f"{datasets.MAX_FEATURES:,} features, {datasets.MAX_CLASSES} classes, at least "
-    f"{datasets.MIN_ROWS_PER_CLASS} rows per class.")
-uploaded = st.file_uploader("CSV file", type=["csv", "txt", "tsv"], key="upload_file")
-if uploaded is None:
-    st.info("No file yet. Upload one above, or pick a shipped dataset in the sidebar.")
-    st.stop()
+#: Per-file choices, forgotten when another file is uploaded.
+FILE_WIDGETS = ("upload_target", "upload_exclude", "upload_missing")
+PREVIEW_HEADINGS = {"column": "Column", "role": "Role", "kind": "Kind", "missing": "Missing",
+                    "distinct": "Distinct values", "likely_id": "Likely ID"}
 
-left, right = st.columns(2)
-target = left.text_input("Target column (empty: the last column)", key="upload_target",
-                         help="The exact column name as in the header row.").strip() or None
-task = right.radio("Task", ["auto", "binary", "multiclass"], horizontal=True,
-                   key="upload_task",
-                   help="auto: binary for two classes, multi-class otherwise.")
 
-with guard("your data"):
-    key, dataset = services.read_upload(uploaded.getvalue(), uploaded.name, target, task)
+def _plural(count, word):
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def _missing_choices(preview):
+    """The radio's labels: what each choice does to this file, before it runs."""
+    dropped = preview.rows_dropped
+    drop = (f"drop rows: removes {dropped:,} of {_plural(preview.n_rows, 'row')}" if dropped
+            else "drop rows: no row has a missing value")
+    cells = preview.cells_imputed
+    impute = (f"impute: fills {_plural(sum(cells.values()), 'cell')} in "
+              f"{_plural(len(cells), 'column')}" if cells else "impute: no cell to fill")
+    if preview.rows_without_target:
+        impute += (f"; {_plural(preview.rows_without_target, 'row')} without a target "
+                   "value are dropped either way")
+    return {"drop": drop, "impute": impute}
+
+
+def _forget_exclusions():
+    """A new target changes the feature columns: propose the likely IDs afresh."""
+    st.session_state.pop("upload_exclude", None)
+
+
+def _read(uploaded):
+    """The preview and the options widgets, then the Dataset they make (or ``None``)."""
+    data = uploaded.getvalue()
+    first = services.upload_preview(data, st.session_state.get("upload_target"))
+    names = first.column_names
+    left, right = st.columns(2)
+    target = left.selectbox("Target column", names, index=names.index(first.target),
+                            key="upload_target", on_change=_forget_exclusions,
+                            help="The column holding the class labels (default: the last).")
+    task = right.radio("Task", ["auto", "binary", "multiclass"], horizontal=True,
+                       key="upload_task",
+                       help="auto: binary for two classes, multi-class otherwise.")
+    preview = services.upload_preview(data, target)
+    st.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
+    features = [c for c in names if c != target]
+    likely = preview.likely_ids
+    # Never propose to exclude every feature (e.g. two unique integer columns).
+    proposed = likely if len(likely) < len(features) else []
+    exclude = st.multiselect(
+        "Columns to exclude", features, default=proposed,
+        key="upload_exclude",
+        help="Columns not used as features. Proposed: likely IDs, columns with a different "
+             "text, or integers numbered in order, in every row: they let the trees "
+             "memorise rows instead of learning.")
+    if likely:
+        why = ("proposed for exclusion" if proposed
+               else "not excluded, since no feature would be left")
+        st.caption(f"Likely IDs (a different value in every row): {', '.join(likely)}; "
+                   f"{why}.")
+    preview = preview.with_exclude(exclude)
+    choices = _missing_choices(preview)
+    missing = st.radio("Missing values", list(choices), format_func=choices.get,
+                       key="upload_missing",
+                       help="Impute: the median of a numeric column, the most frequent value "
+                            "of a text column (scikit-learn's SimpleImputer). A missing "
+                            "target is never imputed.")
+    before = services.user_dataset()
+    key, dataset = services.read_upload(data, uploaded.name, target, task, exclude, missing)
+    if before is None or before[0] != key:
+        use_dataset(USER_DATA, "auto")  # a new file or new options: use it everywhere
     st.success(dataset.description)
     if len(dataset.feature_names) <= 60:
         st.caption("Features: " + ", ".join(dataset.feature_names))
-    if config.dataset != USER_DATA:
-        st.button("Use this file on every page", on_click=use_dataset,
-                  args=(USER_DATA, "auto"), key="upload_use_everywhere",
-                  help="Sets the sidebar's dataset to *your data*; the Frontier page then "
-                       "sweeps this file's pool.")
-    show_explorer(replace(config, dataset=USER_DATA, task="auto"))
+    return dataset
+
+
+st.title("Your data")
+st.markdown(
+    "Upload a CSV file with one row per example and one column per feature plus a label "
+    "column. Its columns are previewed: exclude the ones that are not features (IDs, free "
+    "text) and choose whether rows with missing values are dropped or the gaps imputed. "
+    "The file itself stays in this session's memory; the pool trained on it is cached on "
+    "this server's disk under a fingerprint of the data (so a revisit is instant). Limits: "
+    f"{datasets.MAX_UPLOAD_BYTES // 2**20} MB, {datasets.MAX_FEATURES:,} features, "
+    f"{datasets.MAX_CLASSES} classes, at least {datasets.MIN_ROWS_PER_CLASS} rows per class.")
+uploaded = st.file_uploader("CSV file", type=["csv", "txt", "tsv"], key="upload_file")
+dataset = None
+if uploaded is not None:
+    if st.session_state.get("_upload_file_id") != uploaded.file_id:
+        st.session_state["_upload_file_id"] = uploaded.file_id
+        for name in FILE_WIDGETS:
+            st.session_state.pop(name, None)
+    with guard("your data"):
+        dataset = _read(uploaded)
+
+config = page_setup("Your data")
+if config is None:
+    st.stop()
+if uploaded is not None and dataset is None:
+    st.stop()  # the loader's message is shown above
+if uploaded is None:
+    earlier = services.user_dataset()
+    if earlier is None:
+        if config.dataset == USER_DATA:
+            st.error("This page address points to an uploaded file, and uploads are not kept "
+                     "after a reload or in a new session: upload the file again above, or "
+                     "pick a shipped dataset in the sidebar.")
+        else:
+            st.info("No file yet. Upload one above, or pick a shipped dataset in the sidebar.")
+        st.stop()
+    dataset = earlier[1]
+    st.info(f"**{dataset.name}** was uploaded earlier in this session. Upload a file above "
+            "to replace it.")
+    st.success(dataset.description)
+if config.dataset != USER_DATA:
+    st.info(f"The sidebar's dataset is now **{config.dataset}**, so {dataset.name} is not in "
+            "use on any page.")
+    st.button("Use this file again", on_click=use_dataset, args=(USER_DATA, "auto"),
+              key="upload_use_again",
+              help="Sets the sidebar's dataset back to *your data*: this file.")
+    st.stop()
+with guard("the Explorer on your data"):
+    show_explorer(config)

@@ -5,6 +5,11 @@ or refuses it with a :class:`~sdwec.errors.DataError` whose message says what to
 limits below are checked before the file is parsed. ``data/README.md`` ("User CSV files")
 lists every rule; ``tests/fixtures/csv/`` is the hostile test corpus.
 
+Before loading, :func:`inspect_csv` previews a file through the same parser: each column's
+kind, gaps and distinct values, the columns that look like row identifiers, and how many rows
+dropping (or cells imputing) missing values would affect. ``from_csv(..., exclude=...,
+missing="drop" | "impute")`` then applies the user's choice.
+
 The public names are also importable from :mod:`sdwec.datasets` (``datasets.from_csv``).
 """
 
@@ -16,16 +21,19 @@ import itertools
 import os
 from pathlib import Path
 
+from dataclasses import dataclass, field, replace
+
 import numpy as np
 import pandas as pd
+from sklearn.impute import SimpleImputer
 
 from sdwec._dataset import TASKS, Dataset, read_only
 from sdwec._util import plain
 from sdwec.errors import DataError
 
 __all__ = [
-    "from_csv", "MAX_UPLOAD_BYTES", "MAX_FEATURES", "MAX_CLASSES", "MIN_ROWS_PER_CLASS",
-    "MAX_CELL_CHARS", "MISSING_TOKENS",
+    "from_csv", "inspect_csv", "CsvPreview", "MISSING_STRATEGIES", "MAX_UPLOAD_BYTES",
+    "MAX_FEATURES", "MAX_CLASSES", "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS", "MISSING_TOKENS",
 ]
 
 #: Largest CSV accepted, in bytes. Streamlit's ``server.maxUploadSize`` is in MiB
@@ -46,6 +54,9 @@ MISSING_TOKENS = frozenset({
     "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity",
 })
 
+#: What :func:`from_csv` does with missing cells: drop their rows, or impute them.
+MISSING_STRATEGIES = ("drop", "impute")
+
 _SNIFF_DELIMITERS = (",", ";", "\t", "|")
 _SNIFF_RECORDS = 50
 _HEADER_SAMPLE_ROWS = 200
@@ -54,8 +65,9 @@ _FORMULA_PREFIXES = ("=", "+", "-", "@")
 
 
 def from_csv(source, target: str | None = None, task: str = "auto", *,
-             name: str | None = None, header: str | bool = "auto",
-             max_bytes: int = MAX_UPLOAD_BYTES, max_features: int = MAX_FEATURES) -> Dataset:
+             name: str | None = None, header: str | bool = "auto", exclude=(),
+             missing: str = "drop", max_bytes: int = MAX_UPLOAD_BYTES,
+             max_features: int = MAX_FEATURES) -> Dataset:
     """Read a user's CSV file into a :class:`Dataset`, refusing anything unusable.
 
     Parameters
@@ -75,28 +87,288 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
         numbers, or when no text first cell reappears in its column and either all first
         cells are text or some such column repeats a few values (categories).
         Without a header the columns are called ``"column 1"``, ``"column 2"``, ...
+    exclude : str or sequence of str, default ()
+        Columns not used as features (e.g. row identifiers, free text); matched like
+        ``target``. Their cells are not checked and their gaps do not drop rows.
+        :func:`inspect_csv` proposes the likely identifiers.
+    missing : {"drop", "impute"}, default "drop"
+        ``"drop"``: rows with a missing cell in the target or any feature are dropped.
+        ``"impute"``: missing feature cells are filled by scikit-learn's ``SimpleImputer``,
+        with the median of a numeric column or the most frequent value of a categorical
+        one (the smallest such value on a tie); rows whose *target* is missing are still
+        dropped, since a label is never made up. The statistics are taken over all rows
+        before the train/validation/test split, a small leak that is harmless for
+        exploring and is stated in ``docs/dashboard.md``.
     max_bytes, max_features : int
-        Limits, checked before the file is parsed.
+        Limits, checked before the file is parsed (``max_features`` counts every column
+        but the target, excluded ones too: the limit guards the parser).
 
     Returns
     -------
     Dataset
-        A column whose values are all numbers is numeric (float64); any other column is
-        categorical, encoded as ordinal codes 0, 1, ... in sorted order of its values.
-        Rows with a missing value (see ``MISSING_TOKENS``; infinities count as missing)
-        are dropped and counted in ``description``. Integer labels stay int64, other
-        labels are text (object array).
+        A column whose non-missing values are all numbers is numeric (float64); any other
+        column is categorical, encoded as ordinal codes 0, 1, ... in sorted order of its
+        values. Missing values are ``MISSING_TOKENS`` (infinities count as missing).
+        ``description`` says which columns were excluded and how many rows were dropped,
+        or how many cells were imputed in which columns and with what value. Integer
+        labels stay int64, other labels are text (object array).
 
     Raises
     ------
     DataError
         With a message saying what to fix: empty file, not a text CSV, not UTF-8, one
         column, ragged rows, too large, too many features, duplicate or missing target
-        column, formula cells, over-long cells, no complete rows, one class, too many
-        classes, a class with fewer than ``MIN_ROWS_PER_CLASS`` rows, constant features.
+        column, an unknown or the target column in ``exclude``, formula cells, over-long
+        cells, no complete rows, a feature with no value to impute from, one class, too
+        many classes, a class with fewer than ``MIN_ROWS_PER_CLASS`` rows, constant
+        features.
+    ValueError
+        An unknown ``task``, ``header`` or ``missing`` option.
     """
     if task not in ("auto", *TASKS):
         raise ValueError(f"Unknown task {task!r}; choose auto, binary or multiclass.")
+    if missing not in MISSING_STRATEGIES:
+        raise ValueError(f"missing must be 'drop' or 'impute', not {missing!r}.")
+    parsed = _parse_source(source, target, header, max_bytes, max_features)
+    target_name = parsed.target
+    excluded = _resolve_exclude(list(parsed.table.columns), target_name, exclude)
+    table = parsed.table.drop(columns=list(excluded))
+    gaps = _gap_table(table)
+    n_read = len(table)
+    gap_counts = {c: int(n) for c, n in gaps.sum().items() if n}
+    if missing == "drop":
+        keep = ~gaps.to_numpy().any(axis=1)
+        dropped_what = "rows with missing values"
+    else:
+        keep = ~gaps[target_name].to_numpy()
+        dropped_what = "rows without a target value"
+    if not keep.any():
+        raise _no_rows_error(gaps, target_name, missing)
+    table = table[keep].reset_index(drop=True)
+    gaps = gaps[keep].reset_index(drop=True).drop(columns=target_name)
+    n_dropped = n_read - int(keep.sum())
+    labels = table.pop(target_name)
+    dropped_note = (f" ({n_dropped:,} {dropped_what} were dropped first)" if n_dropped
+                    else "")
+    try:
+        y_original, classes_original = _encode_target(labels, target_name, dropped_note)
+    except DataError as error:
+        if parsed.has_header:
+            raise
+        raise DataError(f"{error} Note: the first line was read as data, not as column "
+                        "names.") from None
+    X, categories = _encode_features(table, gaps)
+    imputed = _impute(X, list(table.columns), categories) if missing == "impute" else []
+    if task == "binary" and len(classes_original) != 2:
+        raise DataError(
+            f"Binary classification needs two classes; target {target_name!r} has "
+            f"{len(classes_original)}. Choose multiclass, or another target column.")
+    if np.all(np.ptp(X, axis=0) == 0):
+        raise DataError(
+            "Every feature column has one single value in all the rows kept, so there is "
+            "nothing to learn from. Check the columns (and the excluded ones), or the rows "
+            "dropped for missing values.")
+    chosen = task if task != "auto" else ("binary" if len(classes_original) == 2
+                                         else "multiclass")
+    if chosen == "binary":
+        positive = classes_original[1]
+        y = np.where(y_original == positive, 1, -1).astype(np.int64)
+        classes = np.array([-1, 1], dtype=np.int64)
+        class_names = (str(classes_original[0]), str(positive))
+        positive_label = plain(positive)
+    else:
+        y, classes, positive_label = y_original, classes_original, None
+        class_names = tuple(str(c) for c in classes)
+    dataset_name = name or parsed.file_name or "your data"
+    parts = [f"{dataset_name}: {X.shape[0]:,} rows, {X.shape[1]} features, target "
+             f"{target_name!r}."]
+    if excluded:
+        parts.append(f"Excluded column(s), not used as features: "
+                     f"{_preview_list(list(excluded), 5)}.")
+    if categories:
+        parts.append(f"{len(categories)} text column(s) encoded as ordinal codes in sorted "
+                     f"order: {_preview_list(list(categories), 5)}.")
+    parts.append(_describe_missing(missing, n_read, n_dropped, gap_counts, imputed))
+    parts.append(_describe_classes(chosen, classes, class_names, y))
+    return Dataset(dataset_name, chosen, read_only(X), read_only(y), list(table.columns),
+                   read_only(classes), " ".join(p for p in parts if p), class_names,
+                   positive_label)
+
+
+@dataclass(frozen=True, eq=False)
+class CsvPreview:
+    """What :func:`from_csv` would make of a file, computed without loading it.
+
+    Returned by :func:`inspect_csv`; :meth:`with_exclude` recomputes the counts for other
+    excluded columns without reading the file again.
+
+    Attributes
+    ----------
+    target : str
+        The target column (as :func:`from_csv` would choose it).
+    columns : pandas.DataFrame
+        One row per column of the file, in file order: ``column`` (its name), ``role``
+        (``"target"``, ``"feature"`` or ``"excluded"``), ``kind`` (``"numeric"`` when
+        every non-missing cell is a number, else ``"categorical"``), ``missing``
+        (missing cells), ``distinct`` (distinct non-missing values) and ``likely_id``.
+        ``likely_id`` marks a non-target column that has a different value in every row (and
+        so no gap) and is either text, or integers numbered in file order (increasing or
+        decreasing) or forming a full range such as 1..n in any order: a row identifier,
+        which as a feature only lets the trees memorise rows. Real numbers that are all
+        different (a continuous measurement) and scattered unique integers (a price) are
+        not flagged.
+    gaps : ndarray of bool, shape (n_rows, n_columns)
+        Where the cells are missing, columns in the order of ``columns``.
+    exclude : tuple of str
+        The excluded columns the counts below assume.
+    """
+
+    target: str
+    columns: pd.DataFrame = field(repr=False)
+    gaps: np.ndarray = field(repr=False)
+    exclude: tuple = ()
+
+    @property
+    def n_rows(self) -> int:
+        """Data rows in the file."""
+        return self.gaps.shape[0]
+
+    @property
+    def column_names(self) -> list[str]:
+        """Every column of the file, in file order."""
+        return list(self.columns["column"])
+
+    @property
+    def likely_ids(self) -> list[str]:
+        """The columns flagged ``likely_id``: propose them for exclusion."""
+        return list(self.columns.loc[self.columns["likely_id"], "column"])
+
+    def _used(self) -> np.ndarray:
+        return (self.columns["role"] != "excluded").to_numpy()
+
+    def _is_target(self) -> np.ndarray:
+        return (self.columns["role"] == "target").to_numpy()
+
+    @property
+    def rows_dropped(self) -> int:
+        """Rows that ``missing="drop"`` removes: a gap in the target or a used feature."""
+        return int(self.gaps[:, self._used()].any(axis=1).sum())
+
+    @property
+    def rows_without_target(self) -> int:
+        """Rows whose target is missing: dropped by ``missing="impute"`` too."""
+        return int(self.gaps[:, self._is_target()].any(axis=1).sum())
+
+    @property
+    def cells_imputed(self) -> dict:
+        """``{column: cells}`` that ``missing="impute"`` fills (rows with a target only)."""
+        labelled = ~self.gaps[:, self._is_target()].any(axis=1)
+        features = self._used() & ~self._is_target()
+        counts = self.gaps[labelled][:, features].sum(axis=0)
+        names = self.columns.loc[features, "column"]
+        return {str(c): int(n) for c, n in zip(names, counts) if n}
+
+    def with_exclude(self, exclude) -> "CsvPreview":
+        """This preview with ``exclude`` (validated as in :func:`from_csv`) as the excluded
+        columns.
+
+        Raises
+        ------
+        DataError
+            An unknown column, the target, or every feature column in ``exclude``.
+        """
+        names = self.column_names
+        excluded = _resolve_exclude(names, self.target, exclude)
+        columns = self.columns.copy()
+        columns["role"] = ["target" if c == self.target else
+                           "excluded" if c in excluded else "feature" for c in names]
+        return replace(self, columns=columns, exclude=excluded)
+
+
+def inspect_csv(source, target: str | None = None, *, exclude=(),
+                header: str | bool = "auto", max_bytes: int = MAX_UPLOAD_BYTES,
+                max_features: int = MAX_FEATURES) -> CsvPreview:
+    """Preview a CSV file before loading it: columns, gaps and likely row identifiers.
+
+    The file is read by the same parser as :func:`from_csv` (same delimiter, header and
+    missing-value rules, same refusals of unreadable files); the checks that belong to the
+    learning task (classes, formula and over-long cells in the features, constant columns)
+    are left to :func:`from_csv`, so that a column that would fail them can be seen here
+    and excluded.
+
+    Parameters
+    ----------
+    source, target, header, max_bytes, max_features
+        As in :func:`from_csv`.
+    exclude : str or sequence of str, default ()
+        Columns to leave out of the counts, as in :func:`from_csv`.
+
+    Returns
+    -------
+    CsvPreview
+        ``columns`` describes each column; ``rows_dropped`` is how many rows
+        ``from_csv(..., missing="drop")`` would drop, ``cells_imputed`` which cells
+        ``missing="impute"`` would fill, and ``rows_without_target`` the rows both drop.
+
+    Raises
+    ------
+    DataError
+        As :func:`from_csv` for a file that cannot be read as a table, an unknown target
+        column, or an unusable ``exclude``.
+
+    Examples
+    --------
+    >>> from sdwec.datasets import inspect_csv
+    >>> lines = ["id,x,label"] + [f"{i},{i % 3},{i % 2}" for i in range(30)]
+    >>> preview = inspect_csv("\\n".join(lines).encode())
+    >>> preview.likely_ids, preview.rows_dropped
+    (['id'], 0)
+    """
+    parsed = _parse_source(source, target, header, max_bytes, max_features)
+    gaps = _gap_table(parsed.table)
+    n_rows = len(parsed.table)
+    rows = []
+    for column in parsed.table.columns:
+        missing = gaps[column].to_numpy()
+        numbers, categories = _decode_column(parsed.table[column], missing)
+        present = numbers[~missing]
+        distinct = len(categories) if categories is not None else len(np.unique(present))
+        unique_per_row = n_rows > 1 and distinct == n_rows   # so no gap either
+        rows.append({"column": column, "role": "feature",
+                     "kind": "numeric" if categories is None else "categorical",
+                     "missing": int(missing.sum()), "distinct": distinct,
+                     "likely_id": (column != parsed.target and unique_per_row
+                                   and (categories is not None or _id_like(present)))})
+    preview = CsvPreview(parsed.target, pd.DataFrame(rows), read_only(gaps.to_numpy()))
+    return preview.with_exclude(exclude)
+
+
+def _id_like(numbers: np.ndarray) -> bool:
+    """Distinct numbers that look like row numbers: integers, in order or a full range.
+
+    A measurement can be unique per row too (a price, a duration), so integers alone are
+    not enough; row identifiers are usually numbered in file order or densely.
+    """
+    if not np.all(numbers == np.round(numbers)):
+        return False
+    steps = np.diff(numbers)
+    in_order = bool(np.all(steps > 0) or np.all(steps < 0))
+    return in_order or numbers.max() - numbers.min() == len(numbers) - 1
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """A file read into a table of raw cells, with its target column chosen."""
+
+    table: pd.DataFrame
+    target: str
+    has_header: bool
+    file_name: str | None
+
+
+def _parse_source(source, target, header, max_bytes: int, max_features: int) -> _Parsed:
+    """Read ``source`` into a table: the one parser of :func:`from_csv` and
+    :func:`inspect_csv`."""
     if header not in ("auto", True, False):
         raise ValueError(f"header must be 'auto', True or False, not {header!r}.")
     data, file_name = _read_bytes(source, max_bytes)
@@ -113,47 +385,13 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
     sample = _first_records(text, delimiter, _HEADER_SAMPLE_ROWS + 1)
     has_header = _looks_like_header(sample) if header == "auto" else header
     columns = _column_names(sample[0], has_header)
-    target_name = _find_target(columns, target)
+    target_name = _find_column(columns, target) if target is not None else columns[-1]
     _check_rectangular(text, delimiter, width)
     table = _parse(text, delimiter, width, has_header, columns.index(target_name))
     if table.empty:
         raise DataError("The file has a header row but no data rows below it.")
     table.columns = columns
-    table, n_dropped = _drop_missing(table)
-    labels = table.pop(target_name)
-    try:
-        y_original, classes_original = _encode_target(labels, target_name, n_dropped)
-    except DataError as error:
-        if has_header:
-            raise
-        raise DataError(f"{error} Note: the first line was read as data, not as column "
-                        "names.") from None
-    X, categorical = _encode_features(table)
-    if task == "binary" and len(classes_original) != 2:
-        raise DataError(
-            f"Binary classification needs two classes; target {target_name!r} has "
-            f"{len(classes_original)}. Choose multiclass, or another target column.")
-    if np.all(np.ptp(X, axis=0) == 0):
-        raise DataError(
-            "Every feature column has one single value in all complete rows, so there is "
-            "nothing to learn from. Check the columns, or the rows dropped for missing "
-            "values.")
-    chosen = task if task != "auto" else ("binary" if len(classes_original) == 2
-                                         else "multiclass")
-    if chosen == "binary":
-        positive = classes_original[1]
-        y = np.where(y_original == positive, 1, -1).astype(np.int64)
-        classes = np.array([-1, 1], dtype=np.int64)
-        class_names = (str(classes_original[0]), str(positive))
-        positive_label = plain(positive)
-    else:
-        y, classes, positive_label = y_original, classes_original, None
-        class_names = tuple(str(c) for c in classes)
-    dataset_name = name or file_name or "your data"
-    description = _describe_csv(dataset_name, X, target_name, categorical, n_dropped, chosen,
-                                classes, class_names, y)
-    return Dataset(dataset_name, chosen, read_only(X), read_only(y), list(table.columns),
-                   read_only(classes), description, class_names, positive_label)
+    return _Parsed(table, target_name, has_header, file_name)
 
 
 def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
@@ -250,7 +488,7 @@ def _first_records(text: str, delimiter: str, count: int) -> list[list[str]]:
 def _long_cell_error() -> DataError:
     return DataError(
         f"A cell is longer than {MAX_CELL_CHARS:,} characters. Cells must hold short "
-        "values (a number or a category), not free text; remove that column.")
+        "values (a number or a category), not free text; exclude or remove that column.")
 
 
 def _quote_error(line: int | None = None) -> DataError:
@@ -348,16 +586,40 @@ def _column_names(first_record: list[str], has_header: bool) -> list[str]:
     return columns
 
 
-def _find_target(columns: list[str], target: str | None) -> str:
-    if target is None:
-        return columns[-1]
-    if target in columns:
-        return target
-    folded = [c for c in columns if c.strip().lower() == str(target).strip().lower()]
+def _find_column(columns: list[str], name, purpose: str = "") -> str:
+    """The column called ``name`` (exact, then case-insensitive), or a DataError listing
+    the columns."""
+    if name in columns:
+        return name
+    folded = [c for c in columns if c.strip().lower() == str(name).strip().lower()]
     if len(folded) == 1:
         return folded[0]
-    raise DataError(f"There is no column named {target!r}. The columns are: "
+    raise DataError(f"There is no column named {name!r}{purpose}. The columns are: "
                     f"{_preview_list(columns)}.")
+
+
+def _resolve_exclude(columns: list[str], target: str, exclude) -> tuple[str, ...]:
+    """The columns named by ``exclude``, validated: known, not the target, not all."""
+    if isinstance(exclude, str):
+        exclude = (exclude,)
+    try:
+        names = list(exclude)
+    except TypeError:
+        raise TypeError(f"exclude must be a list of column names, not "
+                        f"{type(exclude).__name__}.") from None
+    excluded = []
+    for name in names:
+        column = _find_column(columns, name, " to exclude")
+        if column == target:
+            raise DataError(
+                f"Column {_shorten(column)!r} is the target, so it cannot be excluded. "
+                "Remove it from the excluded columns, or choose another target column.")
+        if column not in excluded:
+            excluded.append(column)
+    if len(excluded) == len(columns) - 1:
+        raise DataError("Every feature column is excluded, so nothing is left to learn "
+                        "from. Keep at least one feature column.")
+    return tuple(excluded)
 
 
 def _preview_list(items: list[str], limit: int = 20) -> str:
@@ -398,26 +660,32 @@ def _distinct_text(column: pd.Series) -> tuple[np.ndarray, pd.Series]:
     return codes, stripped
 
 
-def _drop_missing(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    missing = {}
-    for column in table.columns:
-        values = table[column]
-        if _is_numeric(values):
-            missing[column] = ~np.isfinite(values.to_numpy(np.float64))
-        else:
-            codes, text = _distinct_text(values)
-            numbers = pd.to_numeric(text, errors="coerce").to_numpy(np.float64)
-            is_missing = text.str.lower().isin(MISSING_TOKENS).to_numpy() | np.isinf(numbers)
-            missing[column] = is_missing[codes]
-    missing = pd.DataFrame(missing)
-    complete = ~missing.any(axis=1).to_numpy()
-    if not complete.any():
-        worst = missing.mean().idxmax()
-        raise DataError(
-            f"Every row has a missing value (empty, ?, NA, NaN, null, inf, ...): no "
-            f"complete rows remain. Column {_shorten(worst)!r} is missing in "
-            f"{missing[worst].mean():.0%} of rows; remove such columns or fill the gaps.")
-    return table[complete].reset_index(drop=True), int((~complete).sum())
+def _gaps(values: pd.Series) -> np.ndarray:
+    """Where a column's cells are missing: a ``MISSING_TOKENS`` text or an infinity."""
+    if _is_numeric(values):
+        return ~np.isfinite(values.to_numpy(np.float64))
+    codes, text = _distinct_text(values)
+    numbers = pd.to_numeric(text, errors="coerce").to_numpy(np.float64)
+    is_missing = text.str.lower().isin(MISSING_TOKENS).to_numpy() | np.isinf(numbers)
+    return is_missing[codes]
+
+
+def _gap_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A boolean table, True where ``table``'s cell is missing."""
+    return pd.DataFrame({column: _gaps(table[column]) for column in table.columns})
+
+
+def _no_rows_error(gaps: pd.DataFrame, target: str, missing: str) -> DataError:
+    if missing == "impute":
+        return DataError(
+            f"The target column {_shorten(target)!r} is missing in every row, so no row has "
+            "a label to learn from. Choose another target column.")
+    worst = gaps.mean().idxmax()
+    return DataError(
+        f"Every row has a missing value (empty, ?, NA, NaN, null, inf, ...): no complete "
+        f"rows remain. Column {_shorten(worst)!r} is missing in {gaps[worst].mean():.0%} "
+        f"of rows; exclude such columns, or impute the gaps (missing='impute') instead of "
+        f"dropping rows.")
 
 
 def _looks_like_formula(cell: str) -> bool:
@@ -443,26 +711,79 @@ def _checked_text(column: pd.Series, name: str) -> tuple[np.ndarray, pd.Series, 
     return codes, text, numbers
 
 
-def _encode_features(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
-    encoded, categorical = [], []
-    for column in table.columns:
-        values = table[column]
-        if _is_numeric(values):
-            encoded.append(values.to_numpy(np.float64))
-            continue
-        codes, text, numbers = _checked_text(values, column)
-        if numbers.notna().all():
-            encoded.append(numbers.to_numpy(np.float64)[codes])
+def _decode_column(values: pd.Series, missing: np.ndarray,
+                   name: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """A column as float64 (NaN where ``missing``) and its categories, or ``None`` if numeric.
+
+    Numeric when every non-missing cell is a number; otherwise categorical, as ordinal codes
+    0, 1, ... in sorted order of its distinct (stripped) values, which CART splits fine.
+    With ``name``, text cells are checked first (length, formulas) and refused with a
+    DataError naming the column; without it (a preview) nothing is refused.
+    """
+    if _is_numeric(values):
+        numbers, categories = values.to_numpy(np.float64).copy(), None
+    else:
+        if name is None:
+            codes, text = _distinct_text(values)
+            text_numbers = pd.to_numeric(text, errors="coerce")
         else:
-            # Ordinal codes in sorted order of the distinct values: CART splits them fine.
-            order = pd.factorize(text, sort=True)[0]
-            encoded.append(order[codes].astype(np.float64))
-            categorical.append(column)
-    return np.column_stack(encoded), categorical
+            codes, text, text_numbers = _checked_text(values, name)
+        occurs = np.bincount(codes[~missing], minlength=len(text)) > 0
+        if text_numbers[occurs].notna().all():
+            numbers, categories = text_numbers.to_numpy(np.float64)[codes], None
+        else:
+            order, categories = pd.factorize(text[occurs], sort=True)
+            code_of_text = np.full(len(text), np.nan)
+            code_of_text[occurs] = order
+            numbers, categories = code_of_text[codes], np.asarray(categories, dtype=object)
+    numbers[missing] = np.nan
+    return numbers, categories
+
+
+def _encode_features(table: pd.DataFrame,
+                     gaps: pd.DataFrame) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The feature matrix (NaN in the gaps) and each categorical column's categories."""
+    encoded, categories = [], {}
+    for column in table.columns:
+        numbers, column_categories = _decode_column(table[column], gaps[column].to_numpy(),
+                                                    column)
+        encoded.append(numbers)
+        if column_categories is not None:
+            categories[column] = column_categories
+    return np.column_stack(encoded), categories
+
+
+def _impute(X: np.ndarray, names: list[str],
+            categories: dict[str, np.ndarray]) -> list[tuple[str, int, str]]:
+    """Fill ``X``'s gaps in place; ``(column, cells filled, value used)`` per column filled.
+
+    Numeric columns take their median, categorical ones their most frequent value (the
+    smallest code on a tie, i.e. the first value in sorted order), both by
+    ``SimpleImputer``.
+    """
+    gaps = np.isnan(X)
+    counts = gaps.sum(axis=0)
+    empty = [name for name, n in zip(names, counts) if n == len(X)]
+    if empty:
+        raise DataError(
+            f"Column {_shorten(empty[0])!r} has no value in any row with a target, so there "
+            "is nothing to impute it from. Exclude it.")
+    is_categorical = np.array([name in categories for name in names])
+    for strategy, wanted in (("median", ~is_categorical), ("most_frequent", is_categorical)):
+        columns = np.flatnonzero(wanted & (counts > 0))
+        if columns.size:
+            X[:, columns] = SimpleImputer(strategy=strategy).fit_transform(X[:, columns])
+    filled = []
+    for j in np.flatnonzero(counts):
+        value = X[np.argmax(gaps[:, j]), j]
+        shown = (f"the most frequent value {_shorten(str(categories[names[j]][int(value)]))!r}"
+                 if is_categorical[j] else f"the median {value:g}")
+        filled.append((names[j], int(counts[j]), shown))
+    return filled
 
 
 def _encode_target(labels: pd.Series, target: str,
-                   n_dropped: int) -> tuple[np.ndarray, np.ndarray]:
+                   dropped_note: str) -> tuple[np.ndarray, np.ndarray]:
     codes, text, numbers = _checked_text(labels, target)
     class_of_text, classes = pd.factorize(text, sort=True)   # merges " a" and "a"
     codes = class_of_text[codes]
@@ -490,27 +811,40 @@ def _encode_target(labels: pd.Series, target: str,
             for c, n in zip(classes, counts) if n < MIN_ROWS_PER_CLASS]
     if rare:
         more = f" and {len(rare) - 5} more" if len(rare) > 5 else ""
-        dropped = (f" ({n_dropped:,} rows with missing values were dropped first)"
-                   if n_dropped else "")
         raise DataError(
-            f"Too few rows in class {', '.join(rare[:5])}{more}{dropped}: every class needs "
+            f"Too few rows in class {', '.join(rare[:5])}{more}{dropped_note}: every class needs "
             f"at least {MIN_ROWS_PER_CLASS} rows for the 80/10/10 train/validation/test "
             "split. Add rows, merge rare classes, or remove them.")
     return classes[codes], classes
 
 
-def _describe_csv(name, X, target, categorical, n_dropped, task, classes, class_names,
-                  y) -> str:
-    counts = ", ".join(f"{label} {int(np.sum(y == c))}" for c, label in zip(classes, class_names))
-    parts = [f"{name}: {X.shape[0]:,} rows, {X.shape[1]} features, target {target!r}."]
-    if categorical:
-        parts.append(f"{len(categorical)} text column(s) encoded as ordinal codes in sorted "
-                     f"order: {_preview_list(categorical, 5)}.")
+def _describe_missing(missing: str, n_read: int, n_dropped: int, gap_counts: dict,
+                      imputed: list) -> str:
+    """The description's sentence on missing values ('' when the file had none)."""
+    if missing == "drop":
+        if not n_dropped:
+            return ""
+        worst = sorted(gap_counts.items(), key=lambda item: -item[1])
+        cells = ", ".join(f"{_shorten(c)!r} {n:,}" for c, n in worst[:5])
+        more = f" and {len(worst) - 5} more columns" if len(worst) > 5 else ""
+        return (f"{n_dropped:,} row(s) with missing values dropped, of {n_read:,} "
+                f"(missing cells: {cells}{more}).")
+    parts = []
+    if imputed:
+        total = sum(n for _, n, _ in imputed)
+        each = "; ".join(f"{_shorten(c)!r} {n:,} with {value}" for c, n, value in imputed[:5])
+        more = f"; and {len(imputed) - 5} more columns" if len(imputed) > 5 else ""
+        parts.append(f"{total:,} missing cell(s) imputed in {len(imputed)} column(s): "
+                     f"{each}{more}.")
     if n_dropped:
-        parts.append(f"{n_dropped:,} row(s) with missing values dropped.")
-    if task == "binary":
-        parts.append(f"Binary task: +1 = {class_names[1]!r}, -1 = {class_names[0]!r} "
-                     f"({counts}).")
-    else:
-        parts.append(f"Multiclass task, {len(classes)} classes ({counts}).")
+        parts.append(f"{n_dropped:,} row(s) without a target value dropped, of {n_read:,} "
+                     "(a label is never imputed).")
     return " ".join(parts)
+
+
+def _describe_classes(task: str, classes, class_names, y) -> str:
+    counts = ", ".join(f"{label} {int(np.sum(y == c))}" for c, label in zip(classes, class_names))
+    if task == "binary":
+        return (f"Binary task: +1 = {class_names[1]!r}, -1 = {class_names[0]!r} "
+                f"({counts}).")
+    return f"Multiclass task, {len(classes)} classes ({counts})."

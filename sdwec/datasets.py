@@ -10,7 +10,7 @@ Two views are offered for every dataset:
   For two-class datasets this is the same split with the original labels.
 
 A user's own CSV file is read by :func:`from_csv` (from :mod:`sdwec.csv_loader`, importable
-from here with its limits) into the same :class:`Dataset`.
+from here with its limits and its preview :func:`inspect_csv`) into the same :class:`Dataset`.
 
 Examples
 --------
@@ -39,15 +39,19 @@ from sdwec.csv_loader import (
     MAX_FEATURES,
     MAX_UPLOAD_BYTES,
     MIN_ROWS_PER_CLASS,
+    MISSING_STRATEGIES,
     MISSING_TOKENS,
+    CsvPreview,
     from_csv,
+    inspect_csv,
 )
 from sdwec.errors import DataError
 
 __all__ = [
-    "Dataset", "names", "tasks", "load", "from_csv", "canonical_name", "paper_name",
-    "DATA_DIR", "DATA_ENV", "data_dir", "TASKS", "MAX_UPLOAD_BYTES", "MAX_FEATURES", "MAX_CLASSES",
-    "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS", "MISSING_TOKENS",
+    "Dataset", "names", "tasks", "load", "from_csv", "inspect_csv", "CsvPreview",
+    "canonical_name", "paper_name", "DATA_DIR", "DATA_ENV", "data_dir", "TASKS",
+    "MAX_UPLOAD_BYTES", "MAX_FEATURES", "MAX_CLASSES", "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS",
+    "MISSING_TOKENS", "MISSING_STRATEGIES",
 ]
 
 #: Environment variable naming the folder of the shipped datasets (default: the checkout's

@@ -347,6 +347,195 @@ def test_arbitrary_csv_like_text_gives_a_dataset_or_a_data_error(table):
         assert np.isfinite(ds.X).all() and ds.n_samples >= 2 * csv_loader.MIN_ROWS_PER_CLASS
 
 
+# ---- preview, excluded columns, drop or impute (issue 13, item 6) ------------------------
+
+def gappy_rows(n=300):
+    """n rows (id, x, note, label): id 1000, 1001, ... unique; x continuous and unique;
+    note empty in the rows with i % 5 in {0, 1, 2} (3/5 of them), else 'a' or 'b'."""
+    rows = []
+    for i in range(n):
+        note = "" if i % 5 < 3 else ("a" if i % 2 else "b")
+        rows.append((1000 + i, f"{np.sin(i) + i / 1000:.6f}", note, f"c{i % 2}"))
+    return rows
+
+
+def test_preview_flags_text_and_integer_ids_not_continuous_columns():
+    shuffled = np.random.default_rng(0).permutation(40)
+    rows = [(f"p{i:03d}", 7 * i + 3, 100 + shuffled[i], (i * 37) % 101 * 3 + 1000,
+             f"{0.5 + i * 0.37:.3f}", i % 4, f"{i % 3}.5", f"c{i % 2}") for i in range(40)]
+    header = ["code", "number", "ticket", "price", "length", "count", "half", "label"]
+    preview = csv_loader.inspect_csv(csv_bytes(header, rows))
+    table = preview.columns.set_index("column")
+    # Unique per row and text, integers in file order, or a full range in any order (100..139).
+    assert preview.likely_ids == ["code", "number", "ticket"]
+    # Unique but scattered integers (a price), all-different real numbers (a measurement),
+    # repeated values, the target: not IDs.
+    assert table["distinct"]["price"] == 40
+    assert not table.loc[["price", "length", "count", "half", "label"], "likely_id"].any()
+    assert table["kind"].to_dict() == {
+        "code": "categorical", "number": "numeric", "ticket": "numeric", "price": "numeric",
+        "length": "numeric", "count": "numeric", "half": "numeric", "label": "categorical"}
+    assert table["distinct"].to_dict() == {
+        "code": 40, "number": 40, "ticket": 40, "price": 40, "length": 40, "count": 4,
+        "half": 3, "label": 2}
+    assert table["role"].to_dict()["label"] == "target"
+
+
+def test_a_unique_column_with_a_gap_is_not_flagged():
+    rows = [("" if i == 0 else i, i % 3, f"c{i % 2}") for i in range(40)]
+    preview = csv_loader.inspect_csv(csv_bytes(["id", "x", "label"], rows))
+    assert preview.likely_ids == []
+
+
+def test_preview_counts_gaps_and_the_rows_each_choice_affects():
+    rows = gappy_rows(300)
+    rows[8] = (rows[8][0], "?", rows[8][2], rows[8][3])        # 8 % 5 = 3: has a note
+    rows[11] = (rows[11][0], rows[11][1], rows[11][2], "NA")   # 11 % 5 = 1: no note
+    preview = csv_loader.inspect_csv(csv_bytes(["id", "x", "note", "label"], rows))
+    assert preview.n_rows == 300 and preview.target == "label"
+    assert preview.columns.set_index("column")["missing"].to_dict() == {
+        "id": 0, "x": 1, "note": 180, "label": 1}
+    # Dropping: the 180 rows without a note (row 11 among them) and row 8 (no x).
+    assert preview.rows_dropped == 181
+    assert preview.rows_without_target == 1
+    # Imputing fills the gaps of the rows that keep their label: 179 notes and 1 x.
+    assert preview.cells_imputed == {"x": 1, "note": 179}
+    without_note = preview.with_exclude(["note"])
+    assert without_note.rows_dropped == 2 and without_note.cells_imputed == {"x": 1}
+    assert without_note.exclude == ("note",)
+    assert without_note.columns.set_index("column")["role"]["note"] == "excluded"
+    assert preview.exclude == ()   # with_exclude returns a new preview
+
+
+def test_the_preview_predicts_what_the_loader_does():
+    rows = gappy_rows(300)
+    data = csv_bytes(["id", "x", "note", "label"], rows)
+    preview = csv_loader.inspect_csv(data, exclude=["id"])
+    dropped = csv_loader.from_csv(data, exclude=["id"])
+    assert dropped.n_samples == preview.n_rows - preview.rows_dropped == 120
+    imputed = csv_loader.from_csv(data, exclude=["id"], missing="impute")
+    assert imputed.n_samples == preview.n_rows - preview.rows_without_target == 300
+    for name in VALID:
+        preview = csv_loader.inspect_csv(CORPUS / name)
+        assert csv_loader.from_csv(CORPUS / name).n_samples == \
+            preview.n_rows - preview.rows_dropped, name
+
+
+#: Hostile files the preview can still show: what is wrong is in the cells or the classes,
+#: which the user may fix on the page (exclude a column, impute, choose another target).
+PREVIEWABLE = {"constant_features.csv", "formula_cmd.csv", "formula_in_target.csv",
+               "formula_plus_minus.csv", "infinite_values.csv", "long_cell.csv",
+               "missing_in_every_row.csv", "nan_everywhere.csv", "nine_rows_in_a_class.csv",
+               "one_class.csv", "one_row_per_class.csv", "target_10000_values.csv"}
+
+
+@pytest.mark.parametrize("file_name", HOSTILE)
+def test_the_preview_refuses_unreadable_files_with_the_loaders_message(file_name):
+    # The preview shares the parser: a file it cannot read as a table is refused with the
+    # loader's own message; the learning checks are left to the loader.
+    with pytest.raises(DataError) as loading:
+        csv_loader.from_csv(CORPUS / file_name)
+    if file_name in PREVIEWABLE:
+        preview = csv_loader.inspect_csv(CORPUS / file_name)
+        assert preview.n_rows > 0 and len(preview.columns) >= 2
+    else:
+        with pytest.raises(DataError) as previewing:
+            csv_loader.inspect_csv(CORPUS / file_name)
+        assert str(previewing.value) == str(loading.value)
+
+
+def test_drop_and_impute_row_counts_and_descriptions():
+    data = csv_bytes(["id", "x", "note", "label"], gappy_rows(300))
+    dropped = csv_loader.from_csv(data, exclude="id")
+    assert dropped.X.shape == (120, 2) and dropped.feature_names == ["x", "note"]
+    assert "180 row(s) with missing values dropped, of 300 (missing cells: 'note' 180)" \
+        in dropped.description
+    assert "Excluded column(s), not used as features: 'id'" in dropped.description
+    imputed = csv_loader.from_csv(data, exclude="id", missing="impute")
+    assert imputed.X.shape == (300, 2) and np.isfinite(imputed.X).all()
+    # 'a' and 'b' 60 times each: the tie goes to the first in sorted order, 'a'.
+    assert "180 missing cell(s) imputed in 1 column(s): 'note' 180 with the most frequent " \
+           "value 'a'" in imputed.description
+    assert "dropped" not in imputed.description
+
+
+def test_imputed_values_are_the_median_and_the_most_frequent_value():
+    # a: 1, 2, 4, 10 ten times each, then three gaps: the median of the 40 present cells
+    # is (2 + 4) / 2 = 3. colour: red 30, blue 10, green 1, and two gaps: red.
+    a = ["1", "2", "4", "10"]
+    colours = ["red", "blue", "red", "red"]
+    rows = [(a[i % 4], colours[i % 4], f"c{i % 2}") for i in range(40)]
+    rows += [("?", "green", "c0"), ("", "", "c1"), ("NA", "?", "c0")]
+    ds = csv_loader.from_csv(csv_bytes(["a", "colour", "label"], rows), missing="impute")
+    assert ds.n_samples == 43
+    np.testing.assert_array_equal(ds.X[40:, 0], [3.0, 3.0, 3.0])
+    # colour codes in sorted order: blue 0, green 1, red 2; the gaps take red.
+    np.testing.assert_array_equal(ds.X[40:, 1], [1.0, 2.0, 2.0])
+    np.testing.assert_array_equal(ds.X[:4], [[1, 2], [2, 0], [4, 2], [10, 2]])
+    assert ("5 missing cell(s) imputed in 2 column(s): 'a' 3 with the median 3; 'colour' 2 "
+            "with the most frequent value 'red'.") in ds.description
+
+
+def test_a_missing_target_is_dropped_not_imputed():
+    rows = balanced_rows(40) + [(1, "?", "c0"), (2, 3, ""), (4, 5, "null")]
+    ds = csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows), missing="impute")
+    assert ds.n_samples == 41
+    assert "2 row(s) without a target value dropped, of 43 (a label is never imputed)" \
+        in ds.description
+    with pytest.raises(DataError, match="missing in every row"):
+        csv_loader.from_csv(csv_bytes(["a", "b", "label"], [(i, i, "") for i in range(30)]),
+                            missing="impute")
+
+
+def test_a_column_with_no_value_cannot_be_imputed():
+    rows = [(i, "", f"c{i % 2}") for i in range(40)]
+    with pytest.raises(DataError, match="Column 'b' has no value .* Exclude it"):
+        csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows), missing="impute")
+    assert csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows), missing="impute",
+                               exclude=["b"]).feature_names == ["a"]
+
+
+def test_no_complete_rows_suggests_excluding_or_imputing():
+    rows = [(i, "", f"c{i % 2}") for i in range(40)]
+    with pytest.raises(DataError, match="exclude such columns, or impute"):
+        csv_loader.from_csv(csv_bytes(["a", "b", "label"], rows))
+
+
+def test_exclude_is_validated():
+    data = csv_bytes(["Height", "weight", "label"], balanced_rows())
+    with pytest.raises(DataError, match="'label' is the target, so it cannot be excluded"):
+        csv_loader.from_csv(data, exclude=["label"])
+    with pytest.raises(DataError, match="'label' is the target"):   # matched like the target
+        csv_loader.from_csv(data, exclude=["Label"])
+    with pytest.raises(DataError) as info:
+        csv_loader.from_csv(data, exclude=["age"])
+    assert "no column named 'age' to exclude" in str(info.value)
+    assert all(repr(c) in str(info.value) for c in ("Height", "weight", "label"))
+    with pytest.raises(DataError, match="Every feature column is excluded"):
+        csv_loader.from_csv(data, exclude=["height", "weight"])
+    with pytest.raises(TypeError, match="list of column names"):
+        csv_loader.from_csv(data, exclude=3)
+    with pytest.raises(ValueError, match="missing must be 'drop' or 'impute'"):
+        csv_loader.from_csv(data, missing="fill")
+    # Matched like the target (case-insensitively); a single name, repeats and order are fine.
+    assert csv_loader.from_csv(data, exclude="HEIGHT").feature_names == ["weight"]
+    assert csv_loader.from_csv(data, exclude=["height", "Height"]).feature_names == ["weight"]
+    with pytest.raises(DataError, match="is the target"):
+        csv_loader.inspect_csv(data, exclude=["label"])
+
+
+def test_an_excluded_column_is_neither_checked_nor_dropped_for():
+    rows = [(i, i % 5, "x" * 2000 if i % 3 else "", f"c{i % 2}") for i in range(40)]
+    data = csv_bytes(["a", "b", "notes", "label"], rows)
+    with pytest.raises(DataError, match="longer than 1,000 characters"):
+        csv_loader.from_csv(data)
+    ds = csv_loader.from_csv(data, exclude=["notes"])
+    assert ds.n_samples == 40 and ds.feature_names == ["a", "b"]
+    formula = csv_bytes(["a", "b", "cmd", "label"],
+                        [(i, i % 5, "=1+1", f"c{i % 2}") for i in range(40)])
+    assert csv_loader.from_csv(formula, exclude="cmd").feature_names == ["a", "b"]
+
+
 # ---- the dashboard's settings agree with the loader -------------------------------------
 
 def test_streamlit_upload_limit_matches_the_loader():

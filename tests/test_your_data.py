@@ -1,0 +1,177 @@
+"""The *Your data* page through AppTest: preview, excluded columns, drop or impute, and the
+sidebar and URL naming the upload while it is in use (issue 13, item 6).
+
+Same conventions as tests/test_app.py: l = 10 pools in a temporary disk cache, Streamlit's
+caches cleared around every test. Expected row counts are derived by hand from the CSV
+below, not read from the dashboard.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from dashboard.config import USER_DATA
+from sdwec import pool
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "pages/your_data.py"
+TIMEOUT = 120
+SMALL = {"dataset": "wine", "l": "10"}
+N_ROWS = 300
+#: Rows whose optional note is empty: i % 5 in {0, 1, 2}, 3 in 5 rows.
+N_WITHOUT_NOTE = 180
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("pools")
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches(cache_dir, monkeypatch):
+    monkeypatch.setenv(pool.CACHE_ENV, str(cache_dir))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def _csv():
+    """300 rows: a unique integer id, two continuous features (all values distinct), an
+    optional text note missing in 180 rows, and a label that depends on x and y."""
+    rng = np.random.default_rng(0)
+    lines = ["id,x,y,note,label"]
+    for i in range(N_ROWS):
+        x, y = rng.normal(size=2)
+        note = "" if i % 5 < 3 else ("short" if i % 2 else "long")
+        lines.append(f"{5000 + i},{x:.6f},{y:.6f},{note},{'yes' if x + y > 0 else 'no'}")
+    return "\n".join(lines).encode()
+
+
+def _app(query=SMALL):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    at.run()
+    return at
+
+
+def _uploaded(query=SMALL):
+    at = _app(query)
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
+    _ok(at)
+    return at
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _description(at):
+    (shown,) = [s.value for s in at.success]
+    return shown
+
+
+def _dataset(at):
+    """The Dataset the page loaded (what the Explorer and the other pages use)."""
+    return at.session_state["user_dataset"][1]
+
+
+def test_upload_puts_your_data_in_the_sidebar_and_the_url():
+    at = _uploaded()
+    assert at.selectbox(key="cfg_dataset").value == USER_DATA
+    assert at.query_params["dataset"] == USER_DATA
+    rows = N_ROWS - N_WITHOUT_NOTE
+    assert f"your data: mine.csv ({rows} rows)" in at.selectbox(key="cfg_dataset").options
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+
+
+def test_preview_flags_the_id_and_excluding_it_changes_the_features():
+    at = _uploaded()
+    columns = at.dataframe[0].value.set_index("Column")
+    assert columns["Likely ID"].to_dict() == {"id": True, "x": False, "y": False,
+                                              "note": False, "label": False}
+    assert columns["Missing"]["note"] == N_WITHOUT_NOTE
+    assert columns["Kind"]["note"] == "categorical"
+    # The likely ID is proposed for exclusion, so it is not a feature.
+    assert at.multiselect(key="upload_exclude").value == ["id"]
+    assert _dataset(at).feature_names == ["x", "y", "note"]
+    assert "Excluded column(s), not used as features: 'id'" in _description(at)
+    at.multiselect(key="upload_exclude").set_value([]).run()
+    _ok(at)
+    assert _dataset(at).feature_names == ["id", "x", "y", "note"]
+    at.multiselect(key="upload_exclude").set_value(["id", "note"]).run()
+    _ok(at)
+    assert _dataset(at).feature_names == ["x", "y"]
+    # Without the note no row has a gap.
+    assert _dataset(at).n_samples == N_ROWS
+    assert at.radio(key="upload_missing").options[0] == "drop rows: no row has a missing value"
+
+
+def test_drop_or_impute_shows_the_rows_affected_before_and_after():
+    at = _uploaded()
+    assert at.radio(key="upload_missing").options == [
+        f"drop rows: removes {N_WITHOUT_NOTE} of {N_ROWS} rows",
+        f"impute: fills {N_WITHOUT_NOTE} cells in 1 column"]
+    assert at.radio(key="upload_missing").value == "drop"
+    assert _description(at).startswith(f"mine.csv: {N_ROWS - N_WITHOUT_NOTE} rows, 3 features")
+    at.radio(key="upload_missing").set_value("impute").run()
+    _ok(at)
+    assert _description(at).startswith(f"mine.csv: {N_ROWS} rows, 3 features")
+    assert f"{N_WITHOUT_NOTE} missing cell(s) imputed in 1 column(s): 'note'" \
+        in _description(at)
+    # The sidebar follows the new row count.
+    assert f"your data: mine.csv ({N_ROWS} rows)" in at.selectbox(key="cfg_dataset").options
+    assert at.query_params["dataset"] == USER_DATA
+
+
+@pytest.mark.parametrize("page", [None, PAGE, "pages/frontier.py"])
+def test_after_a_reload_the_page_asks_for_the_file_again(page):
+    at = _app({"dataset": USER_DATA, "l": "10"})
+    if page is not None:
+        at.switch_page(page).run()
+    assert not at.exception
+    assert any("upload the file again" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.selectbox(key="cfg_dataset").value == USER_DATA
+    assert "your data (no file in this session)" in at.selectbox(key="cfg_dataset").options
+    assert not at.get("plotly_chart")
+
+
+def test_choosing_another_dataset_says_the_file_is_not_in_use():
+    at = _uploaded()
+    at.selectbox(key="cfg_dataset").set_value("wine").run()
+    assert not at.exception
+    assert at.query_params["dataset"] == "wine"
+    assert any("not in use" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
+    at.button(key="upload_use_again").click().run()
+    _ok(at)
+    assert at.query_params["dataset"] == USER_DATA
+    assert at.get("plotly_chart")
+
+
+def test_the_upload_is_kept_for_the_session_across_pages():
+    at = _uploaded()
+    at.switch_page("pages/explorer.py").run()
+    _ok(at)
+    assert at.query_params["dataset"] == USER_DATA
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    # Streamlit forgets the uploader's file on a page change; the page shows the kept one.
+    at.switch_page(PAGE).run()
+    _ok(at)
+    assert any("uploaded earlier in this session" in i.value for i in at.info)
+    assert _description(at).startswith("mine.csv: 120 rows")
+    assert at.selectbox(key="cfg_dataset").value == USER_DATA
+    assert at.get("plotly_chart")
+    # Another dataset in the sidebar: the kept file is offered again, not analysed.
+    at.selectbox(key="cfg_dataset").set_value("wine").run()
+    assert not at.exception and not at.get("plotly_chart")
+    assert any("mine.csv is not in use" in i.value for i in at.info)
+    at.button(key="upload_use_again").click().run()
+    _ok(at)
+    assert at.query_params["dataset"] == USER_DATA and at.get("plotly_chart")

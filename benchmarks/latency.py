@@ -146,11 +146,11 @@ def measure(name, n_moves=N_MOVES, n_trees=N_TREES, seed=SEED, log=print):
     for lam, beta in solved:
         params = dict(base.solver_params(), lam=lam, beta=beta)
         t0 = time.perf_counter()
-        solver.solve(pool.table, None, **params)
+        solver.solve(pool.votes("val"), None, **params)
         solve_alone.append(time.perf_counter() - t0)
 
     result = {"dataset": name, "m_val": len(pool.y_val),
-              "unique_val": int(pool.table.rows.shape[0]),
+              "unique_val": len(pool.votes("val").counts),
               "pool_seconds": pool_seconds, "first": first, "noop": float(np.median(noop)),
               "moves": move_times, "revisit": revisit, "solve": solve_alone,
               "selected": selected}

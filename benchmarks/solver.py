@@ -3,7 +3,8 @@
 Both run on real pools' vote matrices, in the same process, one after the other, with k = 25.
 The literal transcription (``tests/literal.py``, row-scaled S since a dense m x m S does not fit
 in memory at m = 100,778) is the baseline of every ratio.  "fast (H, y)" includes the row
-compression; "fast (table)" is a solve on a table compressed beforehand, as the dashboard does.
+compression; "fast (table)" is a solve on votes compressed beforehand (``compress``, or a pool's
+``votes("val")``), as the dashboard does.
 """
 
 import numpy as np
@@ -33,7 +34,7 @@ def compare(H, y, repeats=3):
     t_fast, sol = best_of(lambda: solve(H, y, **PARAMS, threshold="none"), repeats)
     t_comp, tab = best_of(lambda: compress(H, y), repeats)
     t_tab, _ = best_of(lambda: solve(tab, None, **PARAMS, threshold="none"), repeats)
-    return {"m": H.shape[0], "l": H.shape[1], "unique": tab.rows.shape[0], "literal": t_lit,
+    return {"m": H.shape[0], "l": H.shape[1], "unique": len(tab.counts), "literal": t_lit,
             "fast": t_fast, "compress": t_comp, "table": t_tab,
             "diff": float(np.abs(sol.raw_weights - w_lit).max())}
 

@@ -8,17 +8,18 @@ from importlib import import_module
 
 from sdwec.errors import DataError
 from sdwec.solver import Solution, VoteTable, compress, correctness_matrix, solve
+from sdwec.votes import Votes
 
 __version__ = "0.1.0"
 
 _LAZY_MODULES = {
     "datasets", "pool", "combiners", "frontier", "experiments", "plots", "estimator",
-    "export", "paper", "timing",
+    "export", "paper", "timing", "votes", "methods",
 }
 _LAZY_ATTRS = {"SDWECClassifier": "estimator"}
 
 __all__ = [
-    "DataError", "Solution", "VoteTable", "compress", "correctness_matrix", "solve",
+    "DataError", "Solution", "Votes", "VoteTable", "compress", "correctness_matrix", "solve",
     "SDWECClassifier", "__version__", *sorted(_LAZY_MODULES),
 ]
 

@@ -1,10 +1,13 @@
 """Every way of turning a pool's validation votes into member weights, and the vote itself.
 
 All combiners take the same validation votes -- a prediction matrix ``P`` (m x l, original
-labels) with its labels ``y`` and ``classes``, or the :class:`Votes` compressed from them --
-and return a weight vector of length ``l`` (zeros = pruned members). One function,
-:func:`vote` (and :func:`accuracy`, and the batched :func:`accuracies`), scores any weight
-vector by weighted plurality vote. The choices made where the sources leave room (WMV clip,
+labels) with its labels ``y`` and ``classes``, or the :class:`~sdwec.votes.Votes` compressed
+from them (the one compressed form, shared with the solver; ``Votes`` and ``compress_votes``
+are re-exported here) -- and return a weight vector of length ``l`` (zeros = pruned
+members). Members that did not vote on a row (code :data:`~sdwec.votes.NO_VOTE`, the
+out-of-bag use) add nothing to any class score and are left out of their own accuracy. One
+function, :func:`vote` (and :func:`accuracy`, and the batched :func:`accuracies`), scores any
+weight vector by weighted plurality vote. The choices made where the sources leave room (WMV clip,
 QFWEC reading, the all-zero fallback, tie-breaking, the relaxed variant, the multi-class
 formulation of the least-squares combiners) are documented in ``docs/combiners.md``.
 
@@ -15,104 +18,19 @@ abstains -- go to the first tied class in ``prior`` (the most frequent validatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy.optimize import nnls
 from sklearn.linear_model import lasso_path as _sk_lasso_path
 
+from sdwec import solver
+from sdwec.votes import NO_VOTE, Votes, compress_votes, encode_labels
+
 __all__ = [
     "Votes", "compress_votes", "vote", "accuracy", "accuracies", "abstains",
-    "majority", "wmv", "qfwec", "sdwec", "sdwec_solve", "sdwec_select",
+    "majority", "wmv", "qfwec", "sdwec", "sdwec_solve", "sdwec_select", "sdwec_grid",
     "random_subset", "random_subset_curve", "ordered_curve", "reduce_error_order", "orientation_order",
     "ordered_weights", "nnls_stacking", "lasso_path", "member_accuracies", "WMV_CLIP",
 ]
-
-
-@dataclass(frozen=True)
-class Votes:
-    """Unique (votes, label) rows of a prediction matrix, with their counts.
-
-    Rows with the same votes and the same label count the same in every combiner and every
-    accuracy, so they are stored once (on NSL-KDD 12,597 validation rows become a few hundred).
-
-    Attributes
-    ----------
-    codes : ndarray of shape (u, l)
-        Class index (into ``classes``) voted by each member.
-    labels : ndarray of shape (u,)
-        Class index of the true label.
-    counts : ndarray of shape (u,)
-        How many original rows each unique row stands for.
-    classes : ndarray
-        Sorted class labels.
-    """
-
-    codes: np.ndarray
-    labels: np.ndarray
-    counts: np.ndarray
-    classes: np.ndarray
-
-    @property
-    def m(self) -> int:
-        """Number of original rows."""
-        return int(self.counts.sum())
-
-    @property
-    def n_members(self) -> int:
-        """Number of members ``l``."""
-        return int(self.codes.shape[1])
-
-    @property
-    def correctness(self) -> np.ndarray:
-        """(u, l) matrix, +1 where the member votes the true label, else -1."""
-        return np.where(self.codes == self.labels[:, None], 1.0, -1.0)
-
-
-def _encode(values, classes, what):
-    classes = np.asarray(classes)
-    values = np.asarray(values)
-    idx = np.searchsorted(classes, values)
-    idx = np.clip(idx, 0, len(classes) - 1)
-    if not np.array_equal(classes[idx], values):
-        raise ValueError(f"{what} contains labels that are not among classes {classes.tolist()}")
-    return idx
-
-
-def compress_votes(P, y, classes=None) -> Votes:
-    """Compress a prediction matrix and its labels into unique rows with counts.
-
-    Parameters
-    ----------
-    P : array-like of shape (m, l)
-        Predicted labels of every member.
-    y : array-like of shape (m,)
-        True labels.
-    classes : array-like, optional
-        Sorted class labels (default: the labels seen in ``P`` and ``y``).
-
-    Returns
-    -------
-    Votes
-    """
-    P = np.asarray(P)
-    y = np.asarray(y)
-    if P.ndim != 2 or P.shape[0] != y.shape[0]:
-        raise ValueError(f"P must be (m, l) with one row per label; got P {P.shape}, y {y.shape}")
-    if P.shape[0] == 0 or P.shape[1] == 0:
-        raise ValueError("P must have at least one row and one member")
-    classes = np.unique(np.concatenate([np.unique(P), np.unique(y)])) if classes is None \
-        else np.asarray(classes)
-    dtype = np.uint8 if len(classes) < 256 else np.uint32
-    rows = np.empty((P.shape[0], P.shape[1] + 1), dtype=dtype)
-    rows[:, :-1] = _encode(P, classes, "P")
-    rows[:, -1] = _encode(y, classes, "y")
-    # Hash whole rows as opaque bytes: sorting one void column is far faster than unique(axis=0).
-    keys = np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1])))
-    _, first, counts = np.unique(keys.ravel(), return_index=True, return_counts=True)
-    unique = rows[first].astype(np.intp)
-    return Votes(codes=unique[:, :-1], labels=unique[:, -1], counts=counts.astype(np.int64),
-                 classes=classes)
 
 
 def _as_votes(P, y=None, classes=None) -> Votes:
@@ -126,7 +44,7 @@ def _as_votes(P, y=None, classes=None) -> Votes:
 def _priority(classes, prior):
     """Rank of every class in the tie-breaking order (0 = wins ties)."""
     classes = np.asarray(classes)
-    order = np.arange(len(classes)) if prior is None else _encode(prior, classes, "prior")
+    order = np.arange(len(classes)) if prior is None else encode_labels(prior, classes, "prior")
     rank = np.full(len(classes), len(classes), dtype=np.intp)
     rank[order] = np.arange(len(order))
     # classes missing from prior come after it, in sorted order
@@ -207,7 +125,7 @@ def vote(weights, P, classes, prior=None) -> np.ndarray:
     P = np.asarray(P)
     if P.ndim != 2 or weights.shape != (P.shape[1],):
         raise ValueError(f"weights must have one entry per column of P; got {weights.shape}, P {P.shape}")
-    codes = _encode(P, classes, "P")
+    codes = encode_labels(P, classes, "P")
     pred = _predict_codes(codes, weights[:, None], len(classes), _priority(classes, prior))
     return classes[pred[:, 0]]
 
@@ -228,10 +146,16 @@ def majority(P, y=None, classes=None) -> np.ndarray:
     return np.ones(n)
 
 
+def _member_tallies(v: Votes):
+    """Rows each member got right and rows it voted on."""
+    return v.counts @ (v.codes == v.labels[:, None]), v.counts @ (v.codes != NO_VOTE)
+
+
 def member_accuracies(P, y=None, classes=None) -> np.ndarray:
-    """Validation accuracy of every member."""
-    v = _as_votes(P, y, classes)
-    return v.counts @ (v.codes == v.labels[:, None]) / v.m
+    """Validation accuracy of every member, over the rows it voted on (NaN if none)."""
+    right, voted = _member_tallies(_as_votes(P, y, classes))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return right / voted
 
 
 WMV_CLIP = 0.5
@@ -241,16 +165,19 @@ WMV_CLIP = 0.5
 def wmv(P, y=None, classes=None, *, clip=WMV_CLIP) -> np.ndarray:
     """Kuncheva's weighted majority vote: ``w_i = log(p_i / (1 - p_i))``.
 
-    ``p_i`` is member i's validation accuracy, clipped to ``[clip/m, 1 - clip/m]`` so that a
-    member that is perfect (or always wrong) on the validation rows gets a large finite weight
-    instead of an infinite one: with ``clip = 0.5`` the member is treated as if half a row had
-    gone the other way. Members below 50 % accuracy get negative weights (they vote against
-    their class), as in Kuncheva's formula.
+    ``p_i`` is member i's validation accuracy over the ``m_i`` rows it voted on, clipped to
+    ``[clip/m_i, 1 - clip/m_i]`` so that a member that is perfect (or always wrong) on the
+    validation rows gets a large finite weight instead of an infinite one: with ``clip = 0.5``
+    the member is treated as if half a row had gone the other way. Members below 50 % accuracy
+    get negative weights (they vote against their class), as in Kuncheva's formula. A member
+    that voted on no row gets weight 0 (nothing is known about it).
     """
-    v = _as_votes(P, y, classes)
-    c = clip / v.m
-    p = np.clip(member_accuracies(v), c, 1.0 - c)
-    return np.log(p / (1.0 - p))
+    right, voted = _member_tallies(_as_votes(P, y, classes))
+    seen = voted > 0
+    n = np.where(seen, voted, 1)
+    c = clip / n
+    p = np.clip(right / n, c, 1.0 - c)
+    return np.where(seen, np.log(p / (1.0 - p)), 0.0)
 
 
 def _least_squares_system(v: Votes):
@@ -314,38 +241,28 @@ def qfwec(P, y=None, classes=None, *, bound=1.0, ridge=1e-6, max_iter=3000, tol=
     return w
 
 
-def _sdwec_table(v: Votes):
-    from sdwec import solver
-
-    C = np.repeat(v.correctness, v.counts, axis=0)
-    return solver.compress(C, np.ones(len(C)))
-
-
 def sdwec_solve(P, y=None, classes=None, *, lam, beta, gamma, eps, iterations=25,
-                threshold="paper", table=None):
+                threshold="paper"):
     """Run SDWEC (Algorithm 1) on the validation votes and return the full Solution.
+
+    The solver reads the votes' correctness rows (``C = y * H`` for binary tasks, +1 right /
+    -1 wrong for multi-class), merged by :attr:`~sdwec.votes.Votes.correctness_form` without
+    expanding to the ``m`` rows; a pool's votes (``Pool.votes("val")``) keep that merge, so
+    sweeps pay it once.
 
     Parameters
     ----------
     P, y, classes
-        Validation votes (ignored when ``table`` is given).
+        Validation votes: :class:`~sdwec.votes.Votes`, or a prediction matrix with labels.
     lam, beta, gamma, eps, iterations, threshold
         As in :func:`sdwec.solve`.
-    table : VoteTable, optional
-        The pool's precompressed table (``Pool.table``); pass it in sweeps. Without it the
-        correctness matrix ``C`` is formed and solved against ones (identical cost to the
-        binary ``H``/``y`` form, since ``C = y * H``).
 
     Returns
     -------
     sdwec.solver.Solution
     """
-    from sdwec import solver
-
-    if table is None:
-        table = _sdwec_table(_as_votes(P, y, classes))
-    return solver.solve(table, None, lam=lam, beta=beta, gamma=gamma, eps=eps,
-                        iterations=iterations, threshold=threshold)
+    return solver.solve(_as_votes(P, y, classes), None, lam=lam, beta=beta, gamma=gamma,
+                        eps=eps, iterations=iterations, threshold=threshold)
 
 
 def sdwec(P, y=None, classes=None, **params) -> np.ndarray:
@@ -356,6 +273,25 @@ def sdwec(P, y=None, classes=None, **params) -> np.ndarray:
 def sdwec_select(P, y=None, classes=None, **params) -> np.ndarray:
     """SDWEC's support with an unweighted vote (the relaxed variant): 1 where selected, else 0."""
     return (sdwec(P, y, classes, **params) > 0).astype(float)
+
+
+def sdwec_grid(votes: Votes, grid, iterations=25, threshold="paper") -> np.ndarray:
+    """SDWEC's weights at every point of a parameter grid, as columns.
+
+    Parameters
+    ----------
+    votes : Votes
+    grid : sequence of dict
+        Each with ``lam``, ``beta``, ``gamma`` and ``eps``.
+    iterations, threshold
+        As in :func:`sdwec.solve`.
+
+    Returns
+    -------
+    ndarray of shape (l, len(grid))
+    """
+    return np.column_stack([sdwec(votes, iterations=iterations, threshold=threshold, **point)
+                            for point in grid])
 
 
 def random_subset(n_members, k, seed) -> np.ndarray:
@@ -442,22 +378,26 @@ def reduce_error_order(P, y=None, classes=None, prior=None) -> np.ndarray:
     K, l = len(v.classes), v.n_members
     rows = np.arange(len(v.counts))
     keys = np.tile(_tie_keys(v, prior), (len(rows), 1)).astype(np.int64)  # (u, K)
+    # Column K of the lookup below stands for "did not vote": the row stays as it is.
+    codes = np.where(v.codes == NO_VOTE, K, v.codes)
     remaining = np.ones(l, dtype=bool)
     order = []
     for _ in range(l):
         # A new member adds one vote to one class, so whether a row ends up right depends
-        # only on which class it votes: tabulate that (u, K), then look it up per candidate.
-        right_if = np.empty((len(rows), K), dtype=bool)
+        # only on which class it votes: tabulate that (u, K + 1), then look it up per candidate.
+        right_if = np.empty((len(rows), K + 1), dtype=bool)
         for c in range(K):
             trial = keys.copy()
             trial[:, c] += K + 1
             right_if[:, c] = np.argmax(trial, axis=1) == v.labels
+        right_if[:, K] = np.argmax(keys, axis=1) == v.labels
         cand = np.flatnonzero(remaining)
-        gains = v.counts @ right_if[rows[:, None], v.codes[:, cand]]
+        gains = v.counts @ right_if[rows[:, None], codes[:, cand]]
         best = cand[np.argmax(gains)]
         order.append(best)
         remaining[best] = False
-        keys[rows, v.codes[:, best]] += K + 1
+        voted = codes[:, best] < K
+        keys[rows[voted], codes[voted, best]] += K + 1
     return np.asarray(order)
 
 

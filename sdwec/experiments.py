@@ -6,11 +6,15 @@ validation split and is scored on the test split. :func:`reproduce` runs the job
 joblib (local processes by default, a Dask cluster on request), and :func:`write_report`
 writes the per-row CSV and the Markdown summary.
 
-Methods (``METHODS``): the paper's six (QFWEC, SDWEC-A, SDWEC-B, WMV, bagging, single) and
-the peers: ``SDWEC-B select`` (SDWEC-B's support, unweighted), reduce-error, orientation
-ordering and random subsets at SDWEC-B's ensemble size (the fair comparison), reduce-error and
-the positive Lasso path with the size / alpha picked on the validation split, and NNLS
-stacking. Nothing is chosen on the test split.
+The methods are those of :mod:`sdwec.methods`, in its order: one row per point method, and
+per curve one row for each of its picks (``"<name> @B"``: at SDWEC-B's ensemble size, the
+fair comparison; ``"<name> (val)"``: the size or alpha picked on the validation split).
+Built in: the paper's six (QFWEC, SDWEC-A, SDWEC-B, WMV, bagging, single) and the peers:
+``SDWEC-B select`` (SDWEC-B's support, unweighted), reduce-error, orientation ordering and
+random subsets at SDWEC-B's size, reduce-error and the positive Lasso path picked on
+validation, and NNLS stacking. Nothing is chosen on the test split. ``METHODS`` and
+``PAPER_METHODS`` are computed from the registry when read, so a registered method is
+included.
 """
 
 from __future__ import annotations
@@ -24,20 +28,31 @@ from threadpoolctl import threadpool_limits
 import pandas as pd
 from scipy import stats
 
-from sdwec import combiners, paper
+from sdwec import methods, paper
+from sdwec.methods import FAIR_REFERENCE
 from sdwec.pool import load_pool
-from sdwec.solver import PRESETS
 
-__all__ = ["METHODS", "PAPER_METHODS", "run_job", "reproduce", "summary_table", "paper_table",
+__all__ = ["METHODS", "PAPER_METHODS", "method_rows", "run_job", "reproduce", "summary_table",
+           "paper_table",
            "wins_ties_losses", "wilcoxon_table", "fair_comparison", "abstentions",
            "write_report"]
 
-PAPER_METHODS = ["QFWEC", "SDWEC-A", "SDWEC-B", "WMV", "bagging", "single"]
-PEER_METHODS = ["SDWEC-B select", "reduce-error @B", "orientation @B", "random @B",
-                "reduce-error (val)", "lasso (val)", "NNLS"]
-METHODS = PAPER_METHODS + PEER_METHODS
 RANDOM_DRAWS = 20
 TIE_DECIMALS = 4  # the paper prints four decimals; means equal at that precision are ties
+
+
+def method_rows(source=None):
+    """Row names of the reproduction, in order (only methods of ``source`` if given)."""
+    return [name for m in methods.registered() if source in (None, m.source) for name in m.rows]
+
+
+def __getattr__(name):
+    # Read from the registry each time, so a method registered after import is included.
+    if name == "METHODS":
+        return method_rows()
+    if name == "PAPER_METHODS":
+        return method_rows("paper")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _pick_on_validation(val_acc, sizes):
@@ -75,52 +90,27 @@ def run_job(dataset, repeat, n_trees=200, task="binary", tree_params=None, cache
 def _run_job(dataset, repeat, n_trees, task, tree_params, cache):
     pool = load_pool(dataset, task=task, n_trees=n_trees, seed=repeat, tree_params=tree_params,
                      n_jobs=1, cache=cache)
-    val, test, prior = pool.votes("val"), pool.votes("test"), pool.prior
+    options = {"seed": repeat, "random_draws": RANDOM_DRAWS}
     l = pool.n_trees
-    weights = {
-        "QFWEC": combiners.qfwec(val),
-        "SDWEC-A": combiners.sdwec(val, table=pool.table, **PRESETS["SDWEC-A"]),
-        "SDWEC-B": combiners.sdwec(val, table=pool.table, **PRESETS["SDWEC-B"]),
-        "WMV": combiners.wmv(val),
-        "bagging": combiners.majority(val),
-    }
-    k_b = int(np.count_nonzero(weights["SDWEC-B"]))
-    weights["SDWEC-B select"] = (weights["SDWEC-B"] > 0).astype(float)
-    re_order = combiners.reduce_error_order(val, prior=prior)
-    weights["reduce-error @B"] = combiners.ordered_weights(re_order, [k_b])[:, 0]
-    weights["orientation @B"] = combiners.ordered_weights(combiners.orientation_order(val), [k_b])[:, 0]
-    sizes = np.arange(1, l + 1)
-    re_curve = combiners.ordered_curve(re_order, val, prior, sizes)
-    weights["reduce-error (val)"] = combiners.ordered_weights(
-        re_order, [sizes[_pick_on_validation(re_curve, sizes)]])[:, 0]
-    _, W = combiners.lasso_path(val)
-    lasso_sizes = np.count_nonzero(W, axis=0)
-    weights["lasso (val)"] = W[:, _pick_on_validation(combiners.accuracies(W, val, prior),
-                                                      lasso_sizes)]
-    weights["NNLS"] = combiners.nnls_stacking(val)
-
-    names = [name for name in METHODS if name in weights]
-    W = np.column_stack([weights[name] for name in names])
-    test_acc = dict(zip(names, combiners.accuracies(W, test, prior)))
-    val_acc = dict(zip(names, combiners.accuracies(W, val, prior)))
+    reference = methods.get(FAIR_REFERENCE).evaluate(pool, **options)
+    k_ref = int(reference.n_selected[0])
     base = {"dataset": dataset, "task": task, "repeat": int(repeat), "n_trees": l,
-            "m_val": val.m, "m_test": test.m}
+            "m_val": pool.votes("val").m, "m_test": pool.votes("test").m}
     rows = []
-    for name in METHODS:
-        if name == "single":
-            acc = float(np.mean(pool.single_test == pool.y_test))
-            vacc = float(np.mean(pool.single_val == pool.y_val))
-            n_sel, abstain = 1, False
-        elif name == "random @B":
-            acc = float(combiners.random_subset_curve(test, [k_b], RANDOM_DRAWS, repeat, prior)[0])
-            vacc = float(combiners.random_subset_curve(val, [k_b], RANDOM_DRAWS, repeat, prior)[0])
-            n_sel, abstain = k_b, k_b == 0
-        else:
-            acc, vacc = float(test_acc[name]), float(val_acc[name])
-            n_sel = int(np.count_nonzero(weights[name]))
-            abstain = n_sel == 0
-        rows.append(dict(base, method=name, accuracy=acc, val_accuracy=vacc,
-                         n_selected=n_sel, sparsity=1.0 - n_sel / l, abstains=bool(abstain)))
+    for method in methods.registered():
+        for pick in method.picks:
+            if method.name == FAIR_REFERENCE:
+                path, j = reference, 0
+            elif pick == "@B":
+                path, j = method.evaluate(pool, sizes=[k_ref], **options), 0
+            else:
+                path = method.evaluate(pool, **options)
+                j = _pick_on_validation(path.val_accuracy, path.n_selected) if pick else 0
+            n_sel = int(path.n_selected[j])
+            rows.append(dict(base, method=methods.row_name(method.name, pick),
+                             accuracy=float(path.test_accuracy[j]),
+                             val_accuracy=float(path.val_accuracy[j]), n_selected=n_sel,
+                             sparsity=1.0 - n_sel / l, abstains=n_sel == 0))
     return rows
 
 
@@ -181,7 +171,7 @@ def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, bac
             results = tqdm(results, total=len(jobs), desc="reproduce", unit="job")
         rows = [row for job in results for row in job]
     df = pd.DataFrame(rows)
-    df["method"] = pd.Categorical(df["method"], categories=METHODS, ordered=True)
+    df["method"] = pd.Categorical(df["method"], categories=method_rows(), ordered=True)
     df["dataset"] = pd.Categorical(df["dataset"], categories=list(dict.fromkeys(datasets)),
                                    ordered=True)
     df = df.sort_values(["dataset", "repeat", "method"]).reset_index(drop=True)
@@ -193,19 +183,19 @@ def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, bac
 def _means(df, value="accuracy"):
     table = df.pivot_table(index="dataset", columns="method", values=value, aggfunc="mean",
                            observed=True, sort=False)
-    return table[[m for m in METHODS if m in table.columns]]
+    return table[[m for m in method_rows() if m in table.columns]]
 
 
 def summary_table(df):
     """Mean ± standard deviation of the test accuracy per dataset and method (Markdown cells)."""
     grouped = df.groupby(["dataset", "method"], sort=False)["accuracy"]
     mean, std = grouped.mean().unstack(), grouped.std(ddof=1).unstack().fillna(0.0)
-    order = [m for m in METHODS if m in mean.columns]
+    order = [m for m in method_rows() if m in mean.columns]
     cells = mean[order].map(lambda v: f"{v:.4f}") + " ± " + std[order].map(lambda v: f"{v:.4f}")
     return cells.loc[list(dict.fromkeys(df["dataset"]))]
 
 
-def wins_ties_losses(df, reference="SDWEC-B"):
+def wins_ties_losses(df, reference=FAIR_REFERENCE):
     """Wins/ties/losses of ``reference`` against every method, over the datasets' means."""
     means = _means(df).round(TIE_DECIMALS)
     out = []
@@ -218,7 +208,7 @@ def wins_ties_losses(df, reference="SDWEC-B"):
     return pd.DataFrame(out)
 
 
-def wilcoxon_table(df, reference="SDWEC-B"):
+def wilcoxon_table(df, reference=FAIR_REFERENCE):
     """Two-sided Wilcoxon signed-rank test of ``reference`` against every method over the
     datasets' mean accuracies (NaN when every difference is zero or fewer than 2 datasets)."""
     means = _means(df)
@@ -238,10 +228,11 @@ def wilcoxon_table(df, reference="SDWEC-B"):
 
 
 def fair_comparison(df):
-    """SDWEC-B against reduce-error, orientation and random subsets of the same size."""
-    methods = ["SDWEC-B", "SDWEC-B select", "reduce-error @B", "orientation @B", "random @B"]
-    means = _means(df)[[m for m in methods if m in set(df["method"])]]
-    size = df[df["method"] == "SDWEC-B"].groupby("dataset", sort=False)["n_selected"].mean()
+    """SDWEC-B against its own selection unweighted and every method at the same size."""
+    same_size = [FAIR_REFERENCE, f"{FAIR_REFERENCE} select"] + [
+        name for name in method_rows() if name.endswith(" @B")]
+    means = _means(df)[[m for m in same_size if m in set(df["method"])]]
+    size = df[df["method"] == FAIR_REFERENCE].groupby("dataset", sort=False)["n_selected"].mean()
     means.insert(0, "mean size", size.loc[means.index])
     return means
 
@@ -262,7 +253,7 @@ def _paper_comparison(df):
     rows = []
     for name in means.index:
         row = {"dataset": paper.PAPER_ROW_NAMES.get(name, name)}
-        for method in PAPER_METHODS:
+        for method in method_rows("paper"):
             ours = f"{means.loc[name, method]:.4f} ± {std.loc[name, method]:.4f}"
             if method.startswith("SDWEC"):
                 ours += f" ({sparsity.loc[name, method]:.2f})"

@@ -5,8 +5,10 @@ Every row of the returned frames is one weighted ensemble of the same pool, on t
 ``n_selected`` (members with a non-zero weight), ``sparsity`` (1 - n_selected / l, the paper's
 eq. 10), ``val_accuracy`` and ``test_accuracy`` (weighted plurality vote, ties and abstentions
 to the most frequent validation class), and ``abstains`` (every weight is zero).
-Sweeps reuse the pool's vote table (compressed once) and score all weight vectors in one
-batched call, which keeps a 50-point sweep with every peer well under a second on UCI pools.
+Sweeps reuse the pool's compressed votes (:meth:`sdwec.pool.Pool.votes`, whose correctness
+form the solver reads) and score all weight vectors in one batched call, which keeps a
+50-point sweep with every peer well under a second on UCI pools. The peers are every method
+of :mod:`sdwec.methods` drawn on the frontier.
 """
 
 from __future__ import annotations
@@ -15,14 +17,14 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from sdwec import combiners
+from sdwec import combiners, methods
+from sdwec.methods import DEFAULT_LAMS
 from sdwec.solver import PRESETS
 
 __all__ = ["sweep", "peers", "pareto", "COLUMNS", "DEFAULT_LAMS"]
 
 COLUMNS = ["method", "params", "param", "n_selected", "sparsity", "val_accuracy",
            "test_accuracy", "abstains"]
-DEFAULT_LAMS = np.logspace(-3, 3, 50)
 _SWEEPABLE = ("lam", "beta", "gamma", "eps")
 
 
@@ -87,10 +89,7 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
     # l x l systems gain nothing from BLAS threads, and on a busy machine threads make each
     # small factorisation orders of magnitude slower.
     with threadpool_limits(1):
-        W = np.column_stack([
-            combiners.sdwec(None, table=pool.table, iterations=iterations,
-                            threshold=threshold, **point)
-            for point in grid])
+        W = combiners.sdwec_grid(pool.votes("val"), grid, iterations, threshold)
     labels = [f"λ={p['lam']:.4g} β={p['beta']:.4g} γ={p['gamma']:.4g} ε={p['eps']:.4g}"
               for p in grid]
     df = _rows(method, labels, [p["lam"] for p in grid], W, pool)
@@ -104,46 +103,29 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
 
 
 def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
-    """The baselines' points and the pruning peers' curves, on :func:`sweep`'s axes.
+    """Every method of :mod:`sdwec.methods` drawn on the frontier, on :func:`sweep`'s axes.
 
-    Points: bagging (``majority``), ``WMV``, ``QFWEC``, ``NNLS``, the ``single`` tree (its
-    validation and test accuracy; one member). Curves, one row per ensemble size or
-    regularisation value: ``reduce-error`` and ``orientation`` orderings (``param`` = size),
-    ``random`` subsets (mean of ``random_draws`` seeded draws per size), and the positive
-    ``lasso`` path (``param`` = alpha).
+    Built in: points for bagging, ``WMV``, ``QFWEC``, ``NNLS`` and the ``single`` tree (its
+    validation and test accuracy; one member); curves, one row per ensemble size or
+    regularisation value, for the ``reduce-error`` and ``orientation`` orderings
+    (``param`` = size), ``random`` subsets (mean of ``random_draws`` seeded draws per size)
+    and the positive ``lasso`` path (``param`` = alpha). A registered method appears here
+    unless it says ``frontier=False``.
 
     Returns
     -------
     pandas.DataFrame
     """
-    with threadpool_limits(1):  # small dense algebra: threads only add contention
-        return _peers(pool, random_draws, seed, lasso_alphas)
-
-
-def _peers(pool, random_draws, seed, lasso_alphas):
-    val = pool.votes("val")
-    l = pool.n_trees
-    sizes = np.arange(1, l + 1)
+    options = {"seed": seed, "random_draws": random_draws, "lasso_alphas": lasso_alphas}
     frames = []
-    for method, weigh in (("bagging", combiners.majority), ("WMV", combiners.wmv),
-                          ("QFWEC", combiners.qfwec), ("NNLS", combiners.nnls_stacking)):
-        frames.append(_rows(method, [""], [np.nan], weigh(val)[:, None], pool))
-    frames.append(_frame("single", [""], [np.nan], [1], l,
-                         [np.mean(pool.single_val == pool.y_val)],
-                         [np.mean(pool.single_test == pool.y_test)]))
-    test = pool.votes("test")
-    labels = [f"k={k}" for k in sizes]
-    for method, order in (("reduce-error", combiners.reduce_error_order(val, prior=pool.prior)),
-                          ("orientation", combiners.orientation_order(val))):
-        frames.append(_frame(method, labels, sizes, sizes, l,
-                             combiners.ordered_curve(order, val, pool.prior),
-                             combiners.ordered_curve(order, test, pool.prior)))
-    frames.append(_frame("random", labels, sizes, sizes, l,
-                         combiners.random_subset_curve(val, sizes, random_draws, seed, pool.prior),
-                         combiners.random_subset_curve(test, sizes, random_draws, seed,
-                                                       pool.prior)))
-    alphas, W = combiners.lasso_path(val, n_alphas=lasso_alphas)
-    frames.append(_rows("lasso", [f"α={a:.3g}" for a in alphas], alphas, W, pool))
+    with threadpool_limits(1):  # small dense algebra: threads only add contention
+        for method in methods.registered():
+            if method.frontier:
+                path = method.evaluate(pool, **options)
+                frames.append(_frame(method.name, path.labels, path.param, path.n_selected,
+                                     pool.n_trees, path.val_accuracy, path.test_accuracy))
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
     return pd.concat(frames, ignore_index=True)
 
 

@@ -15,19 +15,16 @@ try:
 except ImportError as exc:  # plotly is the dashboard's, not part of the base install
     raise ImportError("sdwec.plots needs plotly: pip install 'sdwec[dashboard]'") from exc
 
-from sdwec import solver
+from sdwec import methods, solver
 
-#: One colour per role, shared by every chart so a method keeps its colour across pages.
+#: One colour per role that is not a method (methods take theirs from :mod:`sdwec.methods`,
+#: so a method keeps its colour across pages).
 COLORS = {
     "exact": "#222222",
     "approx": "#d62728",
     "selected": "#1f77b4",
     "dropped": "#c7c7c7",
     "threshold": "#ff7f0e",
-    "SDWEC": "#1f77b4",
-    "bagging": "#7f7f7f",
-    "WMV": "#2ca02c",
-    "single tree": "#9467bd",
     "pareto": "#d62728",
 }
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -338,11 +335,11 @@ def prediction_time(timing):
     """
     runs = [np.asarray(timing.full_runs) * 1e3]
     labels = [f"full ({timing.n_full} trees)"]
-    colours = [COLORS["bagging"]]
+    colours = [methods.get("bagging").color]
     if timing.status == "pruned":
         runs.append(np.asarray(timing.pruned_runs) * 1e3)
         labels.append(f"pruned ({timing.n_pruned} trees)")
-        colours.append(COLORS["SDWEC"])
+        colours.append(methods.get("SDWEC").color)
     median = [float(np.median(r)) for r in runs]
     q1 = [float(np.percentile(r, 25)) for r in runs]
     q3 = [float(np.percentile(r, 75)) for r in runs]
@@ -359,14 +356,17 @@ def prediction_time(timing):
 
 # --------------------------------------------------------------------------- frontier
 
-#: Peers drawn as single points (one weight vector each) and as curves (one per size/α).
-PEER_POINTS = ("bagging", "WMV", "QFWEC", "NNLS", "single")
-PEER_CURVES = ("reduce-error", "orientation", "random", "lasso")
-_PEER_COLORS = {"reduce-error": "#2ca02c", "orientation": "#9467bd", "random": "#7f7f7f",
-                "lasso": "#ff7f0e", "bagging": "#7f7f7f", "WMV": "#2ca02c", "QFWEC": "#e377c2",
-                "NNLS": "#bcbd22", "single": "#8c564b"}
-_SYMBOLS = {"bagging": "square", "WMV": "diamond", "QFWEC": "triangle-up", "NNLS": "cross",
-            "single": "x"}
+
+
+def __getattr__(name):
+    # The frontier's peers, read from the registry when asked so that registered methods
+    # are included: PEER_POINTS (one weight vector each) and PEER_CURVES (one per size/α).
+    if name in ("PEER_POINTS", "PEER_CURVES"):
+        chosen = methods.points() if name == "PEER_POINTS" else methods.curves()
+        return tuple(m.name for m in chosen if m.frontier)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: Columns of a sweep row carried as ``customdata`` so a clicked point can be re-created.
 SWEEP_CUSTOMDATA = ("lam", "beta", "gamma", "eps", "n_selected", "val_accuracy",
                     "test_accuracy")
@@ -397,29 +397,30 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
     if accuracy not in ("test_accuracy", "val_accuracy"):
         raise ValueError(f"accuracy must be 'test_accuracy' or 'val_accuracy'; got {accuracy!r}")
     fig = go.Figure()
-    for method in PEER_CURVES:
-        rows = peers[peers["method"] == method].sort_values("sparsity")
+    for method in methods.curves():
+        rows = peers[peers["method"] == method.name].sort_values("sparsity")
         if rows.empty:
             continue
         fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[accuracy], mode="lines", name=method,
-            line=dict(width=1.5, color=_PEER_COLORS[method],
-                      dash="dot" if method == "random" else "solid"),
+            x=rows["sparsity"], y=rows[accuracy], mode="lines", name=method.name,
+            line=dict(width=1.5, color=method.color, dash=method.dash),
             customdata=rows[["params", "n_selected"]].to_numpy(),
-            hovertemplate=method + " %{customdata[0]}<br>%{customdata[1]} trees<br>sparsity "
-                          "%{x:.3f}<br>accuracy %{y:.4f}<extra></extra>"))
-    for method in PEER_POINTS:
-        rows = peers[peers["method"] == method]
+            hovertemplate=method.name + " %{customdata[0]}<br>%{customdata[1]} trees<br>"
+                          "sparsity %{x:.3f}<br>accuracy %{y:.4f}<extra></extra>"))
+    for method in methods.points():
+        rows = peers[peers["method"] == method.name]
         if rows.empty:
             continue
         fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[accuracy], mode="markers", name=method,
-            marker=dict(size=11, symbol=_SYMBOLS[method], color=_PEER_COLORS[method],
+            x=rows["sparsity"], y=rows[accuracy], mode="markers", name=method.name,
+            marker=dict(size=11, symbol=method.symbol, color=method.color,
                         line=dict(width=1, color="black")),
             customdata=rows[["n_selected"]].to_numpy(),
-            hovertemplate=method + "<br>%{customdata[0]} trees<br>sparsity %{x:.3f}<br>"
-                                   "accuracy %{y:.4f}<extra></extra>"))
+            hovertemplate=method.name + "<br>%{customdata[0]} trees<br>sparsity %{x:.3f}<br>"
+                                        "accuracy %{y:.4f}<extra></extra>"))
     groups = [(None, sweep)] if second is None else list(sweep.groupby(second, sort=True))
+    sdwec, select_style = methods.get("SDWEC"), methods.get("SDWEC-select")
+    shades = methods.sweep_colors(len(groups))
     hover = ("SDWEC λ=%{customdata[0]:.4g} β=%{customdata[1]:.4g} γ=%{customdata[2]:.4g} "
              "ε=%{customdata[3]:.4g}<br>%{customdata[4]} trees<br>validation "
              "%{customdata[5]:.4f}, test %{customdata[6]:.4f}<extra></extra>")
@@ -427,7 +428,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
         name = "SDWEC (λ sweep)" if value is None else f"SDWEC {second}={value:g}"
         fig.add_trace(go.Scatter(
             x=rows["sparsity"], y=rows[accuracy], mode="markers", name=name,
-            marker=dict(size=9, color=COLORS["SDWEC"] if value is None else _PALETTE[i],
+            marker=dict(size=9, symbol=sdwec.symbol,
+                        color=sdwec.color if value is None else shades[i],
                         line=dict(width=1, color="white")),
             customdata=rows[list(SWEEP_CUSTOMDATA)].to_numpy(dtype=float),
             hovertemplate=hover))
@@ -436,7 +438,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
         rows = sweep.sort_values("sparsity")
         fig.add_trace(go.Scatter(
             x=rows["sparsity"], y=rows[select], mode="markers", name="SDWEC-select",
-            marker=dict(size=7, symbol="circle-open", color=COLORS["SDWEC"]),
+            marker=dict(size=7, symbol=select_style.symbol, color=select_style.color),
             customdata=rows[["lam", "n_selected"]].to_numpy(dtype=float),
             hovertemplate="SDWEC-select (SDWEC's trees, equal votes) λ=%{customdata[0]:.4g}"
                           "<br>%{customdata[1]} trees<br>sparsity %{x:.3f}<br>accuracy "
@@ -457,6 +459,14 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
 # --------------------------------------------------------------------------- paper
 
 
+def _method_color(name, i):
+    """A method's own colour; names outside the registry take the i-th palette colour."""
+    try:
+        return methods.style(str(name)).color
+    except KeyError:
+        return _PALETTE[i % len(_PALETTE)]
+
+
 def paper_comparison(table):
     """Reproduced against published test accuracy, one point per (dataset, method).
 
@@ -474,7 +484,7 @@ def paper_comparison(table):
     for i, (method, rows) in enumerate(table.groupby("method", sort=False)):
         fig.add_trace(go.Scatter(
             x=rows["paper"], y=rows["ours"], mode="markers", name=str(method),
-            marker=dict(size=10, color=_PALETTE[i % len(_PALETTE)]),
+            marker=dict(size=10, color=_method_color(method, i)),
             customdata=rows[["dataset"]].to_numpy(),
             hovertemplate=str(method) + " on %{customdata[0]}<br>paper %{x:.4f}<br>"
                                         "ours %{y:.4f}<extra></extra>"))

@@ -30,13 +30,14 @@ from sdwec import cache as disk_cache
 from sdwec import datasets
 from sdwec.cache import CACHE_ENV, cache_dir
 from sdwec.errors import DataError
+from sdwec.votes import Votes, compress_votes
 
 __all__ = [
     "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",
     "prediction_matrix", "cache_dir", "cache_path", "CACHE_ENV",
 ]
 
-_FORMAT = 1  # bump when the pickled Pool layout changes
+_FORMAT = 2  # bump when the pickled Pool layout changes (2: one Votes per split, no table)
 _TRAIN_CHUNK = 20  # trees per warm-start step, so progress is reported as the pool grows
 # Progress is reported in units of work, not steps: growing a tree costs far more than
 # predicting the validation and test rows with it (measured 10x on the small UCI sets to
@@ -71,10 +72,10 @@ class Pool:
         others by decreasing validation frequency, ties in sorted order.
     meta : dict
         Dataset, task, seed, number of trees, tree parameters, library versions, fit seconds.
-    table : VoteTable
-        ``sdwec.compress`` of the validation correctness matrix, computed once per pool
-        (binary: ``compress(P_val, y_val)``; multi-class:
-        ``compress(correctness_matrix(P_val, y_val), ones)``).
+    val_votes, test_votes : sdwec.votes.Votes
+        The splits' votes compressed to unique rows with counts, once per pool (and kept in
+        the cache entry): what every combiner, every accuracy and the solver read.
+        :meth:`votes` returns them by split name.
     """
 
     classes: np.ndarray
@@ -93,12 +94,14 @@ class Pool:
     single_test: np.ndarray
     prior: np.ndarray
     meta: dict
-    table: object = None
-    _derived: dict = field(default_factory=dict, repr=False, compare=False)
+    val_votes: Votes = field(default=None, repr=False)
+    test_votes: Votes = field(default=None, repr=False)
 
     def __post_init__(self):
-        if self.table is None:
-            self.table = _vote_table(self.P_val, self.y_val, self.classes)
+        if self.val_votes is None:
+            self.val_votes = compress_votes(self.P_val, self.y_val, self.classes)
+        if self.test_votes is None:
+            self.test_votes = compress_votes(self.P_test, self.y_test, self.classes)
 
     @property
     def n_trees(self) -> int:
@@ -110,30 +113,25 @@ class Pool:
         """``"binary"`` or ``"multiclass"``."""
         return self.meta.get("task", "binary" if len(self.classes) == 2 else "multiclass")
 
-    def votes(self, split: str):
-        """Compressed votes of a split (``"val"`` or ``"test"``), computed once and kept.
+    def votes(self, split: str) -> Votes:
+        """Compressed votes of a split: ``"val"`` (where weights are found) or ``"test"``.
 
         Returns
         -------
-        sdwec.combiners.Votes
+        sdwec.votes.Votes
+            Pass the validation votes to :func:`sdwec.solve` directly (``solve(votes)``).
         """
-        if split not in ("val", "test"):
-            raise ValueError(f"split must be 'val' or 'test', got {split!r}")
-        if split not in self._derived:
-            from sdwec import combiners
+        if split == "val":
+            return self.val_votes
+        if split == "test":
+            return self.test_votes
+        raise ValueError(f"split must be 'val' or 'test', got {split!r}")
 
-            P, y = (self.P_val, self.y_val) if split == "val" else (self.P_test, self.y_test)
-            self._derived[split] = combiners.compress_votes(P, y, self.classes)
-        return self._derived[split]
-
-
-def _vote_table(P_val, y_val, classes):
-    from sdwec import solver
-
-    if len(classes) == 2 and set(np.asarray(classes).tolist()) == {-1, 1}:
-        return solver.compress(np.asarray(P_val, dtype=float), np.asarray(y_val, dtype=float))
-    C = solver.correctness_matrix(P_val, y_val)
-    return solver.compress(C, np.ones(len(C)))
+    @property
+    def table(self) -> Votes:
+        """The validation votes under their former name, kept for ``solve(pool.table, None)``
+        callers; new code says ``pool.votes("val")``."""
+        return self.val_votes
 
 
 def split_indices(y, seed):
@@ -316,9 +314,6 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
                 ensemble=ensemble, estimators=estimators, single_tree=single_tree,
                 single_val=single_tree.predict(X_val), single_test=single_tree.predict(X_test),
                 prior=_class_prior(y_val, classes), meta=info)
-    # Compress the votes now so that they travel with the cache entry (warm loads skip it).
-    pool.votes("val")
-    pool.votes("test")
     report(total, total, "done")
     return pool
 

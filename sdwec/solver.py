@@ -6,16 +6,19 @@ gives the derivations and every reading of an ambiguity.
 Everything is computed on the *correctness matrix* ``C = y * H`` (row ``s`` multiplied by
 ``y_s``): since ``y_s**2 == 1``, every term of the cost depends on ``H`` and ``y`` only through
 ``C`` (``|H_s w| = |C_s w|``, ``(S_s H_s w - y_s)**2 = (S_s C_s w - 1)**2`` and
-``y_s sgn(H_s w) = sgn(C_s w)``).  Identical rows of ``C`` are interchangeable, so they are
-collapsed once into a :class:`VoteTable` of unique rows with counts; every sum over the
-``m`` rows becomes a count-weighted sum over the unique rows.  This is exact, not an
-approximation, and it is what makes a slider move in the dashboard instant.
+``y_s sgn(H_s w) = sgn(C_s w)``).  Identical rows of ``C`` are interchangeable, so the solver
+works on the unique rows with counts, as kept by :class:`sdwec.votes.Votes` (the one
+compressed form of votes that the combiners use too); every sum over the ``m`` rows becomes a
+count-weighted sum over the unique rows.  This is exact, not an approximation, and it is what
+makes a slider move in the dashboard instant.  An entry 0 of ``H`` or ``C`` (a member that did
+not vote on a row) is handled exactly: it adds nothing to ``C_s w``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, lstsq
@@ -23,6 +26,9 @@ from scipy.special import expit
 from threadpoolctl import ThreadpoolController
 
 from sdwec.paper import PRESETS  # re-exported: the paper's two settings (Table 3)
+# compress and correctness_matrix stay importable from here (their home until the votes
+# got a module of their own).
+from sdwec.votes import Votes, compress, correctness_matrix  # noqa: F401
 
 THRESHOLDS = ("paper", "adaptive", "none")
 
@@ -183,53 +189,6 @@ def adaptive_thresholds(w, beta, gamma, eps, level=PENALTY_LEVEL):
 # --------------------------------------------------------------------------- inputs
 
 
-def correctness_matrix(predictions, y):
-    """Correctness matrix: ``+1`` where member ``r`` is right on row ``s``, else ``-1``.
-
-    Multi-class SDWEC solves ``solve(correctness_matrix(P, y), np.ones(m))``.  For labels in
-    {-1, +1} this equals ``y[:, None] * H``, so the binary problem is a special case.
-
-    Parameters
-    ----------
-    predictions : array_like of shape (m, l)
-        Predicted labels of ``l`` members on ``m`` rows, in the labels' own space.
-    y : array_like of shape (m,)
-        True labels.
-
-    Returns
-    -------
-    ndarray of shape (m, l), dtype int8
-    """
-    P = np.asarray(predictions)
-    y = np.asarray(y)
-    if P.ndim != 2:
-        raise ValueError(f"predictions must be a 2-D array (rows x members); got {P.ndim} dimension(s)")
-    if y.ndim != 1 or y.shape[0] != P.shape[0]:
-        raise ValueError(
-            f"y must be 1-D with one label per row of predictions ({P.shape[0]}); got shape {y.shape}"
-        )
-    return np.where(P == y[:, None], 1, -1).astype(np.int8)
-
-
-def _as_pm1(a, name):
-    """Validate an array of ±1 without copying integer input to float."""
-    arr = np.asarray(a)
-    if arr.dtype.kind not in "biuf":
-        try:
-            arr = arr.astype(float)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must be numeric with entries -1 and +1 ({exc})") from None
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains NaN or infinite values; it must hold only -1 and +1")
-    bad = (arr != 1) & (arr != -1)
-    if bad.any():
-        example = arr[bad].flat[0]
-        raise ValueError(
-            f"{name} must hold only -1 and +1; found {int(bad.sum())} other value(s), e.g. {example!r}"
-        )
-    return arr
-
-
 def check_params(lam, beta, gamma, eps, iterations, threshold):
     """Raise ValueError naming the first solver parameter that is out of range."""
     for name, value in (("lam", lam), ("beta", beta), ("gamma", gamma), ("eps", eps)):
@@ -251,20 +210,12 @@ def check_params(lam, beta, gamma, eps, iterations, threshold):
 
 # --------------------------------------------------------------------------- vote table
 
+#: The solver's input in its 0.1 name; votes of every kind are now one type.
+VoteTable = Votes
 
-@dataclass(frozen=True)
-class VoteTable:
-    """Unique rows of the correctness matrix with their counts.
 
-    Attributes
-    ----------
-    rows : ndarray of shape (u, l), float64
-        Unique rows of ``C = y * H`` (entries ±1).
-    counts : ndarray of shape (u,), float64
-        How many of the ``m`` original rows each unique row stands for.
-    m : int
-        Number of original rows.
-    """
+class _Table(NamedTuple):
+    """What the iteration reads: unique correctness rows, their counts (float), ``m``."""
 
     rows: np.ndarray
     counts: np.ndarray
@@ -272,44 +223,18 @@ class VoteTable:
 
     @property
     def n_classifiers(self):
-        """Number of classifiers ``l``."""
         return self.rows.shape[1]
 
 
-def compress(H, y=None):
-    """Collapse identical rows of ``y * H`` into a :class:`VoteTable`.
-
-    Rows are bit-packed (one bit per vote) and the packed bytes sorted, which is far faster
-    than ``np.unique(axis=0)`` on the raw matrix.  Do this once per pool; then every
-    ``solve(table, None, ...)`` skips it.
-
-    Parameters
-    ----------
-    H : array_like of shape (m, l)
-        Votes in {-1, +1}.
-    y : array_like of shape (m,), optional
-        Labels in {-1, +1}; ``None`` means ``H`` is already a correctness matrix.
-    """
-    H = _as_pm1(H, "H")
-    if H.ndim != 2:
-        raise ValueError(f"H must be a 2-D array (rows x classifiers); got {H.ndim} dimension(s)")
-    m, l = H.shape
-    if m == 0 or l == 0:
-        raise ValueError(f"H must have at least one row and one classifier; got shape {H.shape}")
-    right = H > 0
-    if y is not None:
-        y = _as_pm1(y, "y")
-        if y.ndim != 1 or y.shape[0] != m:
-            raise ValueError(f"y must be 1-D with one label per row of H ({m}); got shape {y.shape}")
-        right = right == (y > 0)[:, None]
-    packed = np.packbits(right, axis=1)
-    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    rows = np.where(right[first], 1.0, -1.0)
-    rows.setflags(write=False)
-    counts = counts.astype(float)
-    counts.setflags(write=False)
-    return VoteTable(rows=rows, counts=counts, m=m)
+def _table(votes):
+    """The solver's table of a :class:`Votes`: its correctness form's rows and counts."""
+    if isinstance(votes, _Table):
+        return votes
+    if not isinstance(votes, Votes):
+        raise TypeError(f"expected sdwec.votes.Votes (from compress or compress_votes); "
+                        f"got {type(votes).__name__}")
+    form = votes.correctness_form
+    return _Table(rows=form.correctness, counts=form.counts.astype(float), m=form.m)
 
 
 # --------------------------------------------------------------------------- solution
@@ -369,17 +294,19 @@ class Solution:
         return 1.0 - self.n_selected / self.weights.shape[0]
 
 
-def nonconvex_cost(table, w, lam, beta, z=None):
+def nonconvex_cost(votes, w, lam, beta, z=None):
     """Cost of eq. 4 with the real ``sgn``, ``|w|`` and ``max(-w, 0)`` (``sgn(0) = 0``).
 
     Parameters
     ----------
-    table : VoteTable
+    votes : Votes
+        From :func:`compress` or :func:`sdwec.votes.compress_votes`.
     w : ndarray of shape (l,)
     lam, beta : float
     z : ndarray of shape (u,), optional
-        ``table.rows @ w`` if already known.
+        The unique correctness rows times ``w``, if already known (inside the iteration).
     """
+    table = _table(votes)
     if z is None:
         z = table.rows @ w
     # (sgn(H_s w) - y_s)^2 = (sgn(C_s w) - 1)^2: 0 when right, 1 on a tie, 4 when wrong.
@@ -497,9 +424,10 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
 
     Parameters
     ----------
-    H : array_like of shape (m, l) or VoteTable
-        Votes in {-1, +1} of ``l`` classifiers on ``m`` validation rows, or a table made by
-        :func:`compress` (then ``y`` must be ``None``).
+    H : array_like of shape (m, l) or Votes
+        Votes in {-1, +1} of ``l`` classifiers on ``m`` validation rows (0 where a member did
+        not vote), or votes compressed by :func:`compress` or
+        :func:`sdwec.votes.compress_votes` (then ``y`` must be ``None``).
     y : array_like of shape (m,)
         Labels in {-1, +1}.
     lam : float, default=10.0
@@ -528,18 +456,19 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
     Raises
     ------
     ValueError
-        For votes or labels other than ±1, NaN/inf, wrong shapes, empty input, or parameters
-        out of range; the message names the problem.
+        For votes other than -1, 0, +1, labels other than ±1, NaN/inf, wrong shapes, empty
+        input, or parameters out of range; the message names the problem.
     """
     check_params(lam, beta, gamma, eps, iterations, threshold)
-    if isinstance(H, VoteTable):
+    if isinstance(H, Votes):
         if y is not None:
-            raise ValueError("pass y=None with a VoteTable: its rows already include the labels")
-        table = H
+            raise ValueError("pass y=None with Votes: they already include the labels")
+        table = _table(H)
     else:
         if y is None:
-            raise ValueError("y (labels in {-1, +1}) is required unless H is a VoteTable")
-        table = compress(H, y)
+            raise ValueError("y (labels in {-1, +1}) is required unless H is Votes "
+                             "(from compress or compress_votes)")
+        table = _table(compress(H, y))
     lam, beta, gamma, eps = float(lam), float(beta), float(gamma), float(eps)
     l = table.n_classifiers
     with _blas_limit():

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdwec import combiners, datasets, frontier, pool, solver
+from sdwec import combiners, datasets, frontier, methods, pool, solver
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def test_sweep_rows_match_the_solver(small_pool):
     assert list(df.columns[:len(frontier.COLUMNS)]) == frontier.COLUMNS
     assert len(df) == 3 and list(df["lam"]) == lams
     for _, row in df.iterrows():
-        w = solver.solve(small_pool.table, None, lam=row["lam"], beta=15, gamma=15,
+        w = solver.solve(small_pool.votes("val"), lam=row["lam"], beta=15, gamma=15,
                          eps=1).weights
         assert row["n_selected"] == np.count_nonzero(w)
         assert row["sparsity"] == pytest.approx(1 - np.count_nonzero(w) / 15)
@@ -44,6 +44,8 @@ def test_sweep_second_parameter_is_a_grid(small_pool):
 
 def test_peers_points_and_curves(small_pool):
     df = frontier.peers(small_pool, random_draws=3, lasso_alphas=10)
+    # Every method of the registry drawn on the frontier, and nothing else.
+    assert set(df["method"]) == {m.name for m in methods.registered() if m.frontier}
     counts = df["method"].value_counts()
     for method in ("bagging", "WMV", "QFWEC", "NNLS", "single"):
         assert counts[method] == 1

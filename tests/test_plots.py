@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from sdwec import plots
+from sdwec import methods, plots
 from sdwec.solver import IterationRecord
 
 
@@ -228,6 +228,26 @@ def test_frontier_carries_parameters_for_the_explorer():
         plots.frontier(sweep, pareto(sweep), _peers_frame(), accuracy="sparsity")
 
 
+def test_frontier_draws_every_method_in_its_registry_style():
+    from sdwec.frontier import pareto
+
+    sweep = _sweep_frame()
+    fig = plots.frontier(sweep, pareto(sweep), _peers_frame())
+    bagging, random_curve = methods.get("bagging"), methods.get("random")
+    assert _trace(fig, "bagging").marker.color == bagging.color
+    assert _trace(fig, "bagging").marker.symbol == bagging.symbol == "square"
+    assert _trace(fig, "random").line.color == random_curve.color
+    assert _trace(fig, "random").line.dash == random_curve.dash == "dot"
+    assert _trace(fig, "SDWEC (λ sweep)").marker.color == methods.get("SDWEC").color
+    select = _trace(fig, "SDWEC-select")
+    assert (select.marker.color, select.marker.symbol) == (methods.get("SDWEC-select").color,
+                                                          "circle-open")
+    # Each method one colour; the frontier's own Pareto line is none of them.
+    colours = [m.color.lower() for m in methods.registered()]
+    assert len(set(colours)) == len(colours)
+    assert plots.COLORS["pareto"].lower() not in colours
+
+
 def test_frontier_second_parameter_gets_one_trace_per_value():
     from sdwec.frontier import pareto
 
@@ -235,6 +255,10 @@ def test_frontier_second_parameter_gets_one_trace_per_value():
     fig = plots.frontier(sweep, pareto(sweep), _peers_frame(), second="beta")
     assert len(_trace(fig, "SDWEC beta=5").x) == 3
     assert [row[1] for row in _trace(fig, "SDWEC beta=35").customdata] == [35.0] * 3
+    # SDWEC at several β: shades of SDWEC's own palette, light to dark, no method's colour.
+    shades = [_trace(fig, f"SDWEC beta={b}").marker.color for b in (5, 35)]
+    assert shades == methods.sweep_colors(2) and shades[0] != shades[1]
+    assert not set(shades) & {m.color for m in methods.registered()}
 
 
 def test_paper_comparison_and_training_time():
@@ -245,6 +269,7 @@ def test_paper_comparison_and_training_time():
                           "paper": [0.9605, 0.8126, 0.9719], "ours": [0.95, 0.80, 0.97]})
     fig = plots.paper_comparison(table)
     assert list(_trace(fig, "SDWEC-B").x) == [0.9605, 0.8126]
+    assert _trace(fig, "SDWEC-B").marker.color == methods.get("SDWEC-B").color
     assert list(_trace(fig, "bagging").customdata[0]) == ["wine"]
     assert list(_trace(fig, "agreement").y) == pytest.approx([0.80 - 0.02, 1.0])  # lowest value
     times = pd.DataFrame({"dataset": ["wine", "wine"], "m": [142, 142], "l": [200, 100],

@@ -128,9 +128,9 @@ def test_pool_fields_prior_table_and_progress():
     assert len(p.estimators) == 12 and p.ensemble.estimators_ == p.estimators
     counts = {c: (p.y_val == c).sum() for c in p.classes}
     assert counts[p.prior[0]] == max(counts.values())
-    assert p.table.m == len(p.y_val) and p.table.counts.sum() == len(p.y_val)
+    assert p.votes("val").m == len(p.y_val) and p.votes("val").counts.sum() == len(p.y_val)
     C = np.where(p.P_val == p.y_val[:, None], 1.0, -1.0)
-    assert {tuple(r) for r in C} == {tuple(r) for r in p.table.rows}
+    assert {tuple(r) for r in C} == {tuple(r) for r in p.votes("val").correctness}
     dones = [d for d, _ in calls]
     assert dones == sorted(dones) and calls[-1][0] == calls[-1][1]
 
@@ -151,7 +151,9 @@ def test_multiclass_table_uses_the_correctness_matrix():
     p = pool.build_pool(data.X, data.y, n_trees=6, seed=0)
     assert len(p.classes) == 3
     ref = solver.compress(solver.correctness_matrix(p.P_val, p.y_val), np.ones(len(p.y_val)))
-    assert np.array_equal(ref.rows, p.table.rows) and np.array_equal(ref.counts, p.table.counts)
+    form = p.votes("val").correctness_form
+    assert np.array_equal(ref.correctness, form.correctness)
+    assert np.array_equal(ref.counts, form.counts)
 
 
 def test_bad_inputs_get_clear_messages():
@@ -371,7 +373,7 @@ def test_load_pool_names_and_tasks(cache):
 def test_cache_entry_carries_the_compressed_votes(cache):
     built = pool.load_pool("wine", n_trees=6)
     warm = pool.load_pool("wine", n_trees=6)
-    assert set(warm._derived) == {"val", "test"}
+    assert warm.val_votes is not None and warm.test_votes is not None
     assert np.array_equal(warm.votes("test").counts, built.votes("test").counts)
 
 

@@ -10,7 +10,9 @@ from sklearn.tree import DecisionTreeClassifier
 from sdwec import VoteTable, compress, correctness_matrix, solve
 from sdwec.solver import (
     PRESETS,
+    _relaxed_cost,
     _system,
+    _table,
     adaptive_thresholds,
     appendix_C,
     nonconvex_cost,
@@ -19,6 +21,7 @@ from sdwec.solver import (
     relaxed_terms,
     taylor_coefficients,
 )
+from sdwec.votes import compress_votes
 from tests.literal import literal_sdwec
 
 SETTINGS = [PRESETS["SDWEC-A"], PRESETS["SDWEC-B"], dict(lam=1.0, beta=10.0, gamma=20.0, eps=0.1)]
@@ -105,6 +108,46 @@ def test_literal_agreement_on_bagged_trees(bagged_votes):
         np.testing.assert_allclose(sol.raw_weights, literal_sdwec(H, y, **params), atol=1e-10)
 
 
+def with_abstentions(H, seed, voted=0.63):
+    """``H`` with about ``1 - voted`` of its entries set to 0 (did not vote, as out-of-bag),
+    plus one row nobody voted on and one member that never voted."""
+    H = H * (np.random.default_rng(seed).random(H.shape) < voted)
+    H[0] = 0
+    H[:, -1] = 0
+    return H
+
+
+@pytest.mark.parametrize("m,l,seed", [(40, 8, 0), (25, 60, 1), (120, 30, 2), (3, 5, 3)])
+@pytest.mark.parametrize("params", SETTINGS)
+def test_zero_entries_agree_with_literal_transcription(m, l, seed, params):
+    H, y = random_votes(m, l, seed)
+    H = with_abstentions(H, seed)
+    sol = solve(H, y, **params, threshold="none")
+    np.testing.assert_allclose(sol.raw_weights, literal_sdwec(H, y, **params), rtol=0, atol=1e-10)
+    # The correctness form: C = y * H against ones.
+    C = y[:, None] * H
+    ones = np.ones(m)
+    np.testing.assert_allclose(solve(C, ones, **params, threshold="none").raw_weights,
+                               literal_sdwec(C, ones, **params), rtol=0, atol=1e-10)
+
+
+def test_multiclass_zero_entries_agree_with_literal_on_correctness_matrix():
+    rng = np.random.default_rng(7)
+    y = rng.choice(["a", "b", "c"], 70)
+    P = np.where(rng.random((70, 11)) < 0.7, y[:, None], rng.choice(["a", "b", "c"], (70, 11)))
+    voted = rng.random((70, 11)) < 0.6
+    C = correctness_matrix(P, y, voted=voted)
+    assert set(np.unique(C[~voted])) == {0} and set(np.unique(C[voted])) <= {-1, 1}
+    for params in SETTINGS:
+        sol = solve(C, np.ones(70), **params, threshold="none")
+        np.testing.assert_allclose(sol.raw_weights, literal_sdwec(C, np.ones(70), **params),
+                                   rtol=0, atol=1e-10)
+        # The combiners' compressed votes with the same abstentions reach the same weights.
+        votes = compress_votes(P, y, voted=voted)
+        assert solve(votes, **params, threshold="none").raw_weights.tobytes() == \
+            sol.raw_weights.tobytes()
+
+
 def test_multiclass_path_agrees_with_literal_on_correctness_matrix():
     rng = np.random.default_rng(5)
     y = rng.choice(["a", "b", "c"], 80)
@@ -133,9 +176,12 @@ def test_correctness_matrix_marks_right_and_wrong():
 # ----------------------------------------------------------------- per-iteration conditions
 
 
-def test_first_order_condition_and_positive_definite_system():
+@pytest.mark.parametrize("with_zeros", [False, True])
+def test_first_order_condition_and_positive_definite_system(with_zeros):
     H, y = random_votes(70, 15, 11)
-    table = compress(H, y)
+    if with_zeros:
+        H = H * (np.random.default_rng(3).random(H.shape) < 0.7)  # members that did not vote
+    table = _table(compress(H, y))
     for params in SETTINGS:
         w = np.ones(15)
         for _ in range(10):
@@ -172,6 +218,48 @@ def test_nonconvex_cost_by_hand():
     assert nonconvex_cost(table, np.array([1.0, 1.0]), lam=2.0, beta=3.0) == pytest.approx(2 / 2 * 1 + 2 / 2)
     assert nonconvex_cost(table, np.array([-1.0, 2.0]), lam=2.0, beta=3.0) == pytest.approx(
         2 / 2 * (0 + 0) + 3 / 2 + 3 / 2 * 1)
+
+
+def test_nonconvex_cost_with_members_that_did_not_vote_by_hand():
+    # Row 1: only member 0 votes (right); row 2: only member 1 votes (wrong); row 3: nobody.
+    H = np.array([[1, 0], [0, 1], [0, 0]])
+    y = np.array([1, -1, 1])
+    table = compress(H, y)
+    # w = (1, 1): C w = (1, -1, 0) -> 0 + 4 + 1 (a row nobody voted on is a tie).
+    assert nonconvex_cost(table, np.array([1.0, 1.0]), lam=3.0, beta=1.0) == pytest.approx(
+        3 / 3 * 5 + 2 / 2)
+    # w = (0, 2): C w = (0, -2, 0) -> 1 + 4 + 1.
+    assert nonconvex_cost(table, np.array([0.0, 2.0]), lam=3.0, beta=1.0) == pytest.approx(
+        3 / 3 * 6 + 2 / 2)
+
+
+def dense_costs(H, y, w, w_hat, lam, beta, gamma, eps):
+    """Eq. 4 and eq. 10 written over the full rows, straight from the paper."""
+    m, l = H.shape
+    z = H @ w
+    nonconvex = (lam / m * ((np.sign(z) - y) ** 2).sum() + np.abs(w).sum() / l
+                 + beta / l * np.maximum(-w, 0).sum())
+    S = 1.0 / (np.abs(H @ w_hat) + eps)
+    A, B, C = taylor_coefficients(w_hat, gamma, eps, beta)
+    relaxed = (lam / m * ((S * z - y) ** 2).sum() + (A.sum() + B @ w + C @ w**2) / l
+               + ((w - w_hat) ** 2).sum() / l)
+    return nonconvex, relaxed
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_costs_with_zero_entries_equal_the_dense_formulas(seed):
+    rng = np.random.default_rng(seed)
+    H = rng.choice([-1, 0, 1], size=(40, 9), p=[0.35, 0.3, 0.35])
+    y = rng.choice([-1, 1], 40)
+    w, w_hat = rng.uniform(-0.2, 1.5, 9), rng.uniform(0, 1.5, 9)
+    params = dict(lam=2.0, beta=15.0, gamma=15.0, eps=0.5)
+    table = _table(compress(H, y))
+    S, A, B, C, *_ = _system(table, w_hat, **params)
+    expected = dense_costs(H, y, w, w_hat, **params)
+    assert nonconvex_cost(compress(H, y), w, params["lam"], params["beta"]) == pytest.approx(
+        expected[0], rel=1e-12)
+    assert _relaxed_cost(table, w, table.rows @ w, w_hat, S, A, B, C, params["lam"]) == \
+        pytest.approx(expected[1], rel=1e-12)
 
 
 # ----------------------------------------------------------------- thresholds
@@ -217,15 +305,19 @@ def test_paper_reading_matches_reported_sparsity_and_literal_reading_does_not(ba
 # ----------------------------------------------------------------- compression, determinism
 
 
-def test_compress_counts_unique_rows():
-    H = np.array([[1, -1], [1, -1], [-1, -1], [1, 1]])
-    y = np.array([1, 1, -1, -1])
+@pytest.mark.parametrize("H,y", [
+    (np.array([[1, -1], [1, -1], [-1, -1], [1, 1]]), np.array([1, 1, -1, -1])),
+    (np.array([[1, 0], [1, 0], [-1, 0], [0, 1], [0, 0], [0, 0]]), np.array([1, 1, -1, -1, 1, -1])),
+])
+def test_compress_counts_unique_rows(H, y):
     table = compress(H, y)
     C = y[:, None] * H
     uniq, counts = np.unique(C, axis=0, return_counts=True)
-    got = sorted(zip(map(tuple, table.rows), table.counts))
-    assert got == sorted(zip(map(tuple, uniq.astype(float)), counts.astype(float)))
-    assert table.m == 4 and isinstance(table, VoteTable)
+    got = sorted(zip(map(tuple, table.correctness), table.counts))
+    assert got == sorted(zip(map(tuple, uniq.astype(float)), counts))
+    assert table.m == len(y) and isinstance(table, VoteTable)
+    # The solver reads exactly these rows: compress gives the correctness form directly.
+    assert table.correctness_form is table
 
 
 def test_table_and_matrix_give_identical_results_and_runs_are_bitwise_repeatable(bagged_votes):
@@ -234,7 +326,25 @@ def test_table_and_matrix_give_identical_results_and_runs_are_bitwise_repeatable
     a = solve(H, y, **PRESETS["SDWEC-B"])
     b = solve(table, None, **PRESETS["SDWEC-B"])
     c = solve(H.astype(np.int8), y.astype(float), **PRESETS["SDWEC-B"])
-    for other in (b, c):
+    d = solve(correctness_matrix(H, y), np.ones(len(y)), **PRESETS["SDWEC-B"])
+    # The combiners' votes (unique (votes, label) rows) reach the same table without expansion.
+    e = solve(compress_votes(H, y, [-1, 1]), **PRESETS["SDWEC-B"])
+    for other in (b, c, d, e):
+        assert a.weights.tobytes() == other.weights.tobytes()
+        assert a.history == other.history
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_route_to_the_solver_is_bitwise_identical_with_zero_entries(seed):
+    rng = np.random.default_rng(seed)
+    H = rng.choice([-1, 0, 1], size=(60, 14), p=[0.3, 0.3, 0.4])
+    y = rng.choice([-1, 1], 60)
+    a = solve(H, y, **PRESETS["SDWEC-B"])
+    b = solve(compress(H, y), None, **PRESETS["SDWEC-B"])
+    c = solve(y[:, None] * H, np.ones(60), **PRESETS["SDWEC-B"])
+    d = solve(compress_votes(np.where(H == 0, 1, H), y, [-1, 1], voted=H != 0),
+              **PRESETS["SDWEC-B"])
+    for other in (b, c, d):
         assert a.weights.tobytes() == other.weights.tobytes()
         assert a.history == other.history
 
@@ -259,7 +369,10 @@ GOOD_Y = np.array([1, -1, 1])
     [
         (GOOD_H[0], GOOD_Y, {}, "2-D"),
         (GOOD_H, GOOD_Y[:2], {}, "one label per row"),
-        (np.array([[1, 0], [1, 1], [1, -1]]), GOOD_Y, {}, "only -1 and \\+1"),
+        (np.array([[1, 2], [1, 1], [1, -1]]), GOOD_Y, {}, "only -1, 0 \\(did not vote\\) and \\+1"),
+        (np.array([[1, 0.5], [1, 1], [1, -1]]), GOOD_Y, {}, "H must hold only -1, 0"),
+        (np.array([[1, -3], [1, 1], [1, -1]], dtype=np.int8), GOOD_Y, {}, "e.g. -3"),
+        (GOOD_H, np.array([1, 0, 1]), {}, "y must hold only -1 and \\+1"),
         (GOOD_H, np.array([1, 2, 1]), {}, "y must hold only"),
         (np.array([[1, np.nan], [1, 1], [1, -1]]), GOOD_Y, {}, "NaN"),
         (np.array([[1, np.inf], [1, 1], [1, -1]]), GOOD_Y, {}, "infinite"),
@@ -292,7 +405,7 @@ def test_least_squares_fallback_solves_the_same_system():
     from sdwec.solver import _least_squares
 
     H, y = random_votes(40, 10, 12)
-    table = compress(H, y)
+    table = _table(compress(H, y))
     S, A, B, C, alpha, X, b, diag = _system(table, np.linspace(0.1, 1.5, 10), **PRESETS["SDWEC-B"])
     M = alpha * X.T @ X + np.diag(diag)
     np.testing.assert_allclose(_least_squares(alpha, X, diag, b, np.sqrt(table.counts)),

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from sdwec import compress, correctness_matrix, solve
+from sdwec.votes import compress_votes
 
 PARAMS = st.fixed_dictionaries(
     {
@@ -23,10 +24,13 @@ PARAMS = st.fixed_dictionaries(
 def votes(draw):
     m = draw(st.integers(1, 30))
     l = draw(st.integers(1, 12))
-    kind = draw(st.sampled_from(["random", "equal_columns", "all_right", "all_wrong"]))
+    kind = draw(st.sampled_from(["random", "with_zeros", "equal_columns", "all_right",
+                                 "all_wrong"]))
     y = draw(arrays(np.int8, m, elements=st.sampled_from([-1, 1])))
     if kind == "random":
         H = draw(arrays(np.int8, (m, l), elements=st.sampled_from([-1, 1])))
+    elif kind == "with_zeros":  # 0: the member did not vote on the row (out-of-bag)
+        H = draw(arrays(np.int8, (m, l), elements=st.sampled_from([-1, 0, 1])))
     elif kind == "equal_columns":
         col = draw(arrays(np.int8, m, elements=st.sampled_from([-1, 1])))
         H = np.repeat(col[:, None], l, axis=1)
@@ -65,9 +69,12 @@ def test_multiclass_path_equals_binary_path_on_two_classes(problem, params):
     names = np.array(["neg", "pos"])
     P = names[(H > 0).astype(int)]
     labels = names[(y > 0).astype(int)]
-    C = correctness_matrix(P, labels)
+    C = correctness_matrix(P, labels, voted=H != 0)
     multi = solve(C, np.ones(len(y)), **params)
     assert multi.weights.tobytes() == binary.weights.tobytes()
+    # The combiners' votes of the same problem: the same table, the same weights.
+    votes = compress_votes(P, labels, voted=H != 0)
+    assert solve(votes, **params).weights.tobytes() == binary.weights.tobytes()
 
 
 @settings(max_examples=60, deadline=None)
@@ -75,6 +82,8 @@ def test_multiclass_path_equals_binary_path_on_two_classes(problem, params):
 def test_compression_preserves_total_count_and_rows(problem):
     H, y = problem
     table = compress(H, y)
-    assert table.counts.sum() == len(y)
+    assert table.counts.sum() == table.m == len(y)
     C = y[:, None].astype(int) * H
-    assert {tuple(r) for r in C.astype(float)} == {tuple(r) for r in table.rows}
+    rows, counts = np.unique(C.astype(float), axis=0, return_counts=True)
+    assert sorted(zip(map(tuple, rows), counts)) == \
+        sorted(zip(map(tuple, table.correctness), table.counts))

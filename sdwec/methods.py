@@ -1,0 +1,496 @@
+"""Every way to turn a pool's votes into member weights, in one declarative list.
+
+Each :class:`Method` has a stable ``name`` (the id in frames, CSV files and reports), a
+``label`` for people, a ``kind`` (``"point"``: one weight vector; ``"curve"``: one per
+ensemble size or along a regularisation path), the function that computes it, a one-line
+``description`` with its ``reference``, its ``source`` (``"paper"``: in the paper's Table 3;
+``"peer"``: a method from the literature added for comparison; ``"ours"``: a variant of this
+project) and its plot style (one colour, one marker symbol, one dash).
+
+:func:`sdwec.frontier.peers`, :func:`sdwec.experiments.run_job` and its report, and the
+figures of :mod:`sdwec.plots` iterate over this list, so adding a combiner is one function and
+one entry (``docs/methods.md`` has a worked example); :func:`register` adds one at run time.
+
+A method's function takes the pool and returns its weights (a point: an array of length
+``l``) or a :class:`Path` (a curve, or a point that is not a weighted vote of the pool, like
+the single tree). It may take keyword options; each is passed only to functions that name it:
+
+* ``sizes``: the ensemble sizes of a curve over sizes (default ``1 .. l``); a curve that
+  accepts it can be compared at SDWEC-B's size (the pick ``"@B"``).
+* ``seed``, ``random_draws``: the seed and number of draws of randomised methods.
+* ``lasso_alphas``: the length of the Lasso path.
+
+In the reproduction a point gives one row, named after it; a curve gives one row per *pick*:
+``"@B"`` (at SDWEC-B's ensemble size, the fair comparison) and ``"(val)"`` (the point with the
+best validation accuracy, ties to the smaller ensemble), named ``"<name> <pick>"``.
+
+Colours are distinct across methods; sweeps of SDWEC over a second parameter take the shades
+of :func:`sweep_colors` instead, so they never borrow another method's colour.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from sdwec import combiners
+from sdwec.solver import PRESETS
+
+__all__ = ["Method", "Path", "Style", "KINDS", "SOURCES", "PICKS", "DEFAULT_LAMS",
+           "FAIR_REFERENCE", "register", "unregister", "get", "style", "registered", "names",
+           "points", "curves", "row_name", "sweep_colors"]
+
+KINDS = ("point", "curve")
+SOURCES = ("paper", "peer", "ours")
+PICKS = ("", "@B", "(val)")
+FAIR_REFERENCE = "SDWEC-B"
+"""The method whose ensemble size the ``"@B"`` picks match."""
+
+DEFAULT_LAMS = np.logspace(-3, 3, 50)
+"""SDWEC's λ path: 50 values log-spaced over [1e-3, 1e3] (the frontier's default grid)."""
+
+# Shades of SDWEC's blue, light to dark, for SDWEC swept over a second parameter.
+_SWEEP_LIGHT, _SWEEP_DARK = "#9ecae1", "#08306b"
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a method is drawn: one colour, one marker symbol (points), one dash (curves)."""
+
+    color: str
+    symbol: str = "circle"
+    dash: str = "solid"
+
+
+@dataclass(frozen=True)
+class Path:
+    """One or more weighted ensembles of a pool, in order along a curve.
+
+    Attributes
+    ----------
+    weights : ndarray of shape (l, n) or None
+        Column ``j`` is the ``j``-th ensemble's weights; ``None`` when the ensembles are not
+        weighted votes of the pool (then ``n_selected`` and both accuracies must be given).
+    param : ndarray of shape (n,)
+        The value along the curve (an ensemble size, a regularisation value; NaN for a point).
+    labels : tuple of str
+        A short text per ensemble (``"k=3"``, ``"α=0.01"``; ``""`` for a point).
+    n_selected : ndarray of shape (n,), optional
+        Members used (default: non-zero weights).
+    val_accuracy, test_accuracy : ndarray of shape (n,), optional
+        Accuracies when the function knows them (a faster formula, a mean over random draws,
+        a tree outside the pool); otherwise :meth:`scored` computes the weighted plurality vote.
+    """
+
+    weights: np.ndarray | None
+    param: np.ndarray
+    labels: tuple
+    n_selected: np.ndarray | None = None
+    val_accuracy: np.ndarray | None = None
+    test_accuracy: np.ndarray | None = None
+
+    @classmethod
+    def point(cls, weights):
+        """The path of a single weight vector."""
+        return cls(weights=np.asarray(weights, dtype=float)[:, None], param=np.array([np.nan]),
+                   labels=("",))
+
+    def __len__(self):
+        return len(self.param)
+
+    def scored(self, pool) -> Path:
+        """This path with ``n_selected`` and both accuracies filled in on ``pool``'s splits."""
+        missing = [name for name in ("n_selected", "val_accuracy", "test_accuracy")
+                   if getattr(self, name) is None]
+        if missing and self.weights is None:
+            raise ValueError(f"a path without weights must give {', '.join(missing)}")
+        filled = {}
+        if self.n_selected is None:
+            filled["n_selected"] = np.count_nonzero(self.weights, axis=0)
+        for split in ("val", "test"):
+            if getattr(self, f"{split}_accuracy") is None:
+                filled[f"{split}_accuracy"] = combiners.accuracies(
+                    self.weights, pool.votes(split), pool.prior)
+        return replace(self, **filled)
+
+
+def _options_accepted(fit):
+    """Names of the keyword options ``fit`` takes (None: it takes any, via ``**kwargs``)."""
+    params = list(inspect.signature(fit).parameters.values())[1:]
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return frozenset(p.name for p in params
+                     if p.kind in (inspect.Parameter.KEYWORD_ONLY,
+                                   inspect.Parameter.POSITIONAL_OR_KEYWORD))
+
+
+@dataclass(frozen=True)
+class Method:
+    """One way to turn a pool's votes into member weights (see the module docstring).
+
+    Attributes
+    ----------
+    name : str
+        Stable id, used in frames, CSV files, reports and legends.
+    label : str
+        Name for people.
+    kind : {"point", "curve"}
+    fit : callable
+        ``fit(pool, **options)`` returning weights of length ``l`` or a :class:`Path`.
+    description : str
+        What it optimises, in one line.
+    reference : str
+        Where it comes from.
+    source : {"paper", "peer", "ours"}
+    color : str
+        Hex colour, distinct from every other method's.
+    symbol : str, default="circle"
+        Plotly marker symbol.
+    dash : str, default="solid"
+        Plotly line dash.
+    frontier : bool, default=True
+        Drawn among the frontier's peers (:func:`sdwec.frontier.peers`); SDWEC's own sweep
+        is drawn by :func:`sdwec.frontier.sweep`.
+    picks : tuple of str, optional
+        Rows in the reproduction: ``("",)`` for a point (the default), any of ``"@B"`` and
+        ``"(val)"`` for a curve (default ``("(val)",)``); ``()`` leaves it out.
+    """
+
+    name: str
+    label: str
+    kind: str
+    fit: Callable
+    description: str
+    reference: str
+    source: str
+    color: str
+    symbol: str = "circle"
+    dash: str = "solid"
+    frontier: bool = True
+    picks: tuple = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"a method needs a non-empty name; got {self.name!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}; got {self.kind!r}")
+        if self.source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES}; got {self.source!r}")
+        if not callable(self.fit):
+            raise ValueError(f"fit of {self.name!r} must be callable: fit(pool, **options)")
+        picks = (("",) if self.kind == "point" else ("(val)",)) if self.picks is None \
+            else tuple(self.picks)
+        allowed = ("",) if self.kind == "point" else ("@B", "(val)")
+        if any(p not in allowed for p in picks):
+            raise ValueError(f"picks of a {self.kind} must be among {allowed}; got {picks}")
+        accepted = _options_accepted(self.fit)
+        if "@B" in picks and accepted is not None and "sizes" not in accepted:
+            raise ValueError(f"{self.name!r} is picked at SDWEC-B's size ('@B'), so its fit "
+                             "must accept a sizes= option")
+        object.__setattr__(self, "picks", picks)
+
+    @property
+    def style(self) -> Style:
+        """Its colour, marker symbol and dash."""
+        return Style(self.color, self.symbol, self.dash)
+
+    @property
+    def rows(self) -> tuple:
+        """Its row names in the reproduction, one per pick."""
+        return tuple(row_name(self.name, pick) for pick in self.picks)
+
+    def run(self, pool, **options) -> Path:
+        """Its ensembles on ``pool``, unscored; options it does not name are not passed."""
+        accepted = _options_accepted(self.fit)
+        if accepted is not None:
+            options = {k: v for k, v in options.items() if k in accepted}
+        out = self.fit(pool, **options)
+        if not isinstance(out, Path):
+            weights = np.asarray(out, dtype=float)
+            if weights.shape != (pool.n_trees,):
+                raise ValueError(f"{self.name!r} returned weights of shape {weights.shape}; "
+                                 f"expected ({pool.n_trees},)")
+            out = Path.point(weights)
+        if self.kind == "point" and len(out) != 1:
+            raise ValueError(f"{self.name!r} is a point but returned {len(out)} ensembles")
+        return out
+
+    def evaluate(self, pool, **options) -> Path:
+        """Its ensembles on ``pool`` with members used and both accuracies."""
+        return self.run(pool, **options).scored(pool)
+
+
+def row_name(name, pick=""):
+    """Row name of a method's pick in the reproduction (``"reduce-error @B"``)."""
+    return f"{name} {pick}" if pick else name
+
+
+# --------------------------------------------------------------------------- functions
+
+
+def _val(pool):
+    return pool.votes("val")
+
+
+def _sdwec_a(pool):
+    return combiners.sdwec(_val(pool), **PRESETS["SDWEC-A"])
+
+
+def _sdwec_b(pool):
+    return combiners.sdwec(_val(pool), **PRESETS["SDWEC-B"])
+
+
+def _sdwec_b_select(pool):
+    return combiners.sdwec_select(_val(pool), **PRESETS["SDWEC-B"])
+
+
+def _lambda_grid(lams):
+    fixed = {k: v for k, v in PRESETS["SDWEC-B"].items() if k != "lam"}
+    return [dict(fixed, lam=float(lam)) for lam in np.atleast_1d(lams)]
+
+
+def _lambda_labels(lams):
+    return tuple(f"λ={lam:.4g}" for lam in np.atleast_1d(lams))
+
+
+def _sdwec_path(pool, lams=DEFAULT_LAMS):
+    W = combiners.sdwec_grid(_val(pool), _lambda_grid(lams))
+    return Path(weights=W, param=np.asarray(lams, dtype=float), labels=_lambda_labels(lams))
+
+
+def _sdwec_select_path(pool, lams=DEFAULT_LAMS):
+    W = combiners.sdwec_grid(_val(pool), _lambda_grid(lams))
+    return Path(weights=(W != 0).astype(float), param=np.asarray(lams, dtype=float),
+                labels=_lambda_labels(lams))
+
+
+def _qfwec(pool):
+    return combiners.qfwec(_val(pool))
+
+
+def _wmv(pool):
+    return combiners.wmv(_val(pool))
+
+
+def _bagging(pool):
+    return combiners.majority(_val(pool))
+
+
+def _nnls(pool):
+    return combiners.nnls_stacking(_val(pool))
+
+
+def _single_tree(pool):
+    # Not a pool member: its accuracies come from its own predictions.
+    return Path(weights=None, param=np.array([np.nan]), labels=("",), n_selected=np.array([1]),
+                val_accuracy=np.array([np.mean(pool.single_val == pool.y_val)]),
+                test_accuracy=np.array([np.mean(pool.single_test == pool.y_test)]))
+
+
+def _sizes(pool, sizes):
+    return np.arange(1, pool.n_trees + 1) if sizes is None else np.asarray(sizes, dtype=int)
+
+
+def _ordered_path(pool, order, sizes):
+    sizes = _sizes(pool, sizes)
+    # The prefix curve counts votes with one cumulative sum: much faster than scoring each
+    # prefix's weight vector, and exactly the same numbers.
+    return Path(weights=combiners.ordered_weights(order, sizes), param=sizes.astype(float),
+                labels=tuple(f"k={k}" for k in sizes), n_selected=sizes,
+                val_accuracy=combiners.ordered_curve(order, _val(pool), pool.prior, sizes),
+                test_accuracy=combiners.ordered_curve(order, pool.votes("test"), pool.prior,
+                                                      sizes))
+
+
+def _reduce_error(pool, sizes=None):
+    return _ordered_path(pool, combiners.reduce_error_order(_val(pool), prior=pool.prior), sizes)
+
+
+def _orientation(pool, sizes=None):
+    return _ordered_path(pool, combiners.orientation_order(_val(pool)), sizes)
+
+
+def _random_subsets(pool, sizes=None, seed=0, random_draws=10):
+    sizes = _sizes(pool, sizes)
+    # A mean over draws is not one weight vector: the path carries the mean accuracies.
+    return Path(weights=None, param=sizes.astype(float), labels=tuple(f"k={k}" for k in sizes),
+                n_selected=sizes,
+                val_accuracy=combiners.random_subset_curve(_val(pool), sizes, random_draws, seed,
+                                                           pool.prior),
+                test_accuracy=combiners.random_subset_curve(pool.votes("test"), sizes,
+                                                            random_draws, seed, pool.prior))
+
+
+def _lasso(pool, lasso_alphas=50):
+    alphas, W = combiners.lasso_path(_val(pool), n_alphas=lasso_alphas)
+    return Path(weights=W, param=alphas, labels=tuple(f"α={a:.3g}" for a in alphas))
+
+
+# --------------------------------------------------------------------------- the list
+
+_PAPER = "Özgür, Nar & Erdem (2018), Sparsity-driven weighted ensemble classifier, IJCIS 11(1)"
+_ORDERED = ("Martínez-Muñoz, Hernández-Lobato & Suárez (2009), An analysis of ensemble pruning "
+            "techniques based on ordered aggregation, IEEE TPAMI 31(2)")
+
+BUILTIN = (
+    # The paper's Table 3, in its column order.
+    Method("QFWEC", "QFWEC", "point", _qfwec,
+           "square loss (1/m)||Cw - 1||² with Σw = 1 and -1 <= w <= 1; not sparse",
+           "Mao et al. (2015), Pattern Recognition 48(5) (our reading: docs/combiners.md)",
+           "paper", "#e377c2", symbol="triangle-up"),
+    Method("SDWEC-A", "SDWEC-A", "point", _sdwec_a,
+           "Algorithm 1 (eq. 4: λ/m misclassification + L1 + β non-negativity), preset A "
+           "(λ=0.1, β=35, γ=5, ε=0.1)", _PAPER, "paper", "#393b79", symbol="star",
+           frontier=False),
+    Method("SDWEC-B", "SDWEC-B", "point", _sdwec_b,
+           "Algorithm 1 with preset B (λ=10, β=15, γ=15, ε=1): sparse, ~10 % of the trees",
+           _PAPER, "paper", "#6b6ecf", symbol="star-diamond", frontier=False),
+    Method("WMV", "WMV", "point", _wmv,
+           "log-odds of each tree's validation accuracy, log(p / (1 - p)), p clipped",
+           "Kuncheva (2004), Combining Pattern Classifiers, Wiley", "paper", "#2ca02c",
+           symbol="diamond"),
+    Method("bagging", "bagging", "point", _bagging,
+           "every tree one vote", "Breiman (1996), Bagging predictors, Machine Learning 24(2)",
+           "paper", "#7f7f7f", symbol="square"),
+    Method("single", "single tree", "point", _single_tree,
+           "one CART tree fitted on the whole training split (not a pool member)",
+           "Breiman, Friedman, Olshen & Stone (1984), Classification and Regression Trees",
+           "paper", "#8c564b", symbol="x"),
+    # SDWEC beyond the two presets.
+    Method("SDWEC", "SDWEC (λ path)", "curve", _sdwec_path,
+           "Algorithm 1 along a λ grid at SDWEC-B's β, γ, ε: accuracy against sparsity",
+           _PAPER, "ours", "#1f77b4", symbol="circle", frontier=False, picks=()),
+    Method("SDWEC-select", "SDWEC-select (λ path)", "curve", _sdwec_select_path,
+           "SDWEC's selected trees voting with equal weights, along the λ path",
+           "relaxed-Lasso idea: Meinshausen (2007), CSDA 52(1)", "ours", "#17becf",
+           symbol="circle-open", frontier=False, picks=()),
+    Method("SDWEC-B select", "SDWEC-B select", "point", _sdwec_b_select,
+           "SDWEC-B's selected trees voting with equal weights",
+           "relaxed-Lasso idea: Meinshausen (2007), CSDA 52(1)", "ours", "#5ab4ac",
+           symbol="star-open", frontier=False),
+    # Pruning and stacking peers.
+    Method("reduce-error", "reduce-error ordering", "curve", _reduce_error,
+           "greedy forward selection: add the tree that most improves the unweighted vote's "
+           "validation accuracy", _ORDERED, "peer", "#ff7f0e", symbol="triangle-down",
+           picks=("@B", "(val)")),
+    Method("orientation", "orientation ordering", "curve", _orientation,
+           "trees by the angle between their correctness signature and a reference direction",
+           "Martínez-Muñoz & Suárez (2006), Pruning in ordered bagging ensembles, ICML",
+           "peer", "#9467bd", symbol="triangle-left", picks=("@B",)),
+    Method("random", "random subsets", "curve", _random_subsets,
+           "mean accuracy of seeded random subsets of each size: the sanity baseline",
+           "any pruning method must beat it at the same size", "peer", "#000000",
+           symbol="circle-dot", dash="dot", picks=("@B",)),
+    Method("lasso", "positive Lasso stacking", "curve", _lasso,
+           "(1/2m)||Cw - 1||² + α||w||₁ with w >= 0, along a path of α",
+           "Tibshirani (1996), JRSS B 58(1); stacking: Breiman (1996), Machine Learning 24(1)",
+           "peer", "#b8860b", symbol="hexagon"),
+    Method("NNLS", "NNLS stacking", "point", _nnls,
+           "least squares ||Cw - 1||² with w >= 0",
+           "Breiman (1996), Stacked regressions, Machine Learning 24(1)", "peer", "#bcbd22",
+           symbol="cross"),
+)
+"""The built-in methods, in the order of every table and legend."""
+
+_REGISTRY: dict[str, Method] = {}
+
+
+def register(method: Method | None = None, /, **fields) -> Method:
+    """Add a method at the end of the list.
+
+    Parameters
+    ----------
+    method : Method, optional
+        The method; or give its fields as keywords (``name=..., label=..., ...``).
+
+    Returns
+    -------
+    Method
+
+    Raises
+    ------
+    ValueError
+        If the name is taken or the colour is another method's.
+    """
+    if method is None:
+        method = Method(**fields)
+    elif fields:
+        raise ValueError("give either a Method or its fields as keywords, not both")
+    if method.name in _REGISTRY:
+        raise ValueError(f"a method named {method.name!r} is already registered; "
+                         "unregister it first or choose another name")
+    clash = [m.name for m in _REGISTRY.values() if m.color.lower() == method.color.lower()]
+    if clash:
+        raise ValueError(f"colour {method.color} is already {clash[0]!r}'s; every method "
+                         "needs its own colour")
+    _REGISTRY[method.name] = method
+    return method
+
+
+def unregister(name) -> Method:
+    """Remove a method from the list and return it."""
+    return _REGISTRY.pop(get(name).name)
+
+
+def get(name) -> Method:
+    """The method named ``name``."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no method named {name!r}; registered: {', '.join(_REGISTRY)}") from None
+
+
+def style(name) -> Style:
+    """Plot style of a method, by name or by reproduction row name (``"random @B"``)."""
+    if name not in _REGISTRY:
+        for pick in PICKS[1:]:
+            if name.endswith(" " + pick):
+                return get(name[: -len(pick) - 1]).style
+    return get(name).style
+
+
+def registered() -> tuple:
+    """Every method, in order."""
+    return tuple(_REGISTRY.values())
+
+
+def names() -> tuple:
+    """Every method's name, in order."""
+    return tuple(_REGISTRY)
+
+
+def points() -> tuple:
+    """The point methods, in order."""
+    return tuple(m for m in _REGISTRY.values() if m.kind == "point")
+
+
+def curves() -> tuple:
+    """The curve methods, in order."""
+    return tuple(m for m in _REGISTRY.values() if m.kind == "curve")
+
+
+def sweep_colors(n) -> list:
+    """``n`` shades of SDWEC's blue, light to dark, for SDWEC at several values of a parameter.
+
+    None of them is any method's colour.
+    """
+    light = np.array([int(_SWEEP_LIGHT[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
+    dark = np.array([int(_SWEEP_DARK[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
+    shades = [light + t * (dark - light) for t in np.linspace(0.0, 1.0, max(n, 2))[:n]]
+    taken = {m.color.lower() for m in _REGISTRY.values()}
+    out = []
+    for rgb in shades:
+        colour = "#" + "".join(f"{int(round(c)):02x}" for c in rgb)
+        # A shade may only coincide with a method's colour by accident; nudge it off.
+        while colour in taken:
+            colour = "#" + "".join(f"{max(0, int(colour[i:i + 2], 16) - 1):02x}" for i in (1, 3, 5))
+        out.append(colour)
+    return out
+
+
+for _method in BUILTIN:
+    register(_method)
+del _method

@@ -1,0 +1,146 @@
+"""The method registry: one name and one colour per method, and a new method is one entry."""
+
+from pathlib import Path as FilePath
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sdwec import combiners, datasets, experiments, frontier, methods, paper, plots, pool
+
+RESULTS = FilePath(__file__).resolve().parents[1] / "results" / "reproduction" / "results.csv"
+
+
+def first_half(pool):
+    """The toy of docs/methods.md: weight 1 on the first half of the members."""
+    w = np.zeros(pool.n_trees)
+    w[: pool.n_trees // 2] = 1.0
+    return w
+
+
+def prefix(pool, sizes=None):
+    """A toy curve: the first k members, for every size k."""
+    sizes = np.arange(1, pool.n_trees + 1) if sizes is None else np.asarray(sizes)
+    W = combiners.ordered_weights(np.arange(pool.n_trees), sizes)
+    return methods.Path(weights=W, param=sizes.astype(float), labels=tuple(f"k={k}" for k in sizes))
+
+
+@pytest.fixture
+def toys():
+    """Register the toy methods for one test and remove them afterwards."""
+    added = [
+        methods.register(name="first-half", label="first half of the trees", kind="point",
+                         fit=first_half, description="weight 1 on the first half",
+                         reference="a toy", source="ours", color="#ff00aa", symbol="star"),
+        methods.register(name="prefix", label="first k trees", kind="curve", fit=prefix,
+                         description="the first k trees", reference="a toy", source="ours",
+                         color="#00aa55", dash="dash", picks=("@B", "(val)")),
+    ]
+    yield added
+    for method in added:
+        methods.unregister(method.name)
+
+
+@pytest.fixture(scope="module")
+def small_pool():
+    data = datasets.load("wine", "binary")
+    return pool.build_pool(data.X, data.y, n_trees=12, seed=0)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path / "cache"))
+
+
+def test_a_registered_method_appears_in_the_frontier_with_its_weights(toys, small_pool):
+    df = frontier.peers(small_pool, random_draws=2, lasso_alphas=5)
+    row = df[df["method"] == "first-half"]
+    assert len(row) == 1 and row["n_selected"].item() == 6
+    assert row["test_accuracy"].item() == pytest.approx(combiners.accuracy(
+        first_half(small_pool), small_pool.P_test, small_pool.y_test, small_pool.classes,
+        small_pool.prior))
+    curve = df[df["method"] == "prefix"]
+    assert list(curve["n_selected"]) == list(range(1, 13))
+    assert "first-half" in plots.PEER_POINTS and "prefix" in plots.PEER_CURVES
+
+
+def test_a_registered_method_is_drawn_in_its_colour(toys, small_pool):
+    sweep = frontier.sweep(small_pool, [0.1, 10.0])
+    fig = plots.frontier(sweep, frontier.pareto(sweep), frontier.peers(small_pool, 2, 0, 5))
+    (point,) = [t for t in fig.data if t.name == "first-half"]
+    assert point.marker.color == "#ff00aa" and point.marker.symbol == "star"
+    (line,) = [t for t in fig.data if t.name == "prefix"]
+    assert line.line.color == "#00aa55" and line.line.dash == "dash"
+
+
+def test_a_registered_method_is_reproduced_and_reported(toys, cache, tmp_path):
+    assert {"first-half", "prefix @B", "prefix (val)"} <= set(experiments.METHODS)
+    rows = pd.DataFrame(experiments.run_job("wine", 0, n_trees=10))
+    assert list(rows["method"]) == experiments.METHODS
+    toy = rows.set_index("method")
+    assert toy.loc["first-half", "n_selected"] == 5
+    # "@B": the same size as SDWEC-B; "(val)": the best validation accuracy, ties smaller.
+    assert toy.loc["prefix @B", "n_selected"] == toy.loc["SDWEC-B", "n_selected"]
+    pool_ = pool.load_pool("wine", n_trees=10, seed=0)
+    val_curve = combiners.ordered_curve(np.arange(10), pool_.votes("val"), pool_.prior)
+    assert toy.loc["prefix (val)", "n_selected"] == 1 + int(np.argmax(val_curve))
+    assert toy.loc["prefix (val)", "val_accuracy"] == pytest.approx(val_curve.max())
+
+    df = experiments.reproduce(["wine"], repeats=1, n_trees=10, backend="threading", n_jobs=1,
+                               progress=False)
+    report = experiments.write_report(df, tmp_path / "out", "test", 1.0)["report"].read_text()
+    summary = report.split("## All methods")[1].split("##")[0]
+    assert "first-half" in summary and "prefix (val)" in summary
+    assert "prefix @B" in report.split("## The fair comparison")[1]
+
+
+def test_the_paper_methods_are_table_3s_and_the_stored_results_keep_their_names():
+    assert experiments.PAPER_METHODS == list(paper.TABLE3_METHODS)
+    # The Paper page reads results/reproduction/results.csv by these names.
+    stored = set(pd.read_csv(RESULTS, usecols=["method"])["method"])
+    assert stored == set(experiments.METHODS)
+
+
+def test_every_method_has_its_own_colour_and_sweeps_have_theirs():
+    colours = [m.color.lower() for m in methods.registered()]
+    assert len(set(colours)) == len(colours)
+    for n in range(1, 13):
+        shades = methods.sweep_colors(n)
+        assert len(set(shades)) == n and not set(shades) & set(colours)
+
+
+def test_lookups():
+    assert methods.get("single").label == "single tree"
+    assert methods.style("random @B") == methods.get("random").style
+    assert methods.style("lasso (val)").color == methods.get("lasso").color
+    assert {m.kind for m in methods.points()} == {"point"}
+    assert {m.kind for m in methods.curves()} == {"curve"}
+    assert list(methods.names()) == [m.name for m in methods.registered()]
+    with pytest.raises(KeyError, match="no method named 'nope'"):
+        methods.get("nope")
+
+
+def test_registration_is_checked():
+    fields = dict(name="x", label="x", kind="point", fit=first_half, description="", reference="",
+                  source="ours", color="#123456")
+    with pytest.raises(ValueError, match="already registered"):
+        methods.register(**dict(fields, name="bagging"))
+    with pytest.raises(ValueError, match="already 'bagging'"):
+        methods.register(**dict(fields, color=methods.get("bagging").color.upper()))
+    with pytest.raises(ValueError, match="kind must be one of"):
+        methods.Method(**dict(fields, kind="surface"))
+    with pytest.raises(ValueError, match="source must be one of"):
+        methods.Method(**dict(fields, source="mine"))
+    with pytest.raises(ValueError, match="must accept a sizes= option"):
+        methods.Method(**dict(fields, kind="curve", picks=("@B",)))
+    with pytest.raises(ValueError, match="picks of a point"):
+        methods.Method(**dict(fields, picks=("(val)",)))
+    assert "x" not in methods.names()
+
+
+def test_a_method_returning_the_wrong_shape_is_named(small_pool):
+    broken = methods.Method(name="broken", label="broken", kind="point",
+                            fit=lambda pool: np.ones(3), description="", reference="",
+                            source="ours", color="#010101")
+    with pytest.raises(ValueError, match="'broken' returned weights of shape \\(3,\\)"):
+        broken.run(small_pool)

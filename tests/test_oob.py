@@ -6,6 +6,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from sdwec import combiners, datasets, experiments, frontier, methods, oob, pool
 from sdwec.solver import PRESETS, Solution, solve
@@ -388,3 +389,17 @@ def test_oob_report_separates_exploration_and_confirmation():
         "exploration: splits 0–9", "confirmation: splits 10–11"]
     assert [title for title, _ in experiments._blocks(df[df["repeat"] < 3])] == [
         "all splits (0–2)"]
+
+
+def test_paired_comparison_counts_equal_accuracies_as_ties_whatever_their_last_bit():
+    rows = [{"dataset": "a", "repeat": r, "method": m, "accuracy": acc}
+            for r, (x, y) in enumerate([(0.1 + 0.2, 0.3), (0.5, 0.4), (0.7, 0.6), (0.9, 0.85),
+                                        (0.6, 0.7)])
+            for m, acc in (("new", x), ("old", y))]
+    table = experiments.paired_comparison(pd.DataFrame(rows), "new", "old")
+    first = table.iloc[0]
+    assert (first["wins"], first["ties"], first["losses"]) == (3, 1, 1)
+    # the tie is dropped: the test sees the four differences 0.1, 0.1, 0.05, -0.1
+    assert first["Wilcoxon p"] == pytest.approx(
+        stats.wilcoxon([0.1, 0.1, 0.05, -0.1]).pvalue)
+

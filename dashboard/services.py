@@ -383,6 +383,22 @@ def frontier_peers(ref):
     return _peers(ref)
 
 
+def frontier_rows_note(ref, splits):
+    """What the frontier's accuracies rest on: the rows of one split, and the splits."""
+    p = get_pool(ref)
+    n_val, n_test = len(p.y_val), len(p.y_test)
+    note = (f"One split: {n_val} validation rows (one row = {100 / n_val:.1f} accuracy "
+            f"points) and {n_test} test rows (one row = {100 / n_test:.1f} points).")
+    if splits == 1:
+        return note + " Steps of that size are one row; raise *Splits* to see the spread."
+    return note + f" Points are means over {splits} splits; bars are ± one standard deviation."
+
+
+def frontier_csv(sweep, peers):
+    """The sweep and the peers as one CSV (``bytes``), every column kept."""
+    return pd.concat([sweep, peers], ignore_index=True).to_csv(index=False).encode()
+
+
 # --------------------------------------------------------------------------- paper page
 
 

@@ -42,8 +42,8 @@ def _figure(traces, title, x_title, y_title, **layout):
     layout = dict(title=dict(text=title, y=0.98, yanchor="top", yref="container"),
                   xaxis=dict(title=dict(text=x_title), **layout.pop("xaxis", {})),
                   yaxis=dict(title=dict(text=y_title), **layout.pop("yaxis", {})),
-                  margin=_MARGIN, legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0),
-                  **layout)
+                  margin=layout.pop("margin", _MARGIN),
+                  legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0), **layout)
     return go.Figure(data=traces, layout=layout)
 
 
@@ -372,8 +372,26 @@ SWEEP_CUSTOMDATA = ("lam", "beta", "gamma", "eps", "n_selected", "val_accuracy",
                     "test_accuracy")
 
 
-def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
-    """Accuracy against sparsity: an SDWEC sweep, its Pareto front and the peers.
+#: Greek names of the parameters a sweep can vary, as the sidebar shows them.
+GREEK = {"lam": "λ", "beta": "β", "gamma": "γ", "eps": "ε"}
+_X_AXES = {"trees": "trees used (log scale)", "sparsity": "sparsity (1 − used / l)"}
+
+
+def _error(rows, column):
+    """``error_y`` of a trace when ``rows`` carry a positive ``<column>_sd``, else None."""
+    sd = column + "_sd"
+    if sd not in rows or not (rows[sd].to_numpy(dtype=float) > 0).any():
+        return None
+    return dict(type="data", array=rows[sd].to_numpy(dtype=float), thickness=1, width=2)
+
+
+def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees"):
+    """Accuracy against ensemble size: an SDWEC sweep, its Pareto front and the peers.
+
+    Abstaining ensembles (every weight zero, a constant guess of the most frequent class)
+    are not drawn: they are not a point of the trade-off, and their accuracy would stretch
+    the axis.  A note under the title counts them.  With rows averaged over several splits
+    (:func:`sdwec.frontier.over_splits`), accuracies carry error bars (± one sd).
 
     Parameters
     ----------
@@ -381,13 +399,17 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
         :func:`sdwec.frontier.sweep` output (one row per parameter point); its
         ``select_*`` columns give the SDWEC-select trace (drawn when ``second`` is None).
     front : pandas.DataFrame
-        :func:`sdwec.frontier.pareto` of ``sweep``.
+        :func:`sdwec.frontier.pareto` of ``sweep`` (chosen on whichever accuracy the caller
+        decided; it is drawn at ``accuracy``).
     peers : pandas.DataFrame
         :func:`sdwec.frontier.peers` output.
     accuracy : {"test_accuracy", "val_accuracy"}, default="test_accuracy"
         The y axis.
     second : str or None, default=None
         Name of the second swept parameter; its values get one trace each.
+    x : {"trees", "sparsity"}, default="trees"
+        Trees used on a log axis (where SDWEC's sparse end is readable), or sparsity with the
+        axis fitted to the points drawn.
 
     Returns
     -------
@@ -396,38 +418,50 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
     """
     if accuracy not in ("test_accuracy", "val_accuracy"):
         raise ValueError(f"accuracy must be 'test_accuracy' or 'val_accuracy'; got {accuracy!r}")
-    fig = go.Figure()
+    if x not in _X_AXES:
+        raise ValueError(f"x must be one of {', '.join(_X_AXES)}; got {x!r}")
+    column = "n_selected" if x == "trees" else "sparsity"
+
+    def drawn(rows):
+        return rows[rows["n_selected"] > 0] if "n_selected" in rows else rows
+
+    traces = []
     for method in methods.curves():
-        rows = peers[peers["method"] == method.name].sort_values("sparsity")
+        rows = drawn(peers[peers["method"] == method.name]).sort_values(column)
         if rows.empty:
             continue
-        fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[accuracy], mode="lines", name=method.name,
-            line=dict(width=1.5, color=method.color, dash=method.dash),
+        traces.append(dict(
+            type="scatter", x=rows[column], y=rows[accuracy], mode="lines",
+            name=method.label, line=dict(width=1.5, color=method.color, dash=method.dash),
+            error_y=_error(rows, accuracy),
             customdata=rows[["params", "n_selected"]].to_numpy(),
-            hovertemplate=method.name + " %{customdata[0]}<br>%{customdata[1]} trees<br>"
-                          "sparsity %{x:.3f}<br>accuracy %{y:.4f}<extra></extra>"))
+            hovertemplate=method.label + " %{customdata[0]}<br>%{customdata[1]} trees<br>"
+                          "accuracy %{y:.4f}<extra></extra>"))
     for method in methods.points():
-        rows = peers[peers["method"] == method.name]
+        rows = drawn(peers[peers["method"] == method.name])
         if rows.empty:
             continue
-        fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[accuracy], mode="markers", name=method.name,
+        traces.append(dict(
+            type="scatter", x=rows[column], y=rows[accuracy], mode="markers",
+            name=method.label, error_y=_error(rows, accuracy),
             marker=dict(size=11, symbol=method.symbol, color=method.color,
                         line=dict(width=1, color="black")),
             customdata=rows[["n_selected"]].to_numpy(),
-            hovertemplate=method.name + "<br>%{customdata[0]} trees<br>sparsity %{x:.3f}<br>"
-                                        "accuracy %{y:.4f}<extra></extra>"))
+            hovertemplate=method.label + "<br>%{customdata[0]} trees<br>"
+                                         "accuracy %{y:.4f}<extra></extra>"))
     groups = [(None, sweep)] if second is None else list(sweep.groupby(second, sort=True))
     sdwec, select_style = methods.get("SDWEC"), methods.get("SDWEC-select")
     shades = methods.sweep_colors(len(groups))
     hover = ("SDWEC λ=%{customdata[0]:.4g} β=%{customdata[1]:.4g} γ=%{customdata[2]:.4g} "
-             "ε=%{customdata[3]:.4g}<br>%{customdata[4]} trees<br>validation "
+             "ε=%{customdata[3]:.4g}<br>%{customdata[4]:.3g} trees<br>validation "
              "%{customdata[5]:.4f}, test %{customdata[6]:.4f}<extra></extra>")
     for i, (value, rows) in enumerate(groups):
-        name = "SDWEC (λ sweep)" if value is None else f"SDWEC {second}={value:g}"
-        fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[accuracy], mode="markers", name=name,
+        rows = drawn(rows)
+        name = "SDWEC (λ sweep)" if value is None else \
+            f"SDWEC {GREEK.get(second, second)}={value:g}"
+        traces.append(dict(
+            type="scatter", x=rows[column], y=rows[accuracy], mode="markers", name=name,
+            error_y=_error(rows, accuracy),
             marker=dict(size=9, symbol=sdwec.symbol,
                         color=sdwec.color if value is None else shades[i],
                         line=dict(width=1, color="white")),
@@ -435,25 +469,50 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
             hovertemplate=hover))
     select = "select_" + accuracy
     if second is None and select in sweep:
-        rows = sweep.sort_values("sparsity")
-        fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[select], mode="markers", name="SDWEC-select",
+        rows = drawn(sweep).sort_values(column)
+        traces.append(dict(
+            type="scatter", x=rows[column], y=rows[select], mode="markers", name="SDWEC-select",
+            error_y=_error(rows, select),
             marker=dict(size=7, symbol=select_style.symbol, color=select_style.color),
             customdata=rows[["lam", "n_selected"]].to_numpy(dtype=float),
             hovertemplate="SDWEC-select (SDWEC's trees, equal votes) λ=%{customdata[0]:.4g}"
-                          "<br>%{customdata[1]} trees<br>sparsity %{x:.3f}<br>accuracy "
-                          "%{y:.4f}<extra></extra>"))
+                          "<br>%{customdata[1]:.3g} trees<br>accuracy %{y:.4f}<extra></extra>"))
+    front = drawn(front)
     if not front.empty:
-        ordered = front.sort_values("sparsity")
+        ordered = front.sort_values(column)
         # Between two front points the best accuracy at least this sparse is the next
-        # point's, hence the vertical-then-horizontal staircase.
-        fig.add_trace(go.Scatter(x=ordered["sparsity"], y=ordered[accuracy], mode="lines",
-                                 name="SDWEC Pareto front", hoverinfo="skip",
-                                 line=dict(color=COLORS["pareto"], width=2, shape="vh")))
+        # point's, hence the staircase (its direction follows the x axis).
+        traces.append(dict(type="scatter", x=ordered[column], y=ordered[accuracy],
+                           mode="lines", name="SDWEC Pareto front", hoverinfo="skip",
+                           line=dict(color=COLORS["pareto"], width=2,
+                                     shape="hv" if x == "trees" else "vh")))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
-    fig.update_xaxes(range=[-0.02, 1.02])
-    fig.update_layout(height=600, clickmode="event+select")
-    return _layout(fig, f"Accuracy vs sparsity ({label})", "sparsity (1 − used / l)", label)
+    notes = []
+    abstaining = sweep[sweep["n_selected"] == 0] if "n_selected" in sweep else sweep.iloc[:0]
+    if not abstaining.empty:
+        constant = abstaining[accuracy].iloc[0]
+        notes.append(dict(
+            xref="paper", yref="paper", x=0, y=-0.13, xanchor="left", yanchor="top",
+            showarrow=False, font=dict(size=12),
+            text=f"Not drawn: {len(abstaining)} SDWEC setting(s) with every weight zero "
+                 f"(λ ≤ {abstaining['lam'].max():.3g}); they abstain and predict the most "
+                 f"frequent class ({label} {constant:.3f})."))
+    xaxis = dict(type="log") if x == "trees" else dict(_fitted_range(traces))
+    ys = [v for t in traces for v in np.asarray(t["y"], dtype=float)]
+    yaxis = dict(range=[max(0.0, min(ys) - 0.02), min(1.0, max(ys)) + 0.01]) if ys else {}
+    return _figure(traces, f"Accuracy vs ensemble size ({label})", _X_AXES[x], label,
+                   height=600, clickmode="event+select", annotations=notes, xaxis=xaxis,
+                   yaxis=yaxis, margin=dict(_MARGIN, b=70 if notes else 10))
+
+
+def _fitted_range(traces):
+    """An x range around the points drawn (sparsity lives mostly in [0.8, 1])."""
+    xs = [v for t in traces for v in np.asarray(t["x"], dtype=float)]
+    if not xs:
+        return {}
+    low, high = min(xs), max(xs)
+    pad = 0.03 * max(high - low, 0.01)
+    return {"range": [low - pad, high + pad]}
 
 
 # --------------------------------------------------------------------------- paper

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import joblib
 import numpy as np
+import pandas as pd
 import pytest
 import streamlit as st
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -19,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import config as dashboard_config
 from dashboard.config import Config, config_from_query, config_to_query
 from dashboard.explorer import model_bytes
-from sdwec import DataError, combiners, datasets, export, pool, solver
+from sdwec import DataError, combiners, datasets, export, frontier, methods, pool, solver
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
@@ -337,6 +338,39 @@ def test_frontier_page():
     _ok(at)
     at.radio(key="frontier_axis").set_value("validation").run()
     _ok(at)
+
+
+def test_frontier_front_on_validation_csv_and_glossary(served_files):
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
+    sweep = frontier.sweep(p, lams=list(dashboard_config.LAMBDA_GRID))
+    expected = frontier.pareto(sweep, "val_accuracy")
+    front = at.dataframe[0].value
+    assert list(front["params"]) == list(expected["params"])
+    assert (front["n_selected"] > 0).all()  # abstaining settings are never on the front
+    assert not at.warning
+    csv = pd.read_csv(io.BytesIO(served_files["sdwec_frontier_wine.csv"]))
+    assert set(csv["method"]) >= {"SDWEC", "bagging", "random", "reduce-error"}
+    assert len(csv[csv["method"] == "SDWEC"]) == len(dashboard_config.LAMBDA_GRID)
+    at.radio(key="frontier_front_on").set_value("test").run()
+    _ok(at)
+    assert any("flatter" in w.value for w in at.warning)
+    # The glossary names every registered method with its reference.
+    text = " ".join(m.value for m in at.markdown)
+    assert all(m.label in text and m.reference in text for m in methods.registered())
+
+
+def test_frontier_over_splits_shows_means():
+    at = _app({"dataset": "wine", "l": "10", "r": "3"}, page="pages/frontier.py")
+    _ok(at)
+    sweeps = [frontier.sweep(pool.load_pool("wine", "binary", n_trees=10, seed=s),
+                             lams=list(dashboard_config.LAMBDA_GRID)) for s in range(3)]
+    mean = frontier.over_splits(sweeps)
+    front = at.dataframe[0].value
+    expected = frontier.pareto(mean, "val_accuracy")
+    assert list(front["val_accuracy"]) == pytest.approx(list(expected["val_accuracy"]))
+    assert any("means over 3 splits" in c.value for c in at.caption)
 
 
 def test_point_config_snaps_to_the_sidebar():

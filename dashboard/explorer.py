@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard import services
 from dashboard.sidebar import pin_current, unpin
-from sdwec import comparison, export, plots
+from sdwec import comparison, convergence, export, plots
 
 
 def _label_formatter(classes):
@@ -75,15 +75,55 @@ def show_explorer(config):
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
     _pin_section(config, refs, summary, result)
-    methods_fig, convergence_fig, weights_fig = services.explorer_figures(ref, config, result,
-                                                                          summary)
+    methods_fig, weights_fig = services.explorer_figures(ref, config, result, summary)
     left, right = st.columns(2)
     left.plotly_chart(methods_fig, key="explorer_methods")
-    right.plotly_chart(convergence_fig, key="explorer_convergence")
+    with right:
+        log = st.toggle("Log-scale cost axis", key="explorer_cost_log",
+                        help="The first iterations' costs can dwarf the rest.")
+        st.plotly_chart(services.convergence_figure(ref, config, result, log),
+                        key="explorer_convergence")
+    st.markdown(cost_note(convergence.describe(sol.history), len(sol.history)))
     st.plotly_chart(weights_fig, key="explorer_weights")
+    if st.toggle("Show the weights across iterations (▶ plays Algorithm 1 in your browser)",
+                 key="explorer_iterations"):
+        st.plotly_chart(services.iterations_figure(ref, config, result),
+                        key="explorer_iterations_chart")
+        st.caption("Drag the slider or press ▶: the bars are each iteration's weights before "
+                   "line 15; blue ones are above the threshold (dotted) and would be kept if "
+                   "Algorithm 1 stopped there. Watch trees drop out as the L1 term wins.")
     _timing_section(ref, sol)
     show_downloads(ref, config, result)
     return result
+
+
+#: Where docs/algorithm.md derives why Algorithm 1's costs can rise.
+COSTS_DOC = "docs/algorithm.md, section *When the costs rise*"
+
+
+def cost_note(behaviour, k):
+    """Markdown under the cost chart: the paper's claim, and what this run did."""
+    if behaviour.decreasing:
+        return ("The non-convex cost falls at every iteration here, as in the paper's "
+                "Figure 3.")
+    worst = behaviour.largest_rise
+    text = (f"**The non-convex cost rises** at {len(behaviour.rises)} of {k} iterations here "
+            f"(largest: iteration {worst.iteration}, {worst.before:.3g} → {worst.after:.3g}). "
+            f"The paper says both costs \"decrease steadily\"; Algorithm 1 does not promise "
+            f"it, and this solver gives the same weights as a literal transcription of it. "
+            f"Each iteration minimises a new convex model built around the previous weights ŵ: "
+            f"its relaxed sign term pulls every row's margin H_s w towards |H_s ŵ| + ε")
+    sums = behaviour.weight_sums
+    if behaviour.scale_grows:
+        text += (f", so the weights' scale keeps growing (their sum went from {sums[0]:.3g} "
+                 f"to {sums[-1]:.3g}) although sgn(Hw) ignores scale, and the L1 term of the "
+                 f"cost grows with nothing gained")
+    flips = int(behaviour.flips[worst.iteration - 1]) if len(behaviour.flips) else 0
+    if flips:
+        text += (f"; and a weight crossing zero moves rows between right and wrong (at "
+                 f"iteration {worst.iteration}, {flips} weights switched between zero and "
+                 f"non-zero)")
+    return text + f". Why, in detail: {COSTS_DOC}."
 
 
 def _pin_section(config, refs, summary, result):

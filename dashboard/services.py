@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
-from sdwec import comparison, datasets, experiments, frontier, plots, pool, timing
+from sdwec import comparison, datasets, experiments, frontier, plots, pool, solver, timing
 from sdwec.errors import DataError
 
 #: Bounds of the caches.
@@ -279,22 +279,48 @@ def _compare(ref, params):
 def compare(ref, config):
     """SDWEC on ``ref``'s pool with the baselines beside it (cached, bounded)."""
     get_pool(ref)  # trains (with a progress bar) if needed, before the cached solve
-    return _compare(ref, tuple(sorted(config.solver_params().items())))
+    return _compare(ref, _params(config))
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _explorer_figures(ref, params, splits, _result, _summary):
-    """The Explorer's three solution figures for one configuration (shared, read-only)."""
+    """The Explorer's accuracy and weights figures for one configuration (shared, read-only)."""
     sol = _result.solution
     threshold = sol.threshold if np.isfinite(sol.threshold) else None
-    return (plots.method_comparison(_summary), plots.convergence(sol.history),
+    return (plots.method_comparison(_summary),
             plots.member_weights(sol.weights, _result.member_accuracy, threshold))
 
 
 def explorer_figures(ref, config, result, summary):
     """The Explorer's figures of ``result`` (cached per configuration)."""
-    return _explorer_figures(ref, tuple(sorted(config.solver_params().items())),
-                             config.splits, result, summary)
+    return _explorer_figures(ref, _params(config), config.splits, result, summary)
+
+
+def _params(config):
+    return tuple(sorted(config.solver_params().items()))
+
+
+@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _convergence_figure(ref, params, log, _result):
+    return plots.convergence(_result.solution.history, log_y=log)
+
+
+def convergence_figure(ref, config, result, log):
+    """The cost-per-iteration figure (cached per configuration and axis scale)."""
+    return _convergence_figure(ref, _params(config), bool(log), result)
+
+
+@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _iterations_figure(ref, params, _result):
+    sol, p = _result.solution, dict(params)
+    thresholds = [solver.line15_thresholds(r.weights, p["beta"], p["gamma"], p["eps"],
+                                           p["threshold"])[1] for r in sol.history]
+    return plots.weights_over_iterations(sol.history, thresholds, _result.member_accuracy)
+
+
+def iterations_figure(ref, config, result):
+    """The weights-across-iterations figure with its frames (cached per configuration)."""
+    return _iterations_figure(ref, _params(config), result)
 
 
 @st.cache_data(max_entries=TIMING_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
@@ -449,5 +475,5 @@ def training_times(names, sizes, seed=0):
 def clear_caches():
     """Empty the dashboard's Streamlit caches (tests call this between runs)."""
     for cached in (_pool_slot, _compare, _measure, _sweep_chunk, _peers, _explorer_figures,
-                   _read_reproduction, _shape_of):
+                   _convergence_figure, _iterations_figure, _read_reproduction, _shape_of):
         cached.clear()

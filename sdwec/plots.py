@@ -16,6 +16,7 @@ except ImportError as exc:  # plotly is the dashboard's, not part of the base in
     raise ImportError("sdwec.plots needs plotly: pip install 'sdwec[dashboard]'") from exc
 
 from sdwec import methods, solver
+from sdwec.convergence import describe
 
 #: One colour per role that is not a method (methods take theirs from :mod:`sdwec.methods`,
 #: so a method keeps its colour across pages).
@@ -206,19 +207,25 @@ def taylor_model(w_hat, beta, gamma, eps, w_max=None, n=401):
 # --------------------------------------------------------------------------- explorer
 
 
-def convergence(history):
+def convergence(history, log_y=False):
     """Non-convex cost (eq. 4) and convex-relaxed cost (eq. 10) per iteration (Figure 3).
+
+    Iterations where the non-convex cost rises are marked (see :mod:`sdwec.convergence`:
+    Algorithm 1 does not promise a decrease).
 
     Parameters
     ----------
     history : sequence of IterationRecord
         ``Solution.history``.
+    log_y : bool, default=False
+        A log-scale cost axis (the first iterations' costs can dwarf the rest).
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
     it = [r.iteration for r in history]
+    rises = describe(history).rises
     traces = [
         dict(type="scatter", x=it, y=[r.nonconvex_cost for r in history], mode="lines+markers",
              name="non-convex cost (eq. 4)", line=dict(color=COLORS["exact"]),
@@ -229,7 +236,86 @@ def convergence(history):
              name="convex-relaxed cost (eq. 10)",
              line=dict(color=COLORS["approx"], dash="dash")),
     ]
-    return _figure(traces, "Cost per iteration", "iteration", "cost")
+    if rises:
+        traces.append(dict(type="scatter", x=[r.iteration for r in rises],
+                           y=[r.after for r in rises], mode="markers", name="cost rises",
+                           marker=dict(symbol="triangle-up", size=11, color=COLORS["threshold"]),
+                           hovertemplate="iteration %{x}: the cost rose to %{y:.4g}"
+                                         "<extra></extra>"))
+    yaxis = dict(type="log", exponentformat="power") if log_y else {}
+    return _figure(traces, "Cost per iteration", "iteration", "cost", yaxis=yaxis,
+                   xaxis=dict(dtick=5 if len(it) > 10 else 1))
+
+
+def weights_over_iterations(history, thresholds, member_accuracy=None):
+    """The raw weights after each iteration, with the threshold, as Plotly frames.
+
+    A slider (and a play button) moves through iterations ``1 .. k`` in the browser, with
+    no server round trip: each frame shows that iteration's weights before line 15, the
+    threshold line 15 would apply to them, and which trees it would keep.
+
+    Parameters
+    ----------
+    history : sequence of IterationRecord
+        ``Solution.history`` (with ``weights``).
+    thresholds : sequence of ndarray of shape (l,)
+        Per iteration, each weight's threshold (:func:`sdwec.solver.line15_thresholds`).
+    member_accuracy : array_like of shape (l,), optional
+        Shown on hover.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    history = list(history)
+    if not history or any(r.weights is None for r in history):
+        raise ValueError("the history holds no weights; solve again with this version")
+    if len(thresholds) != len(history):
+        raise ValueError(f"need one threshold vector per iteration ({len(history)}); "
+                         f"got {len(thresholds)}")
+    l = len(history[0].weights)
+    idx = np.arange(l)
+    acc = np.full(l, np.nan) if member_accuracy is None else np.asarray(member_accuracy)
+    top = max(float(np.max(r.weights)) for r in history)
+    kept_colour, dropped_colour = COLORS["selected"], COLORS["dropped"]
+
+    def frame_data(record, thr):
+        kept = record.weights > thr
+        bars = dict(type="bar", x=idx, y=record.weights, name="weight",
+                    marker=dict(color=np.where(kept, kept_colour, dropped_colour).tolist()),
+                    customdata=acc,
+                    hovertemplate="tree %{x}<br>weight %{y:.4g}<br>validation accuracy "
+                                  "%{customdata:.3f}<extra></extra>")
+        line = dict(type="scatter", x=idx, y=thr, mode="lines", name="threshold (line 15)",
+                    line=dict(color=COLORS["threshold"], dash="dot", shape="hvh"),
+                    hoverinfo="skip")
+        return [bars, line], int(kept.sum())
+
+    frames, steps = [], []
+    for record, thr in zip(history, thresholds):
+        data, kept = frame_data(record, np.asarray(thr, dtype=float))
+        name = str(record.iteration)
+        frames.append(dict(name=name, data=data, layout=dict(title=dict(
+            text=f"Iteration {record.iteration}: {kept} of {l} trees above the threshold, "
+                 f"weights sum to {record.weights.sum():.3g}"))))
+        steps.append(dict(method="animate", label=name,
+                          args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                             transition=dict(duration=0))]))
+    first, _ = frame_data(history[0], np.asarray(thresholds[0], dtype=float))
+    fig = _figure(first, frames[0]["layout"]["title"]["text"], "tree index",
+                  "weight before thresholding", bargap=0.1, showlegend=False,
+                  yaxis=dict(range=[0, 1.05 * top if top > 0 else 1]),
+                  sliders=[dict(active=0, steps=steps, x=0.1, len=0.9, y=-0.12,
+                                currentvalue=dict(prefix="iteration ", visible=True))],
+                  updatemenus=[dict(type="buttons", x=0, y=-0.12, xanchor="left",
+                                    yanchor="top", direction="left", showactive=False,
+                                    buttons=[dict(label="▶", method="animate", args=[
+                                        None, dict(frame=dict(duration=300, redraw=True),
+                                                   fromcurrent=True, mode="immediate",
+                                                   transition=dict(duration=0))])])],
+                  margin=dict(_MARGIN, b=90), height=430)
+    fig.frames = [go.Frame(**f) for f in frames]
+    return fig
 
 
 def member_weights(weights, member_accuracy, threshold=None):

@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import config as dashboard_config
 from dashboard.config import Config, config_from_query, config_to_query
 from dashboard.explorer import model_bytes
-from sdwec import DataError, combiners, datasets, export, frontier, methods, pool, solver
+from sdwec import DataError, combiners, convergence, datasets, export, frontier, methods, pool, solver
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
@@ -181,6 +181,43 @@ def test_same_ensemble_and_abstaining_are_not_timed():
     assert not [b for b in at.button if b.key == "explorer_measure"]
     at = _app({"dataset": "wine", "l": "10", "lam": "0.01"})
     assert any("nothing to time" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("query", [{}, {"lam": "1000", "eps": "0.01"}])
+def test_cost_note_says_what_the_run_did(query):
+    at = _app(dict(SMALL, **query))
+    _ok(at)
+    params = {"lam": float(query.get("lam", 10)), "eps": float(query.get("eps", 1))}
+    _, sol, _ = _direct(**params)
+    behaviour = convergence.describe(sol.history)
+    text = " ".join(m.value for m in at.markdown)
+    if behaviour.decreasing:
+        assert "falls at every iteration" in text
+    else:
+        worst = behaviour.largest_rise
+        assert f"rises** at {len(behaviour.rises)} of 25 iterations" in text
+        assert f"iteration {worst.iteration}, {worst.before:.3g} → {worst.after:.3g}" in text
+        assert "When the costs rise" in text
+
+
+def test_some_run_of_the_explorer_has_rising_costs():
+    # The premise of the note above: the literal Algorithm 1 is not monotone on real votes.
+    _, sol, _ = _direct(lam=1000.0, eps=0.01)
+    assert not convergence.describe(sol.history).decreasing
+
+
+def test_weights_across_iterations_and_log_scale():
+    at = _app()
+    at.toggle(key="explorer_iterations").set_value(True).run()
+    _ok(at)
+    assert len(_charts(at)) == 4
+    at.toggle(key="explorer_cost_log").set_value(True).run()
+    _ok(at)
+    figures = [json.loads(c.proto.spec) for c in _charts(at)]
+    costs = [f for f in figures if f["layout"].get("title", {}).get("text") == "Cost per iteration"]
+    assert costs and costs[0]["layout"]["yaxis"]["type"] == "log"
+    frames = [f for f in figures if f.get("frames")]
+    assert len(frames) == 1 and len(frames[0]["frames"]) == 25
 
 
 def test_splits_show_mean_and_spread():

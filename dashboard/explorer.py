@@ -74,8 +74,8 @@ def show_explorer(config):
     st.caption(_rows_note(result, len(results)) +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
-    _pin_section(config, refs, summary, result)
-    methods_fig, weights_fig = services.explorer_figures(ref, config, result, summary)
+    pinned = _pin_section(config, refs, summary, result)
+    methods_fig, weights_fig = services.explorer_figures(ref, config, result, summary, pinned)
     left, right = st.columns(2)
     left.plotly_chart(methods_fig, key="explorer_methods")
     with right:
@@ -127,14 +127,17 @@ def cost_note(behaviour, k):
 
 
 def _pin_section(config, refs, summary, result):
-    """Pin the configuration, or compare the live one with the pinned one."""
+    """Pin the configuration, or compare the live one with the pinned one.
+
+    Returns the pinned configuration's first-split result, or ``None``.
+    """
     pinned = config.pinned()
     if pinned is None:
         st.button("Pin this configuration", key="explorer_pin", on_click=pin_current,
                   icon=":material/push_pin:",
                   help="Keep these parameters; after your next slider move the Explorer "
                        "shows both side by side. The pin is part of the page address.")
-        return
+        return None
     pinned_results = [services.compare(r, pinned) for r in refs]
     pinned_summary = comparison.over_splits(pinned_results)
     left, right = st.columns([4, 1])
@@ -154,7 +157,9 @@ def _pin_section(config, refs, summary, result):
                                        pinned_results[0].solution.weights)
     st.caption(f"On the first split both keep {shared['both']} trees; only the live "
                f"configuration keeps {shared['only_first']}, only the pinned one "
-               f"{shared['only_second']}. The weights chart shows both.")
+               f"{shared['only_second']}. The weights chart marks the pinned weights with "
+               f"black ticks.")
+    return pinned_results[0]
 
 
 def _timing_section(ref, sol):

@@ -283,17 +283,20 @@ def compare(ref, config):
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _explorer_figures(ref, params, splits, _result, _summary):
+def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     """The Explorer's accuracy and weights figures for one configuration (shared, read-only)."""
     sol = _result.solution
     threshold = sol.threshold if np.isfinite(sol.threshold) else None
     return (plots.method_comparison(_summary),
-            plots.member_weights(sol.weights, _result.member_accuracy, threshold))
+            plots.member_weights(sol.weights, _result.member_accuracy, threshold,
+                                 pinned=None if _pinned is None else _pinned.solution.weights))
 
 
-def explorer_figures(ref, config, result, summary):
-    """The Explorer's figures of ``result`` (cached per configuration)."""
-    return _explorer_figures(ref, _params(config), config.splits, result, summary)
+def explorer_figures(ref, config, result, summary, pinned=None):
+    """The Explorer's figures of ``result`` (and the pinned result's weights), cached per
+    configuration."""
+    return _explorer_figures(ref, _params(config), config.splits, config.pin, result, summary,
+                             pinned)
 
 
 def _params(config):

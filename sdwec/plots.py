@@ -163,7 +163,7 @@ def penalty_threshold(beta, gamma, eps, w_max=None, n=401):
                   annotation_text=f"P = {solver.PENALTY_LEVEL:g}")
     fig.add_vline(x=thr, line=dict(color=COLORS["threshold"], dash="dash"),
                   annotation_text=f"threshold {thr:.3g}")
-    fig.update_yaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     return _layout(fig, f"Penalty P(w), β = {beta:g}, g = γ/ε = {g:.3g}", "w",
                    "P(w) (log scale)")
 
@@ -318,7 +318,7 @@ def weights_over_iterations(history, thresholds, member_accuracy=None):
     return fig
 
 
-def member_weights(weights, member_accuracy, threshold=None):
+def member_weights(weights, member_accuracy, threshold=None, pinned=None):
     """Weight of every ensemble member, selected ones highlighted, with its own accuracy.
 
     Parameters
@@ -329,6 +329,8 @@ def member_weights(weights, member_accuracy, threshold=None):
         Each member's validation accuracy, shown on hover and as a second axis.
     threshold : float or None, default=None
         Threshold the raw weights were cut at, drawn as a line when finite and positive.
+    pinned : array_like of shape (l,), optional
+        Another configuration's weights, drawn as black ticks over the bars (non-zero only).
 
     Returns
     -------
@@ -346,6 +348,17 @@ def member_weights(weights, member_accuracy, threshold=None):
                                  "validation accuracy %{customdata:.3f}<extra></extra>")
               for mask, name, colour in ((chosen, "selected", COLORS["selected"]),
                                          (~chosen, "dropped", COLORS["dropped"]))]
+    if pinned is not None:
+        pinned = np.asarray(pinned, dtype=float)
+        if pinned.shape != weights.shape:
+            raise ValueError(f"pinned weights {pinned.shape} and weights {weights.shape} "
+                             f"differ in shape")
+        kept = pinned > 0
+        traces.append(dict(type="scatter", x=idx[kept], y=pinned[kept], mode="markers",
+                           name=f"pinned ({int(kept.sum())})",
+                           marker=dict(symbol="line-ew-open", size=14, color="black",
+                                       line=dict(width=2, color="black")),
+                           hovertemplate="tree %{x}<br>pinned weight %{y:.4g}<extra></extra>"))
     traces.append(dict(type="scatter", x=idx, y=acc, mode="markers",
                        name="tree's validation accuracy", yaxis="y2",
                        marker=dict(color=COLORS["threshold"], size=5),
@@ -360,7 +373,8 @@ def member_weights(weights, member_accuracy, threshold=None):
     return _figure(traces, "Weights of the ensemble members", "tree index", "weight",
                    barmode="overlay", bargap=0.1, shapes=shapes, annotations=notes,
                    yaxis2=dict(title=dict(text="accuracy"), overlaying="y", side="right",
-                               range=[0, 1.02], showgrid=False))
+                               range=[0, 1.02], showgrid=False, tickmode="linear",
+                               tick0=0, dtick=0.25))
 
 
 def method_comparison(rows):
@@ -667,5 +681,5 @@ def training_time(table):
             fig.add_trace(go.Scatter(x=rows["l"], y=rows["paper_seconds"], mode="lines+markers",
                                      name=f"{name} paper", line=dict(color=colour, dash="dash"),
                                      hovertemplate="l=%{x}<br>paper %{y:.2f} s<extra></extra>"))
-    fig.update_yaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     return _layout(fig, "SDWEC weight-finding time (k = 25)", "classifiers l", "seconds (log)")

@@ -246,6 +246,9 @@ def test_pin_compares_the_live_configuration_with_the_pinned_one():
                                          live.n_selected - pinned.n_selected]
     both = int(np.sum((live.weights > 0) & (pinned.weights > 0)))
     assert any(f"both keep {both} trees" in c.value for c in at.caption)
+    traces = [t for c in _charts(at) for t in json.loads(c.proto.spec)["data"]]
+    (ticks,) = [t for t in traces if t.get("name", "").startswith("pinned")]
+    assert ticks["name"] == f"pinned ({pinned.n_selected})"
     at.button(key="explorer_unpin").click().run()
     _ok(at)
     assert "pin" not in at.query_params and not at.dataframe

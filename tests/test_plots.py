@@ -314,3 +314,12 @@ def test_paper_comparison_and_training_time():
     assert list(measured.x) == [100, 200] and list(measured.y) == [0.01, 0.02]
     assert list(_trace(fig, "wine paper").y) == [0.03, 0.05]
     assert fig.layout.yaxis.type == "log"
+
+
+def test_member_weights_marks_the_pinned_weights():
+    fig = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3, pinned=[0.0, 0.4, 0.9])
+    pinned = _trace(fig, "pinned (2)")
+    assert list(pinned.x) == [1, 2] and list(pinned.y) == [0.4, 0.9]
+    assert fig.layout.yaxis2.dtick == 0.25  # accuracy ticks at 0, 0.25, ..., not 0.126
+    with pytest.raises(ValueError, match="differ in shape"):
+        plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import services
+from dashboard.glossary import show_glossary
 from dashboard.sidebar import pin_current, unpin
 from sdwec import comparison, convergence, export, plots
 
@@ -77,7 +78,10 @@ def show_explorer(config):
     pinned = _pin_section(config, refs, summary, result)
     methods_fig, weights_fig = services.explorer_figures(ref, config, result, summary, pinned)
     left, right = st.columns(2)
-    left.plotly_chart(methods_fig, key="explorer_methods")
+    with left:
+        left.plotly_chart(methods_fig, key="explorer_methods")
+        show_glossary("What are bagging, WMV, the single tree?",
+                      names=("SDWEC", "bagging", "WMV", "single"))
     with right:
         log = st.toggle("Log-scale cost axis", key="explorer_cost_log",
                         help="The first iterations' costs can dwarf the rest.")

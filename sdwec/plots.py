@@ -597,7 +597,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
             text=f"Not drawn: {len(abstaining)} SDWEC setting(s) with every weight zero "
                  f"(λ ≤ {abstaining['lam'].max():.3g}); they abstain and predict the most "
                  f"frequent class ({label} {constant:.3f})."))
-    xaxis = dict(type="log") if x == "trees" else dict(_fitted_range(traces))
+    xaxis = dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) \
+        if x == "trees" else dict(_fitted_range(traces))
     ys = [v for t in traces for v in np.asarray(t["y"], dtype=float)]
     yaxis = dict(range=[max(0.0, min(ys) - 0.02), min(1.0, max(ys)) + 0.01]) if ys else {}
     return _figure(traces, f"Accuracy vs ensemble size ({label})", _X_AXES[x], label,

@@ -39,6 +39,27 @@ def _positive_int(text):
     return value
 
 
+def _size(text):
+    """A target size: an integer number of trees or a share of the pool in (0, 1]."""
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer or a share in (0, 1], "
+                                             f"got {text!r}") from None
+        if not 0 < value <= 1:
+            raise argparse.ArgumentTypeError(f"a share must be in (0, 1], got {text}")
+        return value
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a number of trees must be at least 1, got {text}")
+    return value
+
+
+_DEFAULT_OUT = {"paper": Path("results/reproduction"), "oob": Path("results/oob")}
+
+
 def _program_name():
     """How the user started us: the ``sdwec`` console script or ``python -m sdwec``."""
     return "sdwec" if Path(sys.argv[0]).name == "sdwec" else "python -m sdwec"
@@ -66,7 +87,10 @@ def build_parser(prog="python -m sdwec"):
         description="Train a bagged CART pool per (dataset, repeat) (seed = repeat; pools are "
                     "cached on disk), find every method's weights on the validation split and "
                     "score them on the test split. Writes OUT/results.csv and OUT/report.md. "
-                    "A rerun with the same arguments reproduces every number.")
+                    "A rerun with the same arguments reproduces every number. --suite oob runs "
+                    "SDWEC fitted on out-of-bag votes at a target size instead, against full "
+                    "bagging, random subsets and reduce-error at the same size (use "
+                    "--repeats 30: splits 0-9 explore, 10-29 confirm).")
     rep.add_argument("--datasets", type=_dataset_list, default="all", metavar="NAMES",
                      help="comma-separated dataset names, or 'all' (default: all 11)")
     rep.add_argument("--repeats", type=_positive_int, default=10,
@@ -75,8 +99,15 @@ def build_parser(prog="python -m sdwec"):
                      help="bagged CART trees per pool, l (default: 200, as in the paper)")
     rep.add_argument("--task", choices=["binary", "multiclass"], default="binary",
                      help="label task (default: binary, the paper's)")
-    rep.add_argument("--out", type=Path, default=Path("results/reproduction"),
-                     help="output folder (default: results/reproduction)")
+    rep.add_argument("--suite", choices=list(_DEFAULT_OUT), default="paper",
+                     help="paper: Table 3 and peers (default); oob: SDWEC on out-of-bag votes "
+                          "at a target size (docs/oob.md)")
+    rep.add_argument("--size", type=_size, default=None, metavar="K",
+                     help="target size of the oob suite: trees (e.g. 40) or a share of the "
+                          "pool (e.g. 0.2, the default)")
+    rep.add_argument("--out", type=Path, default=None,
+                     help="output folder (default: results/reproduction, or results/oob with "
+                          "--suite oob)")
     rep.add_argument("--n-jobs", type=int, default=None,
                      help="parallel (dataset, repeat) jobs (default: all local cores / all Dask "
                           "workers)")
@@ -140,12 +171,15 @@ def _reproduce(args, argv, prog):
 
     if args.backend == "dask" and not args.scheduler:
         raise ValueError("--backend dask needs --scheduler ADDRESS")
+    if args.size is not None and args.suite != "oob":
+        raise ValueError("--size is the target size of --suite oob; the paper suite has none")
     df, wall = experiments.timed_reproduce(
         datasets=args.datasets, repeats=args.repeats, n_trees=args.trees, task=args.task,
         n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
-        cache=not args.no_cache, progress=not args.quiet)
+        cache=not args.no_cache, progress=not args.quiet, suite=args.suite, size=args.size)
     command = f"{prog} " + " ".join(shlex.quote(a) for a in argv)
-    paths = experiments.write_report(df, args.out, command, wall)
+    write = experiments.write_oob_report if args.suite == "oob" else experiments.write_report
+    paths = write(df, args.out or _DEFAULT_OUT[args.suite], command, wall)
     print(f"wrote {paths['csv']} and {paths['report']} ({len(df)} rows, {wall:.0f} s)")
 
 

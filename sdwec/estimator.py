@@ -5,6 +5,10 @@ non-negative member weights with Algorithm 1 (:func:`sdwec.solver.solve`) on a s
 held-out part, and keeps only the members with a non-zero weight, so prediction evaluates the
 pruned ensemble only.  A pool that is already fitted is used as it is when it comes wrapped in
 :class:`sklearn.frozen.FrozenEstimator` (see ``docs/estimator.md``).
+
+Beyond the paper (``docs/oob.md``), the weights can also be fitted on the pool's out-of-bag
+votes stacked with the held-out votes (``fit_on``), at a target ensemble size
+(``n_members``), with the kept members voting equally (``vote``); the defaults are the paper's.
 """
 
 from numbers import Integral, Real
@@ -23,8 +27,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from sdwec import oob
+from sdwec.pool import in_bag_matrix
 from sdwec.solver import check_params as _check_solver_params
-from sdwec.solver import correctness_matrix, solve
+from sdwec.solver import compress, correctness_matrix, solve
 
 __all__ = ["SDWECClassifier"]
 
@@ -37,6 +43,8 @@ _TIE_TOLERANCE = 1e-9
 # What predict_proba moves to the tie winner, so that its argmax names the winner.  Far below
 # the tolerance, and removed by check_decision_proba_consistency's rounding to 10 decimals.
 _TIE_MARGIN = 1e-12
+_FIT_ON = ("validation", "oob+validation")
+_VOTES = ("weighted", "uniform")
 
 
 class _Members:
@@ -161,6 +169,20 @@ def _member_votes(estimators, features, encoded_classes, classes, X):
     return votes
 
 
+def _oob_correctness(bagging, members, classes, X_pool, y_pool):
+    """Correctness matrix of the pool's training rows, 0 where a row is in a member's
+    bootstrap sample, with the rows' label indices.
+
+    ``bagging`` was fitted once (no warm start), so its ``estimators_samples_`` are every
+    member's bootstrap rows.
+    """
+    in_bag = in_bag_matrix(bagging.estimators_samples_, len(y_pool))
+    votes = _member_votes(members.estimators, members.features, members.encoded_classes,
+                          classes, X_pool)
+    y_index = _label_positions(classes, y_pool)
+    return correctness_matrix(votes, y_index, voted=~in_bag), y_index
+
+
 def _class_scores(votes, weights, n_classes):
     """Sum of the weights of the members voting for each class, shape (n_samples, n_classes)."""
     scores = np.zeros((votes.shape[0], n_classes))
@@ -256,6 +278,20 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         Cores used to train the pool (joblib convention).
     random_state : int, RandomState instance or None, default=None
         Seeds the split and the bagging.
+    fit_on : {"validation", "oob+validation"}, default="validation"
+        Rows the weights are fitted on.  ``"validation"``: the held-out rows only (the
+        paper).  ``"oob+validation"``: also the pool's training rows, each member voting only
+        on the rows outside its bootstrap sample (its out-of-bag rows; an in-bag vote counts
+        0).  Needs a pool this estimator bags (not a frozen one, whose bootstrap samples and
+        training rows are unknown).
+    n_members : int, float in (0, 1] or None, default=None
+        ``None``: λ is ``lam``, as given.  Otherwise a target ensemble size ``K`` (an int, or
+        a share of the pool's members): λ is found by bisection on log λ as the smallest
+        whose support has at least ``K`` members, and its ``K`` largest weights are kept
+        (all of its support when even the largest λ selects fewer); ``lam`` is then unused.
+        See :func:`sdwec.oob.fit_to_size`.
+    vote : {"weighted", "uniform"}, default="weighted"
+        How the kept members vote: with their SDWEC weights (the paper), or one vote each.
 
     Attributes
     ----------
@@ -281,7 +317,11 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         ``1 - n_selected_ / n_members`` (eq. 12 of the paper).
     solution_ : sdwec.solver.Solution or None
         The solver's result, with its per-iteration history (``None`` for models built from
-        given weights by :meth:`from_weights` without a solution).
+        given weights by :meth:`from_weights` without a solution); with ``n_members``, the
+        solution at the λ found.
+    lam_ : float or None
+        The λ of ``solution_``: ``lam``, or the one found for ``n_members`` (``None``
+        without a solution).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -308,11 +348,16 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = SDWECClassifier(n_estimators=50, random_state=0).fit(X, y)
     >>> clf.n_selected_ < 50  # only these trees vote in predict
     True
+    >>> oob = SDWECClassifier(n_estimators=50, fit_on="oob+validation", n_members=0.2,
+    ...                       vote="uniform", random_state=0).fit(X, y)
+    >>> oob.n_selected_  # a fifth of the pool, one vote each
+    10
     """
 
     def __init__(self, estimator=None, n_estimators=200, lam=10.0, beta=15.0, gamma=15.0,
                  eps=1.0, iterations=25, threshold="paper", validation_fraction=0.1,
-                 n_jobs=None, random_state=None):
+                 n_jobs=None, random_state=None, fit_on="validation", n_members=None,
+                 vote="weighted"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.lam = lam
@@ -324,6 +369,9 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.fit_on = fit_on
+        self.n_members = n_members
+        self.vote = vote
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -340,6 +388,21 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(f, bool) or not isinstance(f, Real) or not 0 < f < 1:
             raise ValueError(f"validation_fraction must be a number strictly between 0 and 1; "
                              f"got {f!r}")
+        if self.fit_on not in _FIT_ON:
+            raise ValueError(f"fit_on must be one of {', '.join(map(repr, _FIT_ON))}; got "
+                             f"{self.fit_on!r}")
+        if self.vote not in _VOTES:
+            raise ValueError(f"vote must be one of {', '.join(map(repr, _VOTES))}; got "
+                             f"{self.vote!r}")
+        k = self.n_members
+        if k is not None:
+            if isinstance(k, bool) or not isinstance(k, Real) or k <= 0 \
+                    or (not isinstance(k, Integral) and k > 1):
+                raise ValueError(f"n_members must be None, an int >= 1 or a float in (0, 1]; "
+                                 f"got {k!r}")
+            # A bagged pool has n_estimators members; a frozen pool's are counted in fit.
+            if isinstance(k, Integral) and k > n and _prefit_members(self.estimator) is None:
+                raise ValueError(f"n_members ({k}) cannot exceed n_estimators ({n})")
 
     def fit(self, X, y):
         """Train the pool (unless it is frozen) and find the member weights.
@@ -360,6 +423,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE_FORMATS)
         check_classification_targets(y)
         members = _prefit_members(self.estimator)
+        oob_rows = None
         if members is None:
             classes = np.unique(y)
             self._check_two_classes(classes)
@@ -372,7 +436,14 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
                 random_state=rng.randint(np.iinfo(np.int32).max),
             ).fit(X_pool, y_pool)
             members = _Members.from_ensemble(bagging)
+            if self.fit_on == "oob+validation":
+                oob_rows = _oob_correctness(bagging, members, classes, X_pool, y_pool)
         else:
+            if self.fit_on == "oob+validation":
+                raise ValueError("fit_on='oob+validation' needs the pool's bootstrap samples "
+                                 "and training rows, which a frozen pool does not give: let "
+                                 "SDWECClassifier bag the pool (estimator=None or an unfitted "
+                                 "classifier) or use fit_on='validation'")
             if members.n_features is not None and members.n_features != X.shape[1]:
                 raise ValueError(f"X has {X.shape[1]} features, but the frozen pool was fitted "
                                  f"on {members.n_features}")
@@ -388,12 +459,27 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
                               classes, X_val)
         y_index = _label_positions(classes, y_val)
         C = correctness_matrix(votes, y_index)
-        solution = solve(C, np.ones(len(C)), lam=self.lam, beta=self.beta, gamma=self.gamma,
-                         eps=self.eps, iterations=self.iterations, threshold=self.threshold)
+        if oob_rows is not None:
+            C_oob, y_oob = oob_rows
+            C, y_index = np.vstack([C_oob, C]), np.concatenate([y_oob, y_index])
+        solver = dict(beta=self.beta, gamma=self.gamma, eps=self.eps,
+                      iterations=self.iterations, threshold=self.threshold)
+        if self.n_members is None:
+            solution = solve(C, np.ones(len(C)), lam=self.lam, **solver)
+            kept = solution.weights > 0
+        else:
+            if isinstance(self.n_members, Integral) and self.n_members > len(members.estimators):
+                raise ValueError(f"n_members ({self.n_members}) cannot exceed the "
+                                 f"{len(members.estimators)} members of the frozen pool")
+            size = oob.target_size(self.n_members, len(members.estimators))
+            sized = oob.fit_to_size(compress(C), size, **solver)
+            solution, kept = sized.solution, sized.kept
+        weights = np.where(kept, solution.weights, 0.0) if self.vote == "weighted" \
+            else kept.astype(float)
         # Ties go to the class most frequent in the weight-finding labels (Pool.prior's rule).
         counts = np.bincount(y_index, minlength=len(classes))
         by_frequency = classes[np.lexsort((np.arange(len(classes)), -counts))]
-        return self._set_fitted(members, solution.weights, classes, by_frequency, solution)
+        return self._set_fitted(members, weights, classes, by_frequency, solution)
 
     @classmethod
     def from_weights(cls, pool, weights, *, tie_order=None, feature_names=None, solution=None,
@@ -513,6 +599,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         self.n_selected_ = len(selected)
         self.sparsity_ = 1.0 - len(selected) / len(weights)
         self.solution_ = solution
+        self.lam_ = None if solution is None else solution.params.get("lam")
         return self
 
     def _winners_and_shares(self, X):

@@ -28,22 +28,24 @@ from threadpoolctl import threadpool_limits
 import pandas as pd
 from scipy import stats
 
-from sdwec import methods, paper
+from sdwec import methods, oob, paper
 from sdwec.methods import FAIR_REFERENCE
 from sdwec.pool import load_pool
 
 __all__ = ["METHODS", "PAPER_METHODS", "method_rows", "run_job", "reproduce", "summary_table",
            "paper_table",
            "wins_ties_losses", "wilcoxon_table", "fair_comparison", "abstentions",
-           "write_report"]
+           "write_report", "EXPLORATION_SPLITS", "OOB_COMPARISONS", "oob_summary",
+           "oob_dataset_table", "paired_comparison", "oob_targets", "write_oob_report"]
 
 RANDOM_DRAWS = 20
 TIE_DECIMALS = 4  # the paper prints four decimals; means equal at that precision are ties
 
 
-def method_rows(source=None):
-    """Row names of the reproduction, in order (only methods of ``source`` if given)."""
-    return [name for m in methods.registered() if source in (None, m.source) for name in m.rows]
+def method_rows(source=None, suite="paper"):
+    """Row names of a reproduction suite, in order (only methods of ``source`` if given)."""
+    return [methods.row_name(m.name, pick) for m in methods.registered()
+            if source in (None, m.source) for pick in m.picks_in(suite)]
 
 
 def __getattr__(name):
@@ -62,50 +64,66 @@ def _pick_on_validation(val_acc, sizes):
     return best[np.argmin(np.asarray(sizes)[best])]
 
 
-def run_job(dataset, repeat, n_trees=200, task="binary", tree_params=None, cache=True):
-    """Every method on the pool of one (dataset, repeat).
+def run_job(dataset, repeat, n_trees=200, task="binary", tree_params=None, cache=True,
+            suite="paper", size=None):
+    """Every method of a suite on the pool of one (dataset, repeat).
 
     Parameters
     ----------
     dataset : str
     repeat : int
-        Repeat index; also the seed of the split, the pool and the random subsets.
+        Repeat index; also the seed of the split, the pool and every randomised method.
     n_trees : int, default=200
     task : {"binary", "multiclass"}, default="binary"
     tree_params : dict, optional
     cache : bool, default=True
         Use the pool disk cache.
+    suite : {"paper", "oob"}, default="paper"
+        Which rows (:data:`sdwec.methods.SUITES`): the paper's Table 3 and peers, or SDWEC
+        on out-of-bag votes at a target size with its references.
+    size : int, float in (0, 1] or None
+        Target size ``K`` of the ``"oob"`` suite (default 20 % of ``n_trees``).
 
     Returns
     -------
     list of dict
-        One row per method: dataset, task, repeat, method, accuracy (test), val_accuracy,
-        n_selected, sparsity, abstains, n_trees, m_val, m_test.
+        One row per method and pick: dataset, task, repeat, method, accuracy (test),
+        val_accuracy, n_selected, sparsity, abstains, n_trees, m_val, m_test.
     """
+    if suite not in methods.SUITES:
+        raise ValueError(f"suite must be one of {tuple(methods.SUITES)}; got {suite!r}")
     # The matrices are small (l x l); BLAS threads only fight the parallel jobs for the cores.
     with threadpool_limits(1):
-        return _run_job(dataset, repeat, n_trees, task, tree_params, cache)
+        return _run_job(dataset, repeat, n_trees, task, tree_params, cache, suite, size)
 
 
-def _run_job(dataset, repeat, n_trees, task, tree_params, cache):
+def _run_job(dataset, repeat, n_trees, task, tree_params, cache, suite, size):
     pool = load_pool(dataset, task=task, n_trees=n_trees, seed=repeat, tree_params=tree_params,
                      n_jobs=1, cache=cache)
-    options = {"seed": repeat, "random_draws": RANDOM_DRAWS}
     l = pool.n_trees
-    reference = methods.get(FAIR_REFERENCE).evaluate(pool, **options)
-    k_ref = int(reference.n_selected[0])
+    k = oob.target_size(size, l)
+    options = {"seed": repeat, "random_draws": RANDOM_DRAWS, "size": k}
+    evaluated = {}
+
+    def evaluate(name):
+        # A method's own row and the sizes it sets for "@B"/"@OOB" picks share one run.
+        if name not in evaluated:
+            evaluated[name] = methods.get(name).evaluate(pool, **options)
+        return evaluated[name]
+
+    def size_of(pick):
+        return k if pick == "@K" else int(evaluate(methods.SIZE_REFERENCES[pick]).n_selected[0])
+
     base = {"dataset": dataset, "task": task, "repeat": int(repeat), "n_trees": l,
             "m_val": pool.votes("val").m, "m_test": pool.votes("test").m}
     rows = []
     for method in methods.registered():
-        for pick in method.picks:
-            if method.name == FAIR_REFERENCE:
-                path, j = reference, 0
-            elif pick == "@B":
-                path, j = method.evaluate(pool, sizes=[k_ref], **options), 0
-            else:
-                path = method.evaluate(pool, **options)
+        for pick in method.picks_in(suite):
+            if pick in ("", "(val)"):
+                path = evaluate(method.name)
                 j = _pick_on_validation(path.val_accuracy, path.n_selected) if pick else 0
+            else:
+                path, j = method.evaluate(pool, sizes=[size_of(pick)], **options), 0
             n_sel = int(path.n_selected[j])
             rows.append(dict(base, method=methods.row_name(method.name, pick),
                              accuracy=float(path.test_accuracy[j]),
@@ -132,7 +150,8 @@ def _backend(backend, scheduler):
 
 
 def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, backend=None,
-              scheduler=None, cache=True, progress=True, tree_params=None):
+              scheduler=None, cache=True, progress=True, tree_params=None, suite="paper",
+              size=None):
     """Run every (dataset, repeat) job and gather the rows.
 
     Parameters
@@ -149,6 +168,11 @@ def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, bac
     cache : bool, default=True
     progress : bool, default=True
         Show a tqdm progress bar over the jobs.
+    tree_params : dict, optional
+    suite : {"paper", "oob"}, default="paper"
+        The rows (see :func:`run_job`).
+    size : int, float in (0, 1] or None
+        Target size ``K`` of the ``"oob"`` suite (default 20 % of ``n_trees``).
 
     Returns
     -------
@@ -158,12 +182,16 @@ def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, bac
     """
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if suite not in methods.SUITES:
+        raise ValueError(f"suite must be one of {tuple(methods.SUITES)}; got {suite!r}")
+    oob.target_size(size, n_trees)  # a bad size fails here, not in every job
     jobs = [(name, r) for name in datasets for r in range(repeats)]
     n_jobs = -1 if n_jobs is None else n_jobs
     with _backend(backend, scheduler):
         results = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
             joblib.delayed(run_job)(name, r, n_trees=n_trees, task=task,
-                                    tree_params=tree_params, cache=cache)
+                                    tree_params=tree_params, cache=cache, suite=suite,
+                                    size=size)
             for name, r in jobs)
         if progress:
             from tqdm.auto import tqdm
@@ -171,7 +199,8 @@ def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, bac
             results = tqdm(results, total=len(jobs), desc="reproduce", unit="job")
         rows = [row for job in results for row in job]
     df = pd.DataFrame(rows)
-    df["method"] = pd.Categorical(df["method"], categories=method_rows(), ordered=True)
+    df["method"] = pd.Categorical(df["method"], categories=method_rows(suite=suite),
+                                  ordered=True)
     df["dataset"] = pd.Categorical(df["dataset"], categories=list(dict.fromkeys(datasets)),
                                    ordered=True)
     df = df.sort_values(["dataset", "repeat", "method"]).reset_index(drop=True)
@@ -329,6 +358,197 @@ def write_report(df, out_dir, command, wall_seconds):
         "Scored as the fallback: the ensemble predicts the most frequent validation class.", "",
         _markdown(abstentions(df).reset_index()), "",
     ]
+    md = out / "report.md"
+    md.write_text("\n".join(lines))
+    return {"csv": csv, "report": md}
+
+
+# --------------------------------------------------------------------------- the oob suite
+
+EXPLORATION_SPLITS = 10
+"""Splits ``0 .. 9`` of the oob suite explore (any setting is chosen on them); later splits
+confirm."""
+
+OOB_COMPARISONS = {
+    "SDWEC-OOB": ("bagging", "random @OOB", "reduce-error OOB @K", "SDWEC-B"),
+    "SDWEC-stable": ("bagging", "random @K", "reduce-error OOB @K", "SDWEC-B"),
+}
+"""The new methods and what each is compared with: full bagging, a random subset of the same
+size (SDWEC-OOB's own size, which falls below K when even the largest λ selects fewer;
+SDWEC-stable always keeps K), reduce-error on the same votes, the paper's SDWEC-B."""
+
+_SPLIT_DECIMALS = 10  # split accuracies are ratios of row counts: equal at this precision
+
+
+def _row_order(df):
+    """Methods in the order of the frame (reproduce sorts rows by the suite's order)."""
+    return list(dict.fromkeys(df["method"]))
+
+
+def _dataset_means(df, value="accuracy"):
+    table = df.pivot_table(index="dataset", columns="method", values=value, aggfunc="mean",
+                           observed=True, sort=False)
+    return table[[m for m in _row_order(df) if m in table.columns]]
+
+
+def oob_summary(df):
+    """Per method: mean over datasets of the mean test accuracy, its difference to bagging
+    and to SDWEC-B (in points), and the mean number of trees kept."""
+    means = _dataset_means(df)
+    kept = _dataset_means(df, "n_selected")
+    out = pd.DataFrame({"mean accuracy": means.mean(), "trees kept": kept.mean()})
+    for ref in ("bagging", "SDWEC-B"):
+        if ref in means.columns:
+            out[f"vs {ref} (points)"] = 100 * (means.mean() - means[ref].mean())
+    return out.rename_axis("method").reset_index()
+
+
+def oob_dataset_table(df):
+    """Mean ± sd of the test accuracy per dataset and method, with the mean trees kept."""
+    grouped = df.groupby(["dataset", "method"], sort=False)
+    mean = grouped["accuracy"].mean().unstack()
+    std = grouped["accuracy"].std(ddof=1).unstack().fillna(0.0)
+    kept = grouped["n_selected"].mean().unstack()
+    order = [m for m in _row_order(df) if m in mean.columns]
+    cells = pd.DataFrame({m: [f"{mean.loc[d, m]:.4f} ± {std.loc[d, m]:.4f} ({kept.loc[d, m]:.0f})"
+                              for d in mean.index] for m in order}, index=mean.index)
+    return cells.loc[list(dict.fromkeys(df["dataset"]))]
+
+
+def _wilcoxon_p(a, b):
+    diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if len(diff) < 2 or np.all(np.round(diff, _SPLIT_DECIMALS) == 0):
+        return np.nan
+    return float(stats.wilcoxon(a, b).pvalue)
+
+
+def paired_comparison(df, method, reference):
+    """``method`` against ``reference``, paired by split, per dataset and over datasets.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset: the mean difference in points, wins/ties/losses over the splits
+        (accuracies equal to 10 decimals tie) and the two-sided Wilcoxon signed-rank p over
+        the splits; then a row "over datasets": wins/ties/losses of the datasets' means (at
+        4 decimals, as in the paper suite's report) and the Wilcoxon p over those means.
+    """
+    acc = df[df["method"].isin([method, reference])].pivot_table(
+        index=["dataset", "repeat"], columns="method", values="accuracy", observed=True,
+        sort=False)
+    rows = []
+    for dataset, part in acc.groupby(level="dataset", sort=False):
+        diff = np.round(part[method] - part[reference], _SPLIT_DECIMALS)
+        rows.append({"dataset": dataset, "difference (points)": 100 * float(diff.mean()),
+                     "wins": int((diff > 0).sum()), "ties": int((diff == 0).sum()),
+                     "losses": int((diff < 0).sum()),
+                     "Wilcoxon p": _wilcoxon_p(part[method], part[reference])})
+    means = acc.groupby(level="dataset", sort=False).mean()
+    diff = means[method].round(TIE_DECIMALS) - means[reference].round(TIE_DECIMALS)
+    rows.append({"dataset": "over datasets",
+                 "difference (points)": 100 * float((means[method] - means[reference]).mean()),
+                 "wins": int((diff > 0).sum()), "ties": int((diff == 0).sum()),
+                 "losses": int((diff < 0).sum()),
+                 "Wilcoxon p": _wilcoxon_p(means[method], means[reference])})
+    return pd.DataFrame(rows)
+
+
+def _blocks(df, exploration=EXPLORATION_SPLITS):
+    """(title, rows) of the exploration and confirmation splits, or of all splits."""
+    last = int(df["repeat"].max())
+    if last < exploration:
+        return [(f"all splits (0–{last})", df)]
+    return [(f"exploration: splits 0–{exploration - 1}", df[df["repeat"] < exploration]),
+            (f"confirmation: splits {exploration}–{last}", df[df["repeat"] >= exploration])]
+
+
+def oob_targets(df, exploration=EXPLORATION_SPLITS):
+    """The targets of issue 15, measured on the confirmation splits (Markdown lines).
+
+    The better of the two new methods is chosen on the exploration splits (higher mean
+    accuracy over datasets), never on the confirmation splits.
+    """
+    blocks = _blocks(df, exploration)
+    explore, confirm = blocks[0][1], blocks[-1][1]
+    if len(blocks) == 1:
+        return ["Fewer splits than the exploration block: no confirmation split, so the "
+                "targets are not assessed on this run."]
+    means = _dataset_means(confirm)
+    gap_bagging = 100 * (means["SDWEC-OOB"].mean() - means["bagging"].mean())
+    gap_b = 100 * (means["SDWEC-OOB"].mean() - means["SDWEC-B"].mean())
+    explored = _dataset_means(explore)[list(OOB_COMPARISONS)].mean()
+    better = explored.idxmax()
+    random = OOB_COMPARISONS[better][1]
+    vs_random = paired_comparison(confirm, better, random).iloc[-1]
+
+    def verdict(ok):
+        return "met" if ok else "not met"
+
+    n = means.shape[0]
+    return [
+        f"- SDWEC-OOB against full bagging: {gap_bagging:+.2f} points (target: within 0.3 "
+        f"points below): **{verdict(gap_bagging >= -0.3)}**.",
+        f"- SDWEC-OOB against the paper's SDWEC-B: {gap_b:+.2f} points (target: at least +1): "
+        f"**{verdict(gap_b >= 1.0)}**.",
+        f"- The better new method on the exploration splits is {better} (mean "
+        f"{explored[better]:.4f} against {explored.drop(better).iloc[0]:.4f}); on the "
+        f"confirmation splits it beats {random} on {vs_random['wins']} of {n} datasets "
+        f"(ties {vs_random['ties']}, losses {vs_random['losses']}; Wilcoxon p = "
+        f"{vs_random['Wilcoxon p']:.3g}) (target: at least 7 of 10): "
+        f"**{verdict(vs_random['wins'] >= 7)}**.",
+    ]
+
+
+def write_oob_report(df, out_dir, command, wall_seconds, exploration=EXPLORATION_SPLITS):
+    """Write ``results.csv`` and ``report.md`` of the ``"oob"`` suite into ``out_dir``.
+
+    The report has the targets of issue 15 (on the confirmation splits), then for the
+    exploration and the confirmation splits separately (or all splits, when there are at
+    most ``exploration``): the mean over datasets per method, every dataset's mean ± sd and
+    trees kept, and each new method against full bagging, a random subset of the same size,
+    reduce-error on the same votes and SDWEC-B (wins/ties/losses and Wilcoxon p).
+
+    Returns
+    -------
+    dict
+        Paths written.
+    """
+    from pathlib import Path
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    csv = out / "results.csv"
+    df.to_csv(csv, index=False, float_format="%.10g")
+    n_rep = df.groupby("dataset")["repeat"].nunique()
+    k = df.loc[df["method"] == "random @K", "n_selected"]
+    lines = [
+        "# SDWEC on out-of-bag votes at a target size (the oob suite)", "",
+        f"Command: `{command}`  ",
+        f"Wall time: {wall_seconds:.0f} s; datasets: {df['dataset'].nunique()}; "
+        f"splits per dataset: {int(n_rep.min())}–{int(n_rep.max())}; "
+        f"trees per pool: {int(df['n_trees'].iloc[0])}; target size K: "
+        f"{int(k.iloc[0]) if len(k) else '–'}; task: {df['task'].iloc[0]}.", "",
+        "Protocol: as the paper suite (stratified 80/10/10 split per repeat, seed = repeat; "
+        "weights found without the test split; accuracy on the test split). SDWEC-OOB, "
+        "SDWEC-OOB weighted, SDWEC-stable and reduce-error OOB fit the out-of-bag votes of the "
+        "training rows stacked with the validation votes; SDWEC-val K and the paper's methods "
+        "fit the validation votes only (docs/oob.md). Differences are in accuracy points "
+        "(1 point = 0.01).", "",
+        f"Splits 0–{exploration - 1} explore and later splits confirm: nothing below is chosen "
+        "on a confirmation split.", "",
+        "## Targets of issue 15 (confirmation splits)", "",
+        *oob_targets(df, exploration), "",
+    ]
+    for title, part in _blocks(df, exploration):
+        lines += [f"## {title[0].upper()}{title[1:]}", "",
+                  "### Mean over datasets", "",
+                  _markdown(oob_summary(part), ".4f"), "",
+                  "### Test accuracy per dataset: mean ± sd (mean trees kept)", "",
+                  _markdown(oob_dataset_table(part).reset_index()), ""]
+        for method, references in OOB_COMPARISONS.items():
+            for reference in references:
+                lines += [f"### {method} against {reference}", "",
+                          _markdown(paired_comparison(part, method, reference), ".3f"), ""]
     md = out / "report.md"
     md.write_text("\n".join(lines))
     return {"csv": csv, "report": md}

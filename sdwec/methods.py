@@ -20,9 +20,18 @@ the single tree). It may take keyword options; each is passed only to functions 
 * ``seed``, ``random_draws``: the seed and number of draws of randomised methods.
 * ``lasso_alphas``: the length of the Lasso path.
 
-In the reproduction a point gives one row, named after it; a curve gives one row per *pick*:
-``"@B"`` (at SDWEC-B's ensemble size, the fair comparison) and ``"(val)"`` (the point with the
-best validation accuracy, ties to the smaller ensemble), named ``"<name> <pick>"``.
+* ``size``: the target ensemble size ``K`` of the size-targeted methods (an int, or a share
+  of ``l``; default 20 %, :data:`sdwec.oob.DEFAULT_SIZE`).
+* ``stable_resamples``: the bootstrap resamples of ``SDWEC-stable``.
+
+The reproduction has two *suites* (:data:`SUITES`): ``"paper"`` (``python -m sdwec
+reproduce``: Table 3 and the peers) and ``"oob"`` (``reproduce --suite oob``: SDWEC fitted on
+out-of-bag votes at a target size, :mod:`sdwec.oob`). A method has rows in the suites it names.
+In a suite a point gives one row, named after it; a curve gives one row per *pick* the suite
+reports: ``"@B"`` (at SDWEC-B's ensemble size in that repeat, the paper suite's fair
+comparison), ``"(val)"`` (the point with the best validation accuracy, ties to the smaller
+ensemble), ``"@K"`` (at the target size ``K``) and ``"@OOB"`` (at SDWEC-OOB's size in that
+repeat, which is below ``K`` when even the largest λ selects fewer), named ``"<name> <pick>"``.
 
 Colours are distinct across methods; sweeps of SDWEC over a second parameter take the shades
 of :func:`sweep_colors` instead, so they never borrow another method's colour.
@@ -36,18 +45,25 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sdwec import combiners
+import weakref
+
+from sdwec import combiners, oob
 from sdwec.solver import PRESETS
 
-__all__ = ["Method", "Path", "Style", "KINDS", "SOURCES", "PICKS", "DEFAULT_LAMS",
-           "FAIR_REFERENCE", "register", "unregister", "get", "style", "registered", "names",
-           "points", "curves", "row_name", "sweep_colors"]
+__all__ = ["Method", "Path", "Style", "KINDS", "SOURCES", "PICKS", "SUITES", "SIZE_REFERENCES",
+           "DEFAULT_LAMS", "FAIR_REFERENCE", "register", "unregister", "get", "style",
+           "registered", "names", "points", "curves", "row_name", "sweep_colors"]
 
 KINDS = ("point", "curve")
 SOURCES = ("paper", "peer", "ours")
-PICKS = ("", "@B", "(val)")
+PICKS = ("", "@B", "(val)", "@K", "@OOB")
+SUITES = {"paper": ("", "@B", "(val)"), "oob": ("", "@K", "@OOB")}
+"""Reproduction suite -> the picks it reports (see the module docstring)."""
 FAIR_REFERENCE = "SDWEC-B"
 """The method whose ensemble size the ``"@B"`` picks match."""
+SIZE_REFERENCES = {"@B": FAIR_REFERENCE, "@OOB": "SDWEC-OOB"}
+"""Picks made at another method's ensemble size in the same repeat -> that method."""
+_SIZE_PICKS = ("@B", "@K", "@OOB")
 
 DEFAULT_LAMS = np.logspace(-3, 3, 50)
 """SDWEC's λ path: 50 values log-spaced over [1e-3, 1e3] (the frontier's default grid)."""
@@ -155,8 +171,11 @@ class Method:
         Drawn among the frontier's peers (:func:`sdwec.frontier.peers`); SDWEC's own sweep
         is drawn by :func:`sdwec.frontier.sweep`.
     picks : tuple of str, optional
-        Rows in the reproduction: ``("",)`` for a point (the default), any of ``"@B"`` and
-        ``"(val)"`` for a curve (default ``("(val)",)``); ``()`` leaves it out.
+        Rows in the reproduction: ``("",)`` for a point (the default), any of ``"@B"``,
+        ``"(val)"``, ``"@K"`` and ``"@OOB"`` for a curve (default ``("(val)",)``); ``()``
+        leaves it out. Each suite reports the picks it knows (:data:`SUITES`).
+    suites : tuple of str, default=("paper",)
+        The reproduction suites it has rows in.
     """
 
     name: str
@@ -171,6 +190,7 @@ class Method:
     dash: str = "solid"
     frontier: bool = True
     picks: tuple = None
+    suites: tuple = ("paper",)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -183,14 +203,20 @@ class Method:
             raise ValueError(f"fit of {self.name!r} must be callable: fit(pool, **options)")
         picks = (("",) if self.kind == "point" else ("(val)",)) if self.picks is None \
             else tuple(self.picks)
-        allowed = ("",) if self.kind == "point" else ("@B", "(val)")
+        allowed = ("",) if self.kind == "point" else PICKS[1:]
         if any(p not in allowed for p in picks):
             raise ValueError(f"picks of a {self.kind} must be among {allowed}; got {picks}")
         accepted = _options_accepted(self.fit)
-        if "@B" in picks and accepted is not None and "sizes" not in accepted:
-            raise ValueError(f"{self.name!r} is picked at SDWEC-B's size ('@B'), so its fit "
-                             "must accept a sizes= option")
+        sized = [p for p in picks if p in _SIZE_PICKS]
+        if sized and accepted is not None and "sizes" not in accepted:
+            raise ValueError(f"{self.name!r} is picked at a given size ({sized[0]!r}), so its "
+                             "fit must accept a sizes= option")
+        suites = (self.suites,) if isinstance(self.suites, str) else tuple(self.suites)
+        unknown = [s for s in suites if s not in SUITES]
+        if unknown:
+            raise ValueError(f"suites must be among {tuple(SUITES)}; got {unknown[0]!r}")
         object.__setattr__(self, "picks", picks)
+        object.__setattr__(self, "suites", suites)
 
     @property
     def style(self) -> Style:
@@ -199,8 +225,15 @@ class Method:
 
     @property
     def rows(self) -> tuple:
-        """Its row names in the reproduction, one per pick."""
+        """Its row names in the reproduction, one per pick (every suite)."""
         return tuple(row_name(self.name, pick) for pick in self.picks)
+
+    def picks_in(self, suite) -> tuple:
+        """Its picks reported by ``suite`` (none if it is not in that suite)."""
+        if suite not in SUITES:
+            raise ValueError(f"suite must be one of {tuple(SUITES)}; got {suite!r}")
+        return tuple(p for p in self.picks if p in SUITES[suite]) if suite in self.suites \
+            else ()
 
     def run(self, pool, **options) -> Path:
         """Its ensembles on ``pool``, unscored; options it does not name are not passed."""
@@ -329,6 +362,54 @@ def _lasso(pool, lasso_alphas=50):
     return Path(weights=W, param=alphas, labels=tuple(f"α={a:.3g}" for a in alphas))
 
 
+# Out-of-bag SDWEC (sdwec.oob). The stacked votes are the pool's out-of-bag votes of the
+# training rows and its validation votes (Pool.votes("oob+val")).
+
+def _stacked(pool):
+    return pool.votes("oob+val")
+
+
+# One size-targeted fit per (votes, K): SDWEC-OOB and SDWEC-OOB weighted share it within a
+# job. Keyed weakly by the Votes object (hashed by identity), so a pool's entry goes with it.
+_SIZED_FITS = weakref.WeakKeyDictionary()
+
+
+def _sized_fit(votes, size):
+    k = oob.target_size(size, votes.n_members)
+    fits = _SIZED_FITS.setdefault(votes, {})
+    if k not in fits:
+        fits[k] = oob.fit_to_size(votes, k)
+    return fits[k]
+
+
+def _sdwec_oob(pool, size=None):
+    return _sized_fit(_stacked(pool), size).weights("uniform")
+
+
+def _sdwec_oob_weighted(pool, size=None):
+    return _sized_fit(_stacked(pool), size).weights("weighted")
+
+
+def _sdwec_val_sized(pool, size=None):
+    return _sized_fit(_val(pool), size).weights("uniform")
+
+
+def _sdwec_oob_path(pool, oob_lams=oob.OOB_LAMS):
+    lams = np.asarray(oob_lams, dtype=float)
+    W = combiners.sdwec_grid(_stacked(pool), _lambda_grid(lams))
+    return Path(weights=(W != 0).astype(float), param=lams, labels=_lambda_labels(lams))
+
+
+def _sdwec_stable(pool, size=None, seed=0, stable_resamples=oob.STABLE_RESAMPLES):
+    ranking = oob.stability_ranking(_stacked(pool), stable_resamples, seed)
+    return ranking.top(oob.target_size(size, pool.n_trees))
+
+
+def _reduce_error_oob(pool, sizes=None):
+    return _ordered_path(pool, combiners.reduce_error_order(_stacked(pool), prior=pool.prior),
+                         sizes)
+
+
 # --------------------------------------------------------------------------- the list
 
 _PAPER = "Özgür, Nar & Erdem (2018), Sparsity-driven weighted ensemble classifier, IJCIS 11(1)"
@@ -347,14 +428,15 @@ BUILTIN = (
            frontier=False),
     Method("SDWEC-B", "SDWEC-B", "point", _sdwec_b,
            "Algorithm 1 with preset B (λ=10, β=15, γ=15, ε=1): sparse, ~10 % of the trees",
-           _PAPER, "paper", "#6b6ecf", symbol="star-diamond", frontier=False),
+           _PAPER, "paper", "#6b6ecf", symbol="star-diamond", frontier=False,
+           suites=("paper", "oob")),
     Method("WMV", "WMV", "point", _wmv,
            "log-odds of each tree's validation accuracy, log(p / (1 - p)), p clipped",
            "Kuncheva (2004), Combining Pattern Classifiers, Wiley", "paper", "#2ca02c",
            symbol="diamond"),
     Method("bagging", "bagging", "point", _bagging,
            "every tree one vote", "Breiman (1996), Bagging predictors, Machine Learning 24(2)",
-           "paper", "#7f7f7f", symbol="square"),
+           "paper", "#7f7f7f", symbol="square", suites=("paper", "oob")),
     Method("single", "single tree", "point", _single_tree,
            "one CART tree fitted on the whole training split (not a pool member)",
            "Breiman, Friedman, Olshen & Stone (1984), Classification and Regression Trees",
@@ -370,12 +452,12 @@ BUILTIN = (
     Method("SDWEC-B select", "SDWEC-B select", "point", _sdwec_b_select,
            "SDWEC-B's selected trees voting with equal weights",
            "relaxed-Lasso idea: Meinshausen (2007), CSDA 52(1)", "ours", "#5ab4ac",
-           symbol="star-open", frontier=False),
+           symbol="star-open", frontier=False, suites=("paper", "oob")),
     # Pruning and stacking peers.
     Method("reduce-error", "reduce-error ordering", "curve", _reduce_error,
            "greedy forward selection: add the tree that most improves the unweighted vote's "
            "validation accuracy", _ORDERED, "peer", "#ff7f0e", symbol="triangle-down",
-           picks=("@B", "(val)")),
+           picks=("@B", "(val)", "@K"), suites=("paper", "oob")),
     Method("orientation", "orientation ordering", "curve", _orientation,
            "trees by the angle between their correctness signature and a reference direction",
            "Martínez-Muñoz & Suárez (2006), Pruning in ordered bagging ensembles, ICML",
@@ -383,7 +465,8 @@ BUILTIN = (
     Method("random", "random subsets", "curve", _random_subsets,
            "mean accuracy of seeded random subsets of each size: the sanity baseline",
            "any pruning method must beat it at the same size", "peer", "#000000",
-           symbol="circle-dot", dash="dot", picks=("@B",)),
+           symbol="circle-dot", dash="dot", picks=("@B", "@K", "@OOB"),
+           suites=("paper", "oob")),
     Method("lasso", "positive Lasso stacking", "curve", _lasso,
            "(1/2m)||Cw - 1||² + α||w||₁ with w >= 0, along a path of α",
            "Tibshirani (1996), JRSS B 58(1); stacking: Breiman (1996), Machine Learning 24(1)",
@@ -392,6 +475,34 @@ BUILTIN = (
            "least squares ||Cw - 1||² with w >= 0",
            "Breiman (1996), Stacked regressions, Machine Learning 24(1)", "peer", "#bcbd22",
            symbol="cross"),
+    # Beyond the paper: SDWEC on the out-of-bag votes stacked with the validation votes, at a
+    # target size K (sdwec.oob, docs/oob.md, results/oob/).
+    Method("SDWEC-OOB", "SDWEC-OOB", "point", _sdwec_oob,
+           "Algorithm 1 (SDWEC-B's β, γ, ε) on the out-of-bag + validation votes; λ by "
+           "bisection to reach K trees (default 20 % of l), the K largest kept, equal votes",
+           "this project (issue 15); out-of-bag estimates: Breiman (1996), Out-of-bag "
+           "estimation", "ours", "#d62728", symbol="star-triangle-up", suites=("oob",)),
+    Method("SDWEC-OOB weighted", "SDWEC-OOB weighted", "point", _sdwec_oob_weighted,
+           "SDWEC-OOB's trees voting with their SDWEC weights", "this project (issue 15)",
+           "ours", "#ff9896", symbol="star-triangle-up-open", frontier=False,
+           suites=("oob",)),
+    Method("SDWEC-val K", "SDWEC-val K", "point", _sdwec_val_sized,
+           "SDWEC-OOB's size targeting and equal votes, fitted on the validation votes only",
+           "this project (issue 15)", "ours", "#637939", symbol="diamond-open",
+           frontier=False, suites=("oob",)),
+    Method("SDWEC-stable", "SDWEC-stable", "point", _sdwec_stable,
+           "the K trees SDWEC-B selects most often over 20 seeded bootstrap resamples of the "
+           "out-of-bag + validation rows, equal votes",
+           "stability selection: Meinshausen & Bühlmann (2010), JRSS B 72(4)", "ours",
+           "#7b4173", symbol="star-square", frontier=False, suites=("oob",)),
+    Method("SDWEC-OOB path", "SDWEC-OOB (λ path)", "curve", _sdwec_oob_path,
+           "SDWEC-OOB's fit along a λ grid: each λ's selected trees, equal votes",
+           "this project (issue 15)", "ours", "#a50f15", symbol="triangle-up", picks=()),
+    Method("reduce-error OOB", "reduce-error ordering on the OOB + validation votes", "curve",
+           _reduce_error_oob,
+           "reduce-error ordering run on the same out-of-bag + validation votes as SDWEC-OOB",
+           _ORDERED, "peer", "#843c39", symbol="triangle-down-open", dash="dash",
+           picks=("@K",), suites=("oob",)),
 )
 """The built-in methods, in the order of every table and legend."""
 

@@ -30,14 +30,16 @@ from sdwec import cache as disk_cache
 from sdwec import datasets
 from sdwec.cache import CACHE_ENV, cache_dir
 from sdwec.errors import DataError
-from sdwec.votes import Votes, compress_votes
+from sdwec.votes import Votes, compress_votes, stack_votes
 
 __all__ = [
     "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",
-    "prediction_matrix", "cache_dir", "cache_path", "CACHE_ENV",
+    "prediction_matrix", "in_bag_matrix", "cache_dir", "cache_path", "CACHE_ENV",
 ]
 
-_FORMAT = 2  # bump when the pickled Pool layout changes (2: one Votes per split, no table)
+# Bump when the pickled Pool layout changes (2: one Votes per split, no table; 3: each tree's
+# bootstrap rows and the training rows' out-of-bag votes).
+_FORMAT = 3
 _TRAIN_CHUNK = 20  # trees per warm-start step, so progress is reported as the pool grows
 # Progress is reported in units of work, not steps: growing a tree costs far more than
 # predicting the validation and test rows with it (measured 10x on the small UCI sets to
@@ -76,6 +78,12 @@ class Pool:
         The splits' votes compressed to unique rows with counts, once per pool (and kept in
         the cache entry): what every combiner, every accuracy and the solver read.
         :meth:`votes` returns them by split name.
+    in_bag_bits : ndarray of uint8 or None
+        Which training rows each tree drew into its bootstrap sample, bit-packed along the
+        rows (:attr:`in_bag` unpacks it); ``None`` for a pool built without the record.
+    oob_votes : sdwec.votes.Votes or None
+        The training rows' *out-of-bag* votes: a tree's vote where the row is not in its
+        bootstrap sample, :data:`~sdwec.votes.NO_VOTE` where it is (``votes("oob")``).
     """
 
     classes: np.ndarray
@@ -96,6 +104,8 @@ class Pool:
     meta: dict
     val_votes: Votes = field(default=None, repr=False)
     test_votes: Votes = field(default=None, repr=False)
+    in_bag_bits: np.ndarray = field(default=None, repr=False)
+    oob_votes: Votes = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.val_votes is None:
@@ -113,19 +123,59 @@ class Pool:
         """``"binary"`` or ``"multiclass"``."""
         return self.meta.get("task", "binary" if len(self.classes) == 2 else "multiclass")
 
+    @property
+    def in_bag(self) -> np.ndarray:
+        """(n_train, l) bool: True where tree ``j`` drew training row ``i`` (at least once).
+
+        Raises
+        ------
+        ValueError
+            If the pool was built without recording the bootstrap samples.
+        """
+        if self.in_bag_bits is None:
+            raise ValueError("this pool has no record of its bootstrap samples; rebuild it "
+                             "with build_pool or load_pool")
+        return np.unpackbits(self.in_bag_bits, axis=0, count=len(self.y_train)).astype(bool)
+
     def votes(self, split: str) -> Votes:
-        """Compressed votes of a split: ``"val"`` (where weights are found) or ``"test"``.
+        """Compressed votes of a split.
+
+        Parameters
+        ----------
+        split : {"val", "test", "oob", "oob+val"}
+            ``"val"``: the validation rows, where the paper finds weights; ``"test"``: where
+            they are scored; ``"oob"``: the training rows' out-of-bag votes (each tree votes
+            only on the rows outside its bootstrap sample); ``"oob+val"``: those stacked with
+            the validation rows (computed once per pool object).
 
         Returns
         -------
         sdwec.votes.Votes
-            Pass the validation votes to :func:`sdwec.solve` directly (``solve(votes)``).
+            Pass them to :func:`sdwec.solve` directly (``solve(votes)``).
         """
         if split == "val":
             return self.val_votes
         if split == "test":
             return self.test_votes
-        raise ValueError(f"split must be 'val' or 'test', got {split!r}")
+        if split in ("oob", "oob+val"):
+            if self.oob_votes is None:
+                raise ValueError("this pool has no out-of-bag votes (it was built without "
+                                 "its bootstrap samples); rebuild it with build_pool or "
+                                 "load_pool")
+            if split == "oob":
+                return self.oob_votes
+            stacked = self.__dict__.get("_stacked_votes")
+            if stacked is None:
+                stacked = self.__dict__["_stacked_votes"] = stack_votes(self.oob_votes,
+                                                                        self.val_votes)
+            return stacked
+        raise ValueError(f"split must be 'val', 'test', 'oob' or 'oob+val', got {split!r}")
+
+    def __getstate__(self):
+        # The stacked votes are recomputed on demand: cached entries stay lean.
+        state = dict(self.__dict__)
+        state.pop("_stacked_votes", None)
+        return state
 
     @property
     def table(self) -> Votes:
@@ -283,9 +333,11 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
                                  random_state=seed, n_jobs=n_jobs)
     # Warm-start growth in chunks draws the same per-tree seeds as one fit of n_trees.
     report(0, total, "training trees")
+    samples = []
     while len(getattr(ensemble, "estimators_", [])) < n_trees:
         ensemble.n_estimators = min(n_trees, ensemble.n_estimators + _TRAIN_CHUNK)
         ensemble.fit(X_train, y_train)
+        samples += _new_samples(ensemble, ensemble.n_estimators - len(samples))
         report(trained(len(ensemble.estimators_)), total,
                f"trained {len(ensemble.estimators_)} of {n_trees} trees")
     single_tree = _tree(tree_params, random_state=seed).fit(X_train, y_train)
@@ -295,11 +347,14 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
     X_val, X_test = X[idx_val], X[idx_test]
     P_val = np.empty((len(idx_val), n_trees), dtype=classes.dtype)
     P_test = np.empty((len(idx_test), n_trees), dtype=classes.dtype)
+    P_train = np.empty((len(idx_train), n_trees), dtype=classes.dtype)
     for lo in range(0, n_trees, _TRAIN_CHUNK):
         hi = min(n_trees, lo + _TRAIN_CHUNK)
         P_val[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_val, ensemble.classes_)
         P_test[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_test, ensemble.classes_)
-        report(predicted(hi), total, "predicting the validation and test rows")
+        P_train[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_train, ensemble.classes_)
+        report(predicted(hi), total, "predicting the training, validation and test rows")
+    in_bag = in_bag_matrix(samples, len(idx_train))
     y_val = y[idx_val]
     info = {
         "task": "binary" if len(classes) == 2 else "multiclass",
@@ -313,9 +368,47 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
                 X_test=X_test, y_test=y[idx_test], P_val=P_val, P_test=P_test,
                 ensemble=ensemble, estimators=estimators, single_tree=single_tree,
                 single_val=single_tree.predict(X_val), single_test=single_tree.predict(X_test),
-                prior=_class_prior(y_val, classes), meta=info)
+                prior=_class_prior(y_val, classes), meta=info,
+                in_bag_bits=np.packbits(in_bag, axis=0),
+                oob_votes=compress_votes(P_train, y_train, classes, voted=~in_bag))
     report(total, total, "done")
     return pool
+
+
+def _new_samples(ensemble, n_new):
+    """Bootstrap rows of the ``n_new`` trees the last warm-start ``fit`` added.
+
+    ``BaggingClassifier.estimators_samples_`` regenerates the rows from the seeds of the last
+    call to ``fit`` only (scikit-learn 1.9 keeps ``_seeds`` of the latest warm-start step), so
+    after growing in chunks it no longer covers the whole pool: record each chunk's rows as
+    it is trained. Taking the last ``n_new`` also holds if a later version covers all trees.
+    """
+    samples = ensemble.estimators_samples_
+    if len(samples) < n_new:
+        raise RuntimeError(f"scikit-learn reported the bootstrap rows of {len(samples)} trees "
+                           f"after adding {n_new}; cannot record the pool's bootstrap samples")
+    return [np.asarray(s) for s in samples[len(samples) - n_new:]]
+
+
+def in_bag_matrix(samples, n_rows):
+    """(n_rows, l) bool matrix, True where tree ``j`` drew row ``i`` into its sample.
+
+    Parameters
+    ----------
+    samples : list of array-like of int
+        Each tree's bootstrap row indices (repeats allowed), e.g.
+        ``BaggingClassifier.estimators_samples_`` of a single fit.
+    n_rows : int
+        Number of training rows.
+
+    Returns
+    -------
+    ndarray of bool
+    """
+    in_bag = np.zeros((n_rows, len(samples)), dtype=bool)
+    for j, rows in enumerate(samples):
+        in_bag[np.asarray(rows, dtype=np.intp), j] = True
+    return in_bag
 
 
 def _versions():

@@ -64,6 +64,12 @@ def show_explorer(config):
     sol = result.solution
     l = len(sol.weights)
     _headline(summary, result, l)
+    if config.fit == "oob":
+        st.info("**SDWEC-OOB (ours, beyond the paper):** the weights are fitted on the "
+                "training rows' out-of-bag votes (each tree votes only on rows outside its "
+                "bootstrap sample) stacked with the validation rows, and the kept trees vote "
+                "with equal weights. The paper's SDWEC uses the validation rows only. "
+                "Evidence and the size-targeted version: results/oob/ and the Frontier.")
     fmt = _label_formatter(result.classes)
     abstain = fmt(result.abstain_label)
     if sol.n_selected == 0:

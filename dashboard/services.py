@@ -21,7 +21,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
-from sdwec import comparison, datasets, experiments, frontier, plots, pool, solver, timing
+from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool, solver,
+                   timing)
 from sdwec.errors import DataError
 
 #: Bounds of the caches.
@@ -276,6 +277,10 @@ def _compare(ref, params):
     return comparison.compare(_pool(ref), **dict(params))
 
 
+def _params(config):
+    return tuple(sorted(config.compare_params().items()))
+
+
 def compare(ref, config):
     """SDWEC on ``ref``'s pool with the baselines beside it (cached, bounded)."""
     get_pool(ref)  # trains (with a progress bar) if needed, before the cached solve
@@ -299,9 +304,6 @@ def explorer_figures(ref, config, result, summary, pinned=None):
                              pinned)
 
 
-def _params(config):
-    return tuple(sorted(config.solver_params().items()))
-
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _convergence_figure(ref, params, log, _result):
@@ -315,7 +317,7 @@ def convergence_figure(ref, config, result, log):
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _iterations_figure(ref, params, _result):
-    sol, p = _result.solution, dict(params)
+    sol, p = _result.solution, dict(params)  # the solver's parameters and the fit
     thresholds = [solver.line15_thresholds(r.weights, p["beta"], p["gamma"], p["eps"],
                                            p["threshold"])[1] for r in sol.history]
     return plots.weights_over_iterations(sol.history, thresholds, _result.member_accuracy)
@@ -401,15 +403,27 @@ def frontier_sweep(ref, config, second=None):
     return pd.concat(frames, ignore_index=True)
 
 
+#: Our out-of-bag variants (issue 15) and their honest peer: fitted on every training row's
+#: out-of-bag votes, so slower on large pools; the Frontier adds them on request.
+OOB_METHODS = ("SDWEC-OOB", "SDWEC-OOB path", "reduce-error OOB")
+
+
 @st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _peers(ref):
-    return frontier.peers(_pool(ref), seed=ref.key.seed)
+def _peers(ref, oob):
+    names = [m.name for m in methods.registered() if m.frontier
+             and (m.name in OOB_METHODS) == oob]
+    return frontier.peers(_pool(ref), seed=ref.key.seed, names=names)
 
 
-def frontier_peers(ref):
-    """The peers' points and curves on ``ref``'s pool (cached per pool)."""
+def frontier_peers(ref, oob=False):
+    """The peers' points and curves on ``ref``'s pool (cached per pool), with our
+    out-of-bag variants (:data:`OOB_METHODS`) when ``oob``."""
     get_pool(ref)
-    return _peers(ref)
+    base = _peers(ref, False)
+    if not oob:
+        return base
+    with st.spinner("Fitting SDWEC-OOB on the out-of-bag votes…"):
+        return pd.concat([base, _peers(ref, True)], ignore_index=True)
 
 
 def frontier_rows_note(ref, splits):

@@ -88,6 +88,11 @@ def _format_number(value):
     return f"{value:g}"
 
 
+def _fit_label(fit):
+    return {"paper": "validation votes (the paper)",
+            "oob": "out-of-bag + validation (SDWEC-OOB, ours)"}[fit]
+
+
 def _dataset_label(name):
     """The sidebar's text for a dataset: an upload shows its file name and row count."""
     if name != cfg.USER_DATA:
@@ -172,6 +177,10 @@ def sidebar(cold_note=None):
     sb.selectbox("Threshold rule (line 15)", THRESHOLDS, **_bound("threshold"),
                  help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: each "
                       "weight with its own γ_r; none: keep every positive weight.")
+    sb.selectbox("Fit on", cfg.FITS, format_func=_fit_label, **_bound("fit"),
+                 help="The paper fits the weights on the validation rows only. SDWEC-OOB "
+                      "(ours, results/oob/) fits them on the training rows' out-of-bag votes "
+                      "stacked with the validation rows, and its kept trees vote equally.")
     sb.subheader("Pool and splits")
     offered = cfg.task_choices(state[cfg.WIDGET_KEYS["dataset"]])
     col_task, col_splits = sb.columns(2)

@@ -22,7 +22,16 @@ st.markdown(
     "baseline any pruning method should beat. Hover for the parameters; click an SDWEC "
     "point to open it in the Explorer.")
 show_config_problems()
-show_glossary()
+left, right = st.columns([1, 3])
+with left:
+    show_glossary()
+oob = right.toggle(
+    "Add SDWEC-OOB (ours): fitted on the training rows' out-of-bag votes",
+    key="frontier_oob",
+    help="Our variant beyond the paper (results/oob/): SDWEC on the out-of-bag votes of "
+         "the training rows stacked with the validation rows, its trees voting equally, "
+         "beside reduce-error run on the same votes. Slower on large pools (it fits on "
+         "every training row).")
 cols = st.columns(4)
 x_axis = cols[0].radio("x axis", ["trees used", "sparsity"], horizontal=True, key="frontier_x",
                        help="Trees used, on a log scale, spreads out the sparse end where "
@@ -46,7 +55,7 @@ if front_on == "test":
 with guard("the frontier"):
     refs = services.pool_refs(config)
     sweep = frontier.over_splits([services.frontier_sweep(r, config, second) for r in refs])
-    peers = frontier.over_splits([services.frontier_peers(r) for r in refs])
+    peers = frontier.over_splits([services.frontier_peers(r, oob) for r in refs])
     front = frontier.pareto(sweep, accuracy="val_accuracy" if front_on == "validation"
                             else "test_accuracy")
     name = None if second is None else SECOND_SWEEPS[second][0]

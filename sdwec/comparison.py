@@ -14,7 +14,7 @@ import numpy as np
 from sdwec import combiners, solver
 from sdwec._util import plain
 
-__all__ = ["Comparison", "compare"]
+__all__ = ["Comparison", "compare", "over_splits", "shared_members", "FITS"]
 
 
 
@@ -48,12 +48,20 @@ class Comparison:
     n_test: int
 
 
-def compare(pool, **params):
+FITS = ("validation", "oob+validation")
+
+
+def compare(pool, fit_on="validation", **params):
     """Solve SDWEC on ``pool`` and score it beside bagging, WMV and the single tree.
 
     Parameters
     ----------
     pool : sdwec.pool.Pool
+    fit_on : {"validation", "oob+validation"}, default="validation"
+        ``"validation"``: the paper's SDWEC, weights fitted on the validation votes and used
+        as they are. ``"oob+validation"``: SDWEC-OOB (ours, ``docs/oob.md``): fitted on the
+        training rows' out-of-bag votes stacked with the validation votes, and the selected
+        trees vote with equal weights.
     **params
         Keyword arguments of :func:`sdwec.solve` (``lam``, ``beta``, ``gamma``, ``eps``,
         ``iterations``, ``threshold``).
@@ -61,16 +69,23 @@ def compare(pool, **params):
     Returns
     -------
     Comparison
+        Its first method is ``"SDWEC"`` or ``"SDWEC-OOB"``; ``solution`` is the solver's
+        (the equal-vote weights of SDWEC-OOB are its support).
     """
+    if fit_on not in FITS:
+        raise ValueError(f"fit_on must be one of {', '.join(FITS)}; got {fit_on!r}")
     val, test = pool.votes("val"), pool.votes("test")
-    sol = solver.solve(pool.table, None, **params)
-    W = np.column_stack([sol.weights, combiners.majority(val), combiners.wmv(val)])
+    oob = fit_on == "oob+validation"
+    sol = solver.solve(pool.votes("oob+val") if oob else val, None, **params)
+    voting = (sol.weights > 0).astype(float) if oob else sol.weights
+    W = np.column_stack([voting, combiners.majority(val), combiners.wmv(val)])
     acc_val = combiners.accuracies(W, val, pool.prior)
     acc_test = combiners.accuracies(W, test, pool.prior)
     l = pool.n_trees
     used = [f"{sol.n_selected} / {l}", f"{l} / {l}", f"{l} / {l}"]
     methods = [{"method": name, "test": float(acc_test[i]), "validation": float(acc_val[i]),
-                "used": used[i]} for i, name in enumerate(("SDWEC", "bagging", "WMV"))]
+                "used": used[i]}
+               for i, name in enumerate(("SDWEC-OOB" if oob else "SDWEC", "bagging", "WMV"))]
     methods.append({"method": "single tree",
                     "test": float(np.mean(pool.single_test == pool.y_test)),
                     "validation": float(np.mean(pool.single_val == pool.y_val)),

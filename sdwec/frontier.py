@@ -102,7 +102,7 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
     return df
 
 
-def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
+def peers(pool, random_draws=10, seed=0, lasso_alphas=50, names=None):
     """Every method of :mod:`sdwec.methods` drawn on the frontier, on :func:`sweep`'s axes.
 
     Built in: points for bagging, ``WMV``, ``QFWEC``, ``NNLS`` and the ``single`` tree (its
@@ -112,6 +112,14 @@ def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
     and the positive ``lasso`` path (``param`` = alpha). A registered method appears here
     unless it says ``frontier=False``.
 
+    Parameters
+    ----------
+    pool : sdwec.pool.Pool
+    random_draws, seed, lasso_alphas
+        Options of the randomised methods and of the Lasso path.
+    names : iterable of str, optional
+        Only these methods (default: every method drawn on the frontier).
+
     Returns
     -------
     pandas.DataFrame
@@ -120,7 +128,7 @@ def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
     frames = []
     with threadpool_limits(1):  # small dense algebra: threads only add contention
         for method in methods.registered():
-            if method.frontier:
+            if method.frontier and (names is None or method.name in names):
                 path = method.evaluate(pool, **options)
                 frames.append(_frame(method.name, path.labels, path.param, path.n_selected,
                                      pool.n_trees, path.val_accuracy, path.test_accuracy))

@@ -220,6 +220,31 @@ def test_weights_across_iterations_and_log_scale():
     assert len(frames) == 1 and len(frames[0]["frames"]) == 25
 
 
+def test_explorer_switches_to_sdwec_oob():
+    at = _app(dict(SMALL, fit="oob"))
+    _ok(at)
+    p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
+    sol = solver.solve(p.votes("oob+val"), None, **Config().solver_params())
+    support = (sol.weights > 0).astype(float)
+    acc = combiners.accuracy(support, p.P_test, p.y_test, p.classes, p.prior)
+    shown = _metrics(at)
+    assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
+    assert shown["Test accuracy (SDWEC)"] == f"{acc:.4f}"
+    assert any("SDWEC-OOB (ours" in i.value for i in at.info)
+    assert at.selectbox(key="cfg_fit").value == "oob" and at.query_params["fit"] == "oob"
+    at.selectbox(key="cfg_fit").set_value("paper").run()
+    _ok(at)
+    assert "fit" not in at.query_params  # the paper's fit is the default, left out of links
+
+
+def test_frontier_adds_our_out_of_bag_variants_on_request(served_files):
+    at = _app(page="pages/frontier.py")
+    at.toggle(key="frontier_oob").set_value(True).run()
+    _ok(at)
+    csv = pd.read_csv(io.BytesIO(served_files["sdwec_frontier_wine.csv"]))
+    assert {"SDWEC-OOB path", "reduce-error OOB"} <= set(csv["method"])
+
+
 def test_splits_show_mean_and_spread():
     at = _app({"dataset": "wine", "l": "10", "r": "3"})
     _ok(at)

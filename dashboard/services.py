@@ -254,6 +254,13 @@ def cold_start_note(config):
             f"kept on disk, so later visits are instant.")
 
 
+@st.cache_data(ttl=5, show_spinner=False)
+def warm_pools(n_trees, seed, task="binary"):
+    """Shipped datasets whose pool of ``n_trees`` trees (``seed``, ``task``) is on disk."""
+    return tuple(name for name in datasets.names()
+                 if task in datasets.tasks(name) and pool.is_cached(name, task, n_trees, seed))
+
+
 @st.cache_data(show_spinner=False)
 def _shape_of(name):
     """``(rows, features)`` of a shipped dataset."""

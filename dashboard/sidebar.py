@@ -119,7 +119,7 @@ def _bound(name):
     return dict(key=cfg.WIDGET_KEYS[name], on_change=_sync, args=(name,))
 
 
-def sidebar(cold_note=None):
+def sidebar(cold_note=None, warm=None):
     """Draw the shared sidebar and keep ``st.query_params`` equal to the configuration.
 
     Parameters
@@ -127,6 +127,9 @@ def sidebar(cold_note=None):
     cold_note : callable, optional
         ``cold_note(config) -> str or None``: a warning shown under the pool settings
         (e.g. that this pool is not trained yet and roughly how long it takes).
+    warm : callable, optional
+        ``warm(n_trees, seed) -> names``: the shipped datasets whose pool is on disk, shown
+        as a caption.
 
     Returns
     -------
@@ -201,6 +204,13 @@ def sidebar(cold_note=None):
         note = cold_note(current_config())
         if note:
             sb.info(note)
+    if warm is not None:
+        config = current_config()
+        ready = warm(config.n_trees, config.seed)
+        missing = [n for n in cfg.dataset_choices() if n != cfg.USER_DATA and n not in ready]
+        sb.caption(f"Pools on disk for l = {config.n_trees}, seed {config.seed}: "
+                   f"{len(ready)} of {len(ready) + len(missing)}"
+                   + (f" (not yet: {', '.join(missing)})." if missing else "."))
     sb.caption("The page address holds this configuration: copy it to share or bookmark.")
     config = current_config()
     state["_cfg"] = config
@@ -227,7 +237,7 @@ def page_setup(title):
                        layout="wide")
     config = None
     with guard("the sidebar"):
-        config = sidebar(cold_note=services.cold_start_note)
+        config = sidebar(cold_note=services.cold_start_note, warm=services.warm_pools)
     target = st.session_state.pop("_cfg_goto", None)
     if target is not None:
         st.switch_page(PAGE_FILES[target])

@@ -245,6 +245,25 @@ def test_frontier_adds_our_out_of_bag_variants_on_request(served_files):
     assert {"SDWEC-OOB path", "reduce-error OOB"} <= set(csv["method"])
 
 
+def test_sidebar_says_which_pools_are_warm():
+    pool.load_pool("wine", "binary", n_trees=10, seed=0)  # on disk before the page opens
+    ready = [n for n in datasets.names() if pool.is_cached(n, "binary", 10, 0)]
+    assert "wine" in ready
+    at = _app()
+    _ok(at)
+    (note,) = [c.value for c in at.sidebar.caption if c.value.startswith("Pools on disk")]
+    assert note.startswith(f"Pools on disk for l = 10, seed 0: {len(ready)} of 11")
+
+
+def test_cold_pool_gets_a_time_estimate_first(monkeypatch):
+    from dashboard import services
+
+    monkeypatch.setattr(services.timing, "estimated_training_seconds", lambda *a: 75.0)
+    at = _app({"dataset": "sonar", "l": "1000", "seed": "77"})
+    notes = [i.value for i in at.sidebar.info]
+    assert any("not trained yet" in n and "roughly 75 s" in n for n in notes), notes
+
+
 def test_splits_show_mean_and_spread():
     at = _app({"dataset": "wine", "l": "10", "r": "3"})
     _ok(at)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import services
+from dashboard.config import LAMBDA_GRID
 from dashboard.glossary import show_glossary
 from dashboard.sidebar import pin_current, unpin
 from sdwec import comparison, convergence, export, plots
@@ -102,6 +103,14 @@ def show_explorer(config):
         st.caption("Drag the slider or press ▶: the bars are each iteration's weights before "
                    "line 15; blue ones are above the threshold (dotted) and would be kept if "
                    "Algorithm 1 stopped there. Watch trees drop out as the L1 term wins.")
+    if st.toggle("Scrub λ in your browser (the whole λ grid at once, no waiting)",
+                 key="explorer_scrub"):
+        st.plotly_chart(services.scrubber_figure(ref, config), key="explorer_scrubber")
+        st.caption(f"The slider under the chart moves through the sidebar's {len(LAMBDA_GRID)} "
+                   f"λ values, computed once for this pool and these β, γ, ε, k: the weights, "
+                   f"the accuracies beside bagging's and the position among all λ redraw in "
+                   f"your browser, without asking the server. The sidebar's λ sets the value "
+                   f"the rest of the page uses.")
     _timing_section(ref, sol)
     show_downloads(ref, config, result)
     return result

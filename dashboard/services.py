@@ -330,6 +330,25 @@ def _iterations_figure(ref, params, _result):
     return plots.weights_over_iterations(sol.history, thresholds, _result.member_accuracy)
 
 
+@st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _lambda_path(ref, params):
+    return comparison.lambda_path(_pool(ref), LAMBDA_GRID, **dict(params))
+
+
+@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _scrubber_figure(ref, params, lam):
+    return plots.lambda_scrubber(_lambda_path(ref, params), lam)
+
+
+def scrubber_figure(ref, config):
+    """The λ scrubber: SDWEC at every λ of the sidebar's grid as one figure with frames
+    (the path is cached per pool and parameters other than λ; the figure starts at the
+    sidebar's λ)."""
+    get_pool(ref)
+    params = tuple(sorted((k, v) for k, v in config.compare_params().items() if k != "lam"))
+    return _scrubber_figure(ref, params, config.lam)
+
+
 def iterations_figure(ref, config, result):
     """The weights-across-iterations figure with its frames (cached per configuration)."""
     return _iterations_figure(ref, _params(config), result)
@@ -499,5 +518,6 @@ def training_times(names, sizes, seed=0):
 def clear_caches():
     """Empty the dashboard's Streamlit caches (tests call this between runs)."""
     for cached in (_pool_slot, _compare, _measure, _sweep_chunk, _peers, _explorer_figures,
-                   _convergence_figure, _iterations_figure, _read_reproduction, _shape_of):
+                   _convergence_figure, _iterations_figure, _lambda_path, _scrubber_figure,
+                   _read_reproduction, _shape_of):
         cached.clear()

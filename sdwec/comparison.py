@@ -14,7 +14,8 @@ import numpy as np
 from sdwec import combiners, solver
 from sdwec._util import plain
 
-__all__ = ["Comparison", "compare", "over_splits", "shared_members", "FITS"]
+__all__ = ["Comparison", "LambdaPath", "compare", "lambda_path", "over_splits", "shared_members",
+           "FITS"]
 
 
 
@@ -151,3 +152,64 @@ def shared_members(first, second):
         raise ValueError(f"weight vectors differ in length: {a.shape} and {b.shape}")
     return {"both": int((a & b).sum()), "only_first": int((a & ~b).sum()),
             "only_second": int((~a & b).sum())}
+
+
+@dataclass(frozen=True)
+class LambdaPath:
+    """SDWEC at every λ of a grid on one pool, the other parameters fixed.
+
+    Attributes
+    ----------
+    lams : ndarray of shape (n,)
+    weights : ndarray of shape (l, n)
+        The weights each λ's ensemble votes with (the support, for SDWEC-OOB).
+    val_accuracy, test_accuracy : ndarray of shape (n,)
+    bagging : dict
+        ``{"validation": float, "test": float}`` of the full ensemble, for reference.
+    """
+
+    lams: np.ndarray
+    weights: np.ndarray
+    val_accuracy: np.ndarray
+    test_accuracy: np.ndarray
+    bagging: dict
+
+    @property
+    def n_selected(self):
+        return (self.weights != 0).sum(axis=0)
+
+
+def lambda_path(pool, lams, fit_on="validation", lam=None, **params):
+    """:func:`compare`'s SDWEC at every λ of ``lams`` (one solve each), scored on both splits.
+
+    Parameters
+    ----------
+    pool : sdwec.pool.Pool
+    lams : sequence of float
+    fit_on : {"validation", "oob+validation"}, default="validation"
+        As in :func:`compare`.
+    lam : ignored
+        Accepted so that a configuration's parameters can be passed as they are.
+    **params
+        The other keyword arguments of :func:`sdwec.solve`.
+
+    Returns
+    -------
+    LambdaPath
+    """
+    if fit_on not in FITS:
+        raise ValueError(f"fit_on must be one of {', '.join(FITS)}; got {fit_on!r}")
+    oob = fit_on == "oob+validation"
+    votes = pool.votes("oob+val") if oob else pool.votes("val")
+    lams = np.asarray(lams, dtype=float)
+    W = np.column_stack([solver.solve(votes, None, lam=float(x), **params).weights
+                         for x in lams])
+    if oob:
+        W = (W > 0).astype(float)
+    val, test = pool.votes("val"), pool.votes("test")
+    ones = combiners.majority(val)
+    return LambdaPath(lams=lams, weights=W,
+                      val_accuracy=np.atleast_1d(combiners.accuracies(W, val, pool.prior)),
+                      test_accuracy=np.atleast_1d(combiners.accuracies(W, test, pool.prior)),
+                      bagging={"validation": float(combiners.accuracies(ones, val, pool.prior)),
+                               "test": float(combiners.accuracies(ones, test, pool.prior))})

@@ -282,7 +282,7 @@ def weights_over_iterations(history, thresholds, member_accuracy=None):
     def frame_data(record, thr):
         kept = record.weights > thr
         bars = dict(type="bar", x=idx, y=record.weights, name="weight",
-                    marker=dict(color=np.where(kept, kept_colour, dropped_colour).tolist()),
+                    marker=_two_colours(kept, kept_colour, dropped_colour),
                     customdata=acc,
                     hovertemplate="tree %{x}<br>weight %{y:.4g}<br>validation accuracy "
                                   "%{customdata:.3f}<extra></extra>")
@@ -316,6 +316,101 @@ def weights_over_iterations(history, thresholds, member_accuracy=None):
                   margin=dict(_MARGIN, b=90), height=430)
     fig.frames = [go.Frame(**f) for f in frames]
     return fig
+
+
+def _two_colours(mask, on, off):
+    """Marker colours from a boolean mask, as numbers on a two-colour scale (a list of colour
+    strings is validated one by one, which makes figures with many frames slow to build)."""
+    return dict(color=np.asarray(mask, dtype=float), cmin=0, cmax=1,
+                colorscale=[[0, off], [1, on]])
+
+
+def lambda_scrubber(path, lam=None):
+    """SDWEC over a λ grid as Plotly frames: scrub λ in the browser, no server round trip.
+
+    One figure, three panels that move together with the slider under them: every tree's
+    weight at that λ (top), the ensemble's test and validation accuracy beside bagging's
+    (bottom left), and where that λ sits among all of them, trees used against test
+    accuracy (bottom right).
+
+    Parameters
+    ----------
+    path : sdwec.comparison.LambdaPath
+    lam : float, optional
+        The λ shown first (the nearest grid value; default the first).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    lams = np.asarray(path.lams, dtype=float)
+    W = np.asarray(path.weights, dtype=float)
+    l, n = W.shape
+    start = 0 if lam is None else int(np.argmin(np.abs(np.log(lams) - np.log(lam))))
+    idx = np.arange(l)
+    used = np.asarray(path.n_selected)
+    sdwec = methods.get("SDWEC").color
+    bag = methods.get("bagging").color
+    top = float(W.max()) if W.size and W.max() > 0 else 1.0
+    drawn = used > 0  # abstaining λ (no tree) have no place on a log axis
+
+    def panels(j):
+        kept = W[:, j] > 0
+        weights = dict(type="bar", x=idx, y=W[:, j], xaxis="x", yaxis="y",
+                       marker=_two_colours(kept, sdwec, COLORS["dropped"]),
+                       hovertemplate="tree %{x}<br>weight %{y:.4g}<extra></extra>")
+        accuracy = dict(type="bar", xaxis="x2", yaxis="y2",
+                        x=["SDWEC test", "SDWEC validation", "bagging test",
+                           "bagging validation"],
+                        y=[path.test_accuracy[j], path.val_accuracy[j], path.bagging["test"],
+                           path.bagging["validation"]],
+                        marker=dict(color=[sdwec, sdwec, bag, bag],
+                                    opacity=[1, 0.55, 1, 0.55]),
+                        text=[f"{v:.3f}" for v in (path.test_accuracy[j], path.val_accuracy[j],
+                                                   path.bagging["test"],
+                                                   path.bagging["validation"])],
+                        textposition="inside", hovertemplate="%{x}: %{y:.4f}<extra></extra>")
+        here = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers",
+                    x=[max(int(used[j]), 1)], y=[path.test_accuracy[j]],
+                    marker=dict(size=16, color=sdwec, line=dict(width=2, color="black")),
+                    hovertemplate="λ=" + f"{lams[j]:g}" + ": %{x} trees, test %{y:.4f}"
+                                  "<extra></extra>")
+        return [weights, accuracy, here]
+
+    def title(j):
+        status = "abstains (no tree kept)" if used[j] == 0 else f"{used[j]} of {l} trees"
+        return f"λ = {lams[j]:g}: {status}, test accuracy {path.test_accuracy[j]:.4f}"
+
+    everything = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers+lines",
+                      x=used[drawn], y=np.asarray(path.test_accuracy)[drawn],
+                      marker=dict(size=6, color=COLORS["dropped"]),
+                      line=dict(color=COLORS["dropped"], width=1), hoverinfo="skip")
+    frames = [go.Frame(name=f"{lams[j]:g}", data=panels(j), traces=[0, 1, 2],
+                       layout=dict(title=dict(text=title(j)))) for j in range(n)]
+    steps = [dict(method="animate", label=f"{lams[j]:g}",
+                  args=[[f"{lams[j]:g}"], dict(mode="immediate", frame=dict(duration=0,
+                                                                            redraw=True),
+                                              transition=dict(duration=0))])
+             for j in range(n)]
+    accuracies = np.concatenate([path.test_accuracy, path.val_accuracy,
+                                 [path.bagging["test"], path.bagging["validation"]]])
+    low = max(0.0, float(accuracies.min()) - 0.05)
+    layout = dict(
+        title=dict(text=title(start), y=0.98, yanchor="top", yref="container"),
+        height=620, showlegend=False, bargap=0.1, margin=dict(l=10, r=10, t=60, b=10),
+        xaxis=dict(domain=[0, 1], anchor="y", title=dict(text="tree index")),
+        yaxis=dict(domain=[0.62, 1], range=[0, 1.05 * top], title=dict(text="weight")),
+        xaxis2=dict(domain=[0, 0.45], anchor="y2"),
+        yaxis2=dict(domain=[0.12, 0.48], anchor="x2", range=[low, 1.0],
+                    title=dict(text="accuracy")),
+        xaxis3=dict(domain=[0.55, 1], anchor="y3", type="log",
+                    tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+                    title=dict(text="trees used (log)")),
+        yaxis3=dict(domain=[0.12, 0.48], anchor="x3", range=[low, 1.0],
+                    title=dict(text="test accuracy")),
+        sliders=[dict(active=start, steps=steps, x=0, len=1, y=0, yanchor="top",
+                      pad=dict(t=30), currentvalue=dict(prefix="λ = ", visible=True))])
+    return go.Figure(data=panels(start) + [everything], layout=layout, frames=frames)
 
 
 def member_weights(weights, member_accuracy, threshold=None, pinned=None):

@@ -264,6 +264,23 @@ def test_cold_pool_gets_a_time_estimate_first(monkeypatch):
     assert any("not trained yet" in n and "roughly 75 s" in n for n in notes), notes
 
 
+def test_lambda_scrubber_holds_every_lambda_of_the_grid():
+    at = _app()
+    at.toggle(key="explorer_scrub").set_value(True).run()
+    _ok(at)
+    figures = [json.loads(c.proto.spec) for c in _charts(at)]
+    (scrubber,) = [f for f in figures if f.get("frames") and "λ = " in
+                   f["layout"]["title"]["text"]]
+    grid = dashboard_config.LAMBDA_GRID
+    assert [fr["name"] for fr in scrubber["frames"]] == [f"{x:g}" for x in grid]
+    # The frame at the sidebar's λ (10) shows what the Explorer shows at λ = 10.
+    _, sol, acc = _direct()
+    frame = scrubber["frames"][grid.index(10.0)]
+    assert f"{sol.n_selected} of 10 trees" in frame["layout"]["title"]["text"]
+    assert f"test accuracy {acc:.4f}" in frame["layout"]["title"]["text"]
+    assert scrubber["layout"]["sliders"][0]["active"] == grid.index(10.0)
+
+
 def test_splits_show_mean_and_spread():
     at = _app({"dataset": "wine", "l": "10", "r": "3"})
     _ok(at)

@@ -552,7 +552,6 @@ def prediction_time(timing):
 # --------------------------------------------------------------------------- frontier
 
 
-
 def __getattr__(name):
     # The frontier's peers, read from the registry when asked so that registered methods
     # are included: PEER_POINTS (one weight vector each) and PEER_CURVES (one per size/α).

@@ -68,7 +68,7 @@ def _direct(name="wine", n_trees=10, seed=0, **params):
     """SDWEC on the same pool, computed without the dashboard."""
     p = pool.load_pool(name, "binary", n_trees=n_trees, seed=seed)
     merged = dict(Config().solver_params(), **params)
-    sol = solver.solve(p.table, None, **merged)
+    sol = solver.solve(p.votes("val"), None, **merged)
     acc = combiners.accuracy(sol.weights, p.P_test, p.y_test, p.classes, p.prior)
     return p, sol, acc
 
@@ -576,7 +576,7 @@ def test_multiclass_task_runs_on_the_correctness_matrix():
     at = _app({"dataset": "wine", "l": "10", "task": "multiclass"})
     _ok(at)
     p = pool.load_pool("wine", "multiclass", n_trees=10, seed=0)
-    sol = solver.solve(p.table, None, **Config().solver_params())
+    sol = solver.solve(p.votes("val"), None, **Config().solver_params())
     assert _metrics(at)["Classifiers used"] == f"{sol.n_selected} / 10"
     assert any("classes 1, 2, 3" in c.value for c in at.caption)
 

@@ -29,8 +29,8 @@ class Comparison:
     member_accuracy : ndarray of shape (l,)
         Each tree's validation accuracy.
     methods : list of dict
-        ``method``, ``test``, ``validation``, ``used`` for SDWEC and the baselines, SDWEC
-        first and bagging second.
+        ``method`` (its id in :mod:`sdwec.methods`), ``test``, ``validation``, ``used`` for
+        SDWEC and the baselines, SDWEC first and bagging second.
     abstain_label : object
         What the ensemble predicts when every weight is zero (the most frequent
         validation class).
@@ -87,7 +87,7 @@ def compare(pool, fit_on="validation", **params):
     methods = [{"method": name, "test": float(acc_test[i]), "validation": float(acc_val[i]),
                 "used": used[i]}
                for i, name in enumerate(("SDWEC-OOB" if oob else "SDWEC", "bagging", "WMV"))]
-    methods.append({"method": "single tree",
+    methods.append({"method": "single",
                     "test": float(np.mean(pool.single_test == pool.y_test)),
                     "validation": float(np.mean(pool.single_val == pool.y_val)),
                     "used": "1 (own tree)"})

@@ -475,25 +475,37 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None):
 def method_comparison(rows):
     """Test and validation accuracy of several methods on the same splits, as grouped bars.
 
+    Each method keeps its registry colour (:mod:`sdwec.methods`), as on every page: test
+    bars solid, validation bars pale.
+
     Parameters
     ----------
     rows : sequence of dict
-        Each with ``"method"``, ``"test"`` and ``"validation"`` accuracies (means over the
-        splits), optionally ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when
-        positive), ``"splits"`` and ``"used"`` (members used); the order is kept.
+        Each with ``"method"`` (a registry id; other names take a palette colour),
+        ``"test"`` and ``"validation"`` accuracies (means over the splits), optionally
+        ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when positive),
+        ``"splits"`` and ``"used"`` (members used); the order is kept.
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
-    methods = [r["method"] for r in rows]
+    def label(name):
+        try:
+            return methods.get(name).label.replace(" (λ path)", "")
+        except KeyError:
+            return str(name)
+
+    names = [label(r["method"]) for r in rows]
+    colours = [_method_color(r["method"], i) for i, r in enumerate(rows)]
     used = [r.get("used", "") for r in rows]
     splits = rows[0].get("splits", 1) if rows else 1
     traces = []
-    for split, colour in (("test", "#1f77b4"), ("validation", "#aec7e8")):
+    for split, opacity in (("test", 1.0), ("validation", 0.45)):
         values = [r[split] for r in rows]
         sd = [r.get(f"{split}_sd", 0.0) for r in rows]
-        trace = dict(type="bar", x=methods, y=values, name=split, marker=dict(color=colour),
+        trace = dict(type="bar", x=names, y=values, name=split, opacity=opacity,
+                     marker=dict(color=colours, line=dict(width=1, color="#444444")),
                      text=[f"{v:.3f}" for v in values], textposition="inside",
                      insidetextanchor="end", customdata=used,
                      hovertemplate="%{x}<br>" + split + " accuracy %{y:.4f}<br>"
@@ -505,10 +517,10 @@ def method_comparison(rows):
               + [r["validation"] - r.get("validation_sd", 0.0) for r in rows])
     high = max([r["test"] + r.get("test_sd", 0.0) for r in rows]
                + [r["validation"] + r.get("validation_sd", 0.0) for r in rows])
-    title = "Accuracy on the same split" if splits == 1 else \
-        f"Accuracy, mean ± sd over {splits} splits"
+    title = "Accuracy: test (solid), validation (pale)" if splits == 1 else \
+        f"Accuracy, mean ± sd over {splits} splits: test (solid), validation (pale)"
     # Accuracy never exceeds 1: the axis stops there unless an error bar reaches past it.
-    return _figure(traces, title, "", "accuracy", barmode="group",
+    return _figure(traces, title, "", "accuracy", barmode="group", showlegend=False,
                    yaxis=dict(range=[max(0.0, low - 0.05), max(1.0, high)]))
 
 

@@ -25,7 +25,7 @@ def test_compare_scores_sdwec_and_the_baselines(small_pool):
                                                        p.classes, p.prior)
     assert rows["bagging"]["test"] == combiners.accuracy(np.ones(12), p.P_test, p.y_test,
                                                          p.classes, p.prior)
-    assert rows["single tree"]["validation"] == np.mean(p.single_val == p.y_val)
+    assert rows["single"]["validation"] == np.mean(p.single_val == p.y_val)
     assert result.n_val == len(p.y_val) and result.abstain_label == p.prior[0]
 
 

@@ -147,6 +147,11 @@ def test_method_comparison_keeps_order_and_values():
     test = _trace(fig, "test")
     assert list(test.x) == ["SDWEC", "bagging"] and list(test.y) == [0.9, 0.85]
     assert list(_trace(fig, "validation").y) == [0.95, 0.9]
+    # Each method in its registry colour, on this page as on the Frontier.
+    assert list(test.marker.color) == [methods.get("SDWEC").color, methods.get("bagging").color]
+    assert fig.layout.yaxis.range[1] == 1.0  # no 1.05 on an accuracy axis
+    single = plots.method_comparison([{"method": "single", "test": 0.7, "validation": 0.8}])
+    assert list(_trace(single, "test").x) == ["single tree"]  # the registry's label
 
 
 def test_prediction_time_in_milliseconds_with_quartiles():

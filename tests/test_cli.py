@@ -70,7 +70,8 @@ def test_help_explains_every_option(capsys):
     for argv, options in ((["--help"], ["reproduce", "frontier"]),
                           (["reproduce", "--help"], ["--datasets", "--repeats", "--trees",
                                                      "--out", "--backend", "--scheduler",
-                                                     "--n-jobs", "--no-cache"]),
+                                                     "--n-jobs", "--no-cache", "--suite",
+                                                     "--size"]),
                           (["frontier", "--help"], ["--dataset", "--points", "--lam-min",
                                                     "--beta", "--out"])):
         with pytest.raises(SystemExit) as exc:
@@ -87,6 +88,30 @@ def test_bad_arguments_get_messages_not_tracebacks(capsys, cache, tmp_path):
     assert main(["reproduce", "--datasets", "wine", "--backend", "dask",
                  "--out", str(tmp_path)]) == 2
     assert "--scheduler" in capsys.readouterr().err
+    assert main(["reproduce", "--datasets", "wine", "--size", "4", "--out", str(tmp_path)]) == 2
+    assert "--size is the target size of --suite oob" in capsys.readouterr().err
+    for size in ("0", "1.5", "many"):
+        with pytest.raises(SystemExit) as exc:
+            main(["reproduce", "--suite", "oob", "--size", size])
+        assert exc.value.code == 2 and "--size" in capsys.readouterr().err
+
+
+def test_oob_suite_writes_its_rows_and_report(tmp_path, cache):
+    out = tmp_path / "oob"
+    assert main(["reproduce", "--suite", "oob", "--datasets", "wine", "--repeats", "2",
+                 "--trees", "10", "--size", "3", "--out", str(out), "--n-jobs", "1",
+                 "--quiet"]) == 0
+    df = pd.read_csv(out / "results.csv")
+    assert len(df) == 2 * len(experiments.method_rows(suite="oob"))
+    assert list(df["method"][:len(experiments.method_rows(suite="oob"))]) == \
+        experiments.method_rows(suite="oob")
+    assert (df.loc[df["method"] == "SDWEC-stable", "n_selected"] == 3).all()
+    report = (out / "report.md").read_text()
+    assert "--suite oob" in report and "target size K: 3" in report
+    assert "## All splits (0–1)" in report and "no confirmation split" in report
+    for heading in ("SDWEC-OOB against random @OOB", "SDWEC-stable against random @K",
+                    "SDWEC-OOB against reduce-error OOB @K", "SDWEC-stable against bagging"):
+        assert f"### {heading}" in report
 
 
 def test_paper_table3_has_every_dataset():

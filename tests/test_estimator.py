@@ -53,6 +53,20 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
+# Every combination of the out-of-bag parameters (docs/oob.md), on small pools.
+OOB_COMBINATIONS = [dict(fit_on=fit_on, n_members=n_members, vote=vote)
+                    for fit_on in ("validation", "oob+validation")
+                    for n_members in (None, 3, 0.5)
+                    for vote in ("weighted", "uniform")]
+
+
+@parametrize_with_checks([SDWECClassifier(n_estimators=4, random_state=1, **params)
+                          for params in OOB_COMBINATIONS],
+                         expected_failed_checks=expected_failed_checks, xfail_strict=True)
+def test_sklearn_estimator_checks_with_oob_parameters(estimator, check):
+    check(estimator)
+
+
 # --------------------------------------------------------------------------- fixtures
 
 
@@ -128,6 +142,88 @@ def test_same_seed_same_weights():
     b = SDWECClassifier(n_estimators=10, random_state=7).fit(X, y)
     np.testing.assert_array_equal(a.weights_, b.weights_)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+# --------------------------------------------------------------------------- out-of-bag
+
+
+def test_oob_validation_fits_each_trees_out_of_bag_votes_stacked_with_the_held_out_ones(
+        monkeypatch):
+    seen, solved = {}, {}
+
+    class RecordingBagging(BaggingClassifier):
+        def fit(self, X, y, **params):
+            seen.update(bagging=self, X=X, y=y)
+            return super().fit(X, y, **params)
+
+    def recording_solve(C, y, **params):
+        solved["C"] = C
+        return solve(C, y, **params)
+
+    monkeypatch.setattr(estimator_module, "BaggingClassifier", RecordingBagging)
+    monkeypatch.setattr(estimator_module, "solve", recording_solve)
+    X, y = load_wine(return_X_y=True)  # three classes, no duplicated rows
+    model = SDWECClassifier(n_estimators=9, fit_on="oob+validation", random_state=0).fit(X, y)
+    bagging, X_pool, y_pool = seen["bagging"], seen["X"], seen["y"]
+    C = solved["C"]
+    assert C.shape == (len(y), 9)  # the pool's rows, then the held-out ones
+    n = len(y_pool)
+    for j, tree in enumerate(bagging.estimators_):
+        labels = bagging.classes_[tree.predict(X_pool).astype(int)]
+        in_bag = C[:n, j] == 0
+        # out of bag: the tree's own vote, right or wrong
+        np.testing.assert_array_equal(C[:n, j][~in_bag],
+                                      np.where(labels == y_pool, 1, -1)[~in_bag])
+        # in bag: exactly the rows the tree was grown on, leaf by leaf
+        leaves = tree.apply(X_pool[in_bag].astype(np.float32))
+        is_leaf = tree.tree_.children_left == -1
+        np.testing.assert_array_equal(
+            np.bincount(leaves, minlength=tree.tree_.node_count)[is_leaf],
+            tree.tree_.n_node_samples[is_leaf])
+    # the held-out rows: every tree votes, as with fit_on="validation"
+    held_out = ~np.isin(X.view([("", X.dtype)] * X.shape[1]).ravel(),
+                        X_pool.view([("", X.dtype)] * X.shape[1]).ravel())
+    P = prediction_matrix(bagging.estimators_, X[held_out], bagging.classes_)
+    expected = correctness_matrix(P, y[held_out])
+    np.testing.assert_array_equal(np.unique(C[n:], axis=0, return_counts=True)[1],
+                                  np.unique(expected, axis=0, return_counts=True)[1])
+    np.testing.assert_array_equal(np.unique(C[n:], axis=0), np.unique(expected, axis=0))
+    np.testing.assert_array_equal(model.weights_, solve(C, np.ones(len(C)), lam=10.0).weights)
+
+
+@pytest.mark.parametrize("fit_on", ["validation", "oob+validation"])
+def test_n_members_keeps_that_many_largest_weights(fit_on):
+    X, y = load_breast_cancer(return_X_y=True)
+    params = dict(n_estimators=20, fit_on=fit_on, random_state=0)
+    uniform = SDWECClassifier(n_members=4, vote="uniform", **params).fit(X, y)
+    weighted = SDWECClassifier(n_members=0.2, vote="weighted", **params).fit(X, y)  # 4 of 20
+    solution = uniform.solution_
+    assert uniform.lam_ == solution.params["lam"] == weighted.lam_
+    assert solution.n_selected >= 4 or uniform.lam_ == 1e4  # reached, or the largest λ
+    largest = np.sort(np.argsort(-solution.weights, kind="stable")[:4])
+    np.testing.assert_array_equal(uniform.selected_, largest[solution.weights[largest] > 0])
+    np.testing.assert_array_equal(uniform.weights_[uniform.selected_], 1.0)
+    np.testing.assert_array_equal(weighted.selected_, uniform.selected_)
+    np.testing.assert_array_equal(weighted.weights_[weighted.selected_],
+                                  solution.weights[weighted.selected_])
+
+
+def test_uniform_vote_keeps_sdwecs_support_with_equal_weights():
+    X, y = load_breast_cancer(return_X_y=True)
+    paper = SDWECClassifier(n_estimators=20, random_state=0).fit(X, y)
+    uniform = SDWECClassifier(n_estimators=20, vote="uniform", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(uniform.weights_, (paper.weights_ > 0).astype(float))
+    assert uniform.lam_ == paper.lam_ == 10.0
+
+
+def test_oob_parameters_say_what_to_fix(binary_pool):
+    bagging, X_val, y_val, _, _ = binary_pool
+    with pytest.raises(ValueError, match="frozen pool does not give"):
+        SDWECClassifier(FrozenEstimator(bagging), fit_on="oob+validation").fit(X_val, y_val)
+    with pytest.raises(ValueError, match="cannot exceed the 15 members of the frozen pool"):
+        SDWECClassifier(FrozenEstimator(bagging), n_members=16).fit(X_val, y_val)
+    frozen = SDWECClassifier(FrozenEstimator(bagging), n_members=5, vote="uniform")
+    assert frozen.fit(X_val, y_val).n_selected_ <= 5
 
 
 def test_holdout_is_stratified_and_sized_by_validation_fraction(monkeypatch):
@@ -461,6 +557,12 @@ def test_clone_keeps_parameters_unfitted():
     ({"validation_fraction": 1.0}, "validation_fraction must be a number strictly between"),
     ({"lam": -1.0}, "lam"),
     ({"threshold": "median"}, "threshold must be one of"),
+    ({"fit_on": "train"}, "fit_on must be one of 'validation', 'oob\\+validation'"),
+    ({"vote": "majority"}, "vote must be one of 'weighted', 'uniform'"),
+    ({"n_members": 0}, "n_members must be None, an int >= 1 or a float in \\(0, 1\\]"),
+    ({"n_members": 1.5}, "n_members must be None"),
+    ({"n_members": True}, "n_members must be None"),
+    ({"n_members": 5, "n_estimators": 3}, "n_members \\(5\\) cannot exceed n_estimators"),
 ])
 def test_bad_parameters_say_what_to_fix(params, message):
     X, y = load_iris(return_X_y=True)

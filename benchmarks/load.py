@@ -22,7 +22,7 @@ it.  ``--browsers K`` adds K real browser sessions beside the websocket clients,
 what a user sees while the others load the server.
 
 After every action the run is checked for a traceback, an exception box or an ``st.error``
-box (none is caused on purpose, so each counts as an error), for fewer than four charts with
+box (none is caused on purpose, so each counts as an error), for fewer than three charts with
 data, and for a configuration the page did not apply; an action not served within the
 time-out counts as an error too.  The server's resident memory (psutil, the process and its
 children) is sampled every 2 s; the report gives it at start (idle), after the warm-up phase
@@ -65,7 +65,7 @@ UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", 
        "wpbc")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
-N_CHARTS = 4  # Plotly charts on the Explorer
+N_CHARTS = 3  # Plotly charts on the Explorer (accuracy, costs, weights; timing on request)
 #: Environment the server runs with, as ``scripts/dashboard.sh`` starts it.
 SERVER_ENV = {"MALLOC_ARENA_MAX": "2"}
 #: Sidebar sliders moved by the sessions: URL key -> (label, relative frequency).

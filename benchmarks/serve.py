@@ -15,7 +15,7 @@ on the cache folder: ``sdwec.pool`` renames a finished entry into place, one eve
 training), and the script runs in which a client received a training progress bar.
 
 Per phase the report gives: actions served per second in the measured window, the time to
-updated charts (p50/p95), errors (an action with fewer than four charts with data, a
+updated charts (p50/p95), errors (an action with fewer than three charts with data, a
 configuration the page did not apply, an error box or traceback, a time-out, a traceback in a
 replica's log), sessions per replica, resident memory of every process (idle, after the
 warm-up, at the end, peak), CPU seconds of the replicas, nginx, this harness and everything

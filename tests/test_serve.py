@@ -5,7 +5,7 @@ run directory) serves the module.  The tests check what a class needs from it: e
 with the same sticky cookie reaches the same replica, websocket sessions work through the
 proxy and render the Explorer's charts, the replicas share one pool cache and train a pool
 once between them, XSRF protection and the upload limit hold behind the proxy, the page loads
-nothing from the internet (but its favicon: a known issue, marked strict xfail), and SIGTERM
+nothing from the internet (its favicon included), and SIGTERM
 or Ctrl-C stops every process.  A reduced phase of
 the benchmark's harness (4 clients through the proxy, seconds) runs last.  No timing is
 asserted; the 1-vs-2-replica measurement is ``python -m benchmarks.serve``
@@ -33,7 +33,7 @@ from benchmarks.wsclient import Session
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
 LAMBDA = "λ (data fidelity, log scale)"
-EXPLORER_CHARTS = 4
+EXPLORER_CHARTS = load.N_CHARTS
 
 
 def _needs_nginx():
@@ -294,9 +294,6 @@ def test_the_page_loads_no_asset_from_the_internet(served, requests_of_a_page_vi
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="the page icons (:material/...:) become favicons fetched from "
-                          "fonts.gstatic.com; remove this mark once they are emoji or local")
 def test_the_favicon_is_local_too(served, requests_of_a_page_visit):
     assert _external(requests_of_a_page_visit, served) == []
 

@@ -13,7 +13,6 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -27,19 +26,7 @@ TIMEOUT = 120
 SMALL = {"dataset": "wine", "l": "10"}
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("pools")
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches(cache_dir, monkeypatch):
-    monkeypatch.setenv(pool.CACHE_ENV, str(cache_dir))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit")
 
 
 def _app(query=SMALL, page=None):

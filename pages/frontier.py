@@ -15,7 +15,8 @@ if config is None:
 st.title("Accuracy vs ensemble size")
 st.markdown(
     "Each filled circle is SDWEC at one λ of the sidebar's grid (β, γ, ε, k as in the "
-    "sidebar); the red staircase is its Pareto front; open circles are **SDWEC-select**, the "
+    "sidebar); its Pareto front is red (a staircase on the accuracy it was chosen on, red "
+    "rings on the other); small open circles are **SDWEC-select**, the "
     "same trees voting with equal weights. Beside it, on the same pool and split, every "
     "other method in its own colour: single ensembles as symbols, methods with a size or "
     "a regularisation path as curves. **Random subsets of each size** are the sanity "
@@ -56,11 +57,12 @@ with guard("the frontier"):
     refs = services.pool_refs(config)
     sweep = frontier.over_splits([services.frontier_sweep(r, config, second) for r in refs])
     peers = frontier.over_splits([services.frontier_peers(r, oob) for r in refs])
-    front = frontier.pareto(sweep, accuracy="val_accuracy" if front_on == "validation"
-                            else "test_accuracy")
+    front_column = "val_accuracy" if front_on == "validation" else "test_accuracy"
+    front = frontier.pareto(sweep, accuracy=front_column)
     name = None if second is None else SECOND_SWEEPS[second][0]
     figure = plots.frontier(sweep, front, peers, column, second=name,
-                            x="trees" if x_axis == "trees used" else "sparsity")
+                            x="trees" if x_axis == "trees used" else "sparsity",
+                            front_on=front_column)
     event = st.plotly_chart(figure, key="frontier_chart", on_select="rerun",
                             selection_mode="points")
     picked = [p for p in event.selection.points

@@ -591,7 +591,8 @@ def _error(rows, column):
     return dict(type="data", array=rows[sd].to_numpy(dtype=float), thickness=1, width=2)
 
 
-def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees"):
+def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees",
+             front_on="val_accuracy"):
     """Accuracy against ensemble size: an SDWEC sweep, its Pareto front and the peers.
 
     Abstaining ensembles (every weight zero, a constant guess of the most frequent class)
@@ -616,6 +617,10 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     x : {"trees", "sparsity"}, default="trees"
         Trees used on a log axis (where SDWEC's sparse end is readable), or sparsity with the
         axis fitted to the points drawn.
+    front_on : {"val_accuracy", "test_accuracy"}, default="val_accuracy"
+        The accuracy ``front`` was chosen on. Drawn on that accuracy the front is a
+        staircase; drawn on the other one it is only its points (ringed): the held-out check
+        of a front chosen elsewhere need not be monotone.
 
     Returns
     -------
@@ -684,7 +689,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
             hovertemplate="SDWEC-select (SDWEC's trees, equal votes) λ=%{customdata[0]:.4g}"
                           "<br>%{customdata[1]:.3g} trees<br>accuracy %{y:.4f}<extra></extra>"))
     front = drawn(front)
-    if not front.empty:
+    if not front.empty and front_on == accuracy:
         ordered = front.sort_values(column)
         # Between two front points the best accuracy at least this sparse is the next
         # point's, hence the staircase (its direction follows the x axis).
@@ -692,6 +697,13 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
                            mode="lines", name="SDWEC Pareto front", hoverinfo="skip",
                            line=dict(color=COLORS["pareto"], width=2,
                                      shape="hv" if x == "trees" else "vh")))
+    elif not front.empty:
+        chosen = "validation" if front_on == "val_accuracy" else "test"
+        traces.append(dict(type="scatter", x=front[column], y=front[accuracy],
+                           mode="markers", name=f"SDWEC Pareto front (chosen on {chosen})",
+                           hoverinfo="skip", marker=dict(symbol="circle-open", size=16,
+                                                         color=COLORS["pareto"],
+                                                         line=dict(width=2))))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
     notes = []
     abstaining = sweep[sweep["n_selected"] == 0] if "n_selected" in sweep else sweep.iloc[:0]

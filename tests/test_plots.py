@@ -211,7 +211,8 @@ def test_frontier_carries_parameters_for_the_explorer():
     from sdwec.frontier import pareto
 
     sweep = _sweep_frame()
-    fig = plots.frontier(sweep, pareto(sweep, "test_accuracy"), _peers_frame(), x="sparsity")
+    fig = plots.frontier(sweep, pareto(sweep, "test_accuracy"), _peers_frame(), x="sparsity",
+                         front_on="test_accuracy")
     sdwec = _trace(fig, "SDWEC (λ sweep)")
     assert [list(row[:4]) for row in sdwec.customdata] == [
         [0.1, 15.0, 15.0, 1.0], [1.0, 15.0, 15.0, 1.0], [10.0, 15.0, 15.0, 1.0]]
@@ -221,7 +222,11 @@ def test_frontier_carries_parameters_for_the_explorer():
     assert list(random_curve.x) == [0.96, 0.98]  # sorted by sparsity
     # Every SDWEC point here is on the front (more trees, more accuracy).
     front = _trace(fig, "SDWEC Pareto front")
-    assert sorted(front.x) == pytest.approx([0.8, 0.88, 0.96])
+    assert sorted(front.x) == pytest.approx([0.8, 0.88, 0.96]) and front.mode == "lines"
+    # A front chosen on validation, drawn on test: its points, ringed, no staircase.
+    held_out = plots.frontier(sweep, pareto(sweep), _peers_frame(), x="sparsity")
+    rings = _trace(held_out, "SDWEC Pareto front (chosen on validation)")
+    assert rings.mode == "markers" and sorted(rings.x) == pytest.approx([0.8, 0.88, 0.96])
     val = plots.frontier(sweep, pareto(sweep, "val_accuracy"), _peers_frame(), "val_accuracy",
                          x="sparsity")
     assert list(_trace(val, "SDWEC (λ sweep)").y) == pytest.approx([0.82, 0.86, 0.90])

@@ -12,7 +12,7 @@ import time
 
 from benchmarks.common import machine
 
-SECTIONS = ["solver", "frontier", "predict", "pool", "latency"]
+SECTIONS = ["solver", "frontier", "predict", "pool", "latency", "browser"]
 
 
 def main(argv=None):

@@ -20,7 +20,9 @@ the input event until every chart of the Explorer shows the new data:
   of the dataset in that server, which reads the pool from the disk cache.
 
 **When is the page drawn?**  The page records, from an init script, every websocket message
-it receives (time, size, top-level type), the release of every key, and every
+it receives (time, size, top-level type), every key press (the keydown event's timestamp: the
+slider and the select box act on keydown, and under load the release can come after the
+rerun has started), and every
 ``plotly_afterplot`` event of every chart with the data it drew, and the second animation
 frame after it (by then the frame holding the new chart has been rendered: an upper bound on
 the paint, within one frame).  A move is over when the server has finished its last run after
@@ -63,6 +65,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,6 +74,8 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks.common import load_average, machine, percentile, table
 from benchmarks.load import LAUNCH_ARGS, SERVER_ENV, UCI, free_port
@@ -81,7 +86,8 @@ DATASETS = UCI + ("nsl_kdd",)
 TRACED = ("sonar", "nsl_kdd")
 VIEWPORT = {"width": 1400, "height": 1000}
 #: Sidebar sliders: URL key -> (label, column header).
-SLIDERS = {"lam": ("λ (data fidelity, log scale)", "λ"), "beta": ("β (non-negativity penalty)", "β"),
+SLIDERS = {"lam": ("λ (data fidelity, log scale)", "λ"),
+           "beta": ("β (non-negativity penalty)", "β"),
            "gamma": ("γ (log-sum-exp sharpness)", "γ"), "eps": ("ε (log scale)", "ε"),
            "k": ("Iterations k", "k")}
 CONTROLS = tuple(SLIDERS) + ("switch", "load")
@@ -92,11 +98,12 @@ HEADERS = {**{k: v[1] for k, v in SLIDERS.items()}, "switch": "switch", "load": 
 START = {"lam": "0.1", "beta": "15", "gamma": "15", "eps": "2", "k": "25", "thr": "paper"}
 QUIET_MS = 250  # the page counts as settled after this long without a message or a redraw
 ACTION_TIMEOUT = 300.0  # seconds; a first NSL-KDD load on a busy machine reads 90 MB
+KEYED_TIMEOUT = 120.0  # seconds for a key press's run, and for charts to draw after a run
 
 # --------------------------------------------------------------------------- in the page
 
 #: Installed before any page script.  Records every websocket message (time, size, top-level
-#: ForwardMsg field, the bytes), every key release, and every ``plotly_afterplot`` with the data
+#: ForwardMsg field, the bytes), every key press, and every ``plotly_afterplot`` with the data
 #: drawn.  Plotly gives each chart div its own ``emit`` (``Events.init``); a setter on
 #: ``HTMLElement.prototype`` catches that assignment and wraps it, so the very first draw of a
 #: chart is seen too.  Times are epoch milliseconds (``performance.timeOrigin`` + ``now``), so
@@ -104,7 +111,7 @@ ACTION_TIMEOUT = 300.0  # seconds; a first NSL-KDD load on a busy machine reads 
 INIT_JS = r"""
 (() => {
   const now = () => performance.timeOrigin + performance.now();
-  const S = window.__bench = {msgs: [], keyups: [], lastDraw: 0, lastMsg: 0};
+  const S = window.__bench = {msgs: [], keys: [], lastDraw: 0, lastMsg: 0};
   Object.defineProperty(HTMLElement.prototype, 'emit', {
     configurable: true,
     get() { return undefined; },
@@ -127,9 +134,11 @@ INIT_JS = r"""
         return fn.call(this, name, arg);
       }});
     }});
-  window.addEventListener('keyup', () => {
-    S.keyups.push(now());
-    performance.mark('bench-keyup');
+  // A key's input time is its keydown event's timestamp (when the browser created the event):
+  // the slider and the select box act on keydown, and a release can come after the rerun.
+  window.addEventListener('keydown', (ev) => {
+    S.keys.push(performance.timeOrigin + ev.timeStamp);
+    performance.mark('bench-input');
   }, true);
   // Top-level field of a ForwardMsg (its oneof "type"; 6 = script_finished, with its status).
   const kind = (buf) => {
@@ -179,7 +188,7 @@ MARK_JS = f"""
   if (!S) return null;
   S.msgs = [];
   for (const gd of document.querySelectorAll('{_CHARTS}')) gd.__benchDraws = [];
-  return S.keyups.length;
+  return S.keys.length;
 }}
 """
 
@@ -215,7 +224,7 @@ QUIET_JS = f"""
 """
 
 #: What happened since the mark: messages (with ``true``, the last run's element messages as
-#: base64), key releases, the charts' draw times, problems on the page.
+#: base64), key presses, the charts' draw times, problems on the page.
 COLLECT_JS = f"""
 (withData) => {{
   const S = window.__bench;
@@ -234,7 +243,7 @@ COLLECT_JS = f"""
   const charts = Array.from(document.querySelectorAll('{_CHARTS}')).map(
     gd => (gd.__benchDraws || []).map(d => d[0]));
   return {{
-    msgs, charts, keyups: S.keyups.length, keyup: S.keyups[S.keyups.length - 1],
+    msgs, charts, keys: S.keys.length, key: S.keys[S.keys.length - 1],
     url: location.href,
     exception: document.querySelectorAll('[data-testid="stException"]').length,
     errors: Array.from(document.querySelectorAll('[data-testid="stAlertContentError"]'))
@@ -284,9 +293,11 @@ MATCH_JS = f"""
   return want.map((w, i) => {{
     const gd = gds[i];
     if (!gd || w === null) return {{first: null, shows: null}};
-    const hit = (gd.__benchDraws || []).find(d => d[0] >= t0 && fp(d[1]) === w);
+    const draws = gd.__benchDraws || [];
+    const hit = draws.find(d => d[0] >= t0 && fp(d[1]) === w);
     return {{first: hit ? hit[0] : null, painted: hit ? hit[2] : null,
-             shows: fp(gd.data) === w}};
+             shows: fp(gd.data) === w, after: draws.filter(d => d[0] >= t0).length,
+             before: draws.some(d => d[0] < t0 && fp(d[1]) === w)}};
   }});
 }}
 """
@@ -448,9 +459,9 @@ class Sample:
 
     app: str
     dataset: str
-    control: str  # a key of SLIDERS, "switch", "load" or "first"
+    control: str  # a key of SLIDERS, "switch", "load", "first" or "warm-up"
     timed: bool  # False: a step that sets the page up for the next sample
-    ms: float | None = None  # input -> every changed chart drawn and the run over
+    ms: float | None = None  # input -> every changed chart painted and the run over
     start_ms: float | None = None  # input -> the server's run starts (new_session received)
     finished_ms: float | None = None  # input -> script_finished received
     charts_ms: float | None = None  # input -> the last changed chart drawn (afterplot)
@@ -558,7 +569,7 @@ class Tab:
             self.page.goto(url, wait_until="commit", timeout=ACTION_TIMEOUT * 1e3)
             return t0
 
-        sample = self.act(dataset, control, timed, go, expected=full, new_session=True)
+        sample = self.act(dataset, control, timed, go, expected=full, all_changed=True)
         sample.cold = cold
         self.seen.add(pool)
         return sample
@@ -579,8 +590,9 @@ class Tab:
         sample.value = value
         return sample
 
-    def switch(self, dataset, to, timed=True):
-        """Choose ``to`` in the sidebar's dataset select box (typed, committed with Enter)."""
+    def switch(self, to, dataset, timed=True):
+        """Choose ``to`` in the sidebar's dataset select box (typed, committed with Enter);
+        the sample is filed under ``dataset``."""
         box = self.page.get_by_test_id("stSelectbox").filter(has_text="Dataset").first
 
         def choose():
@@ -588,8 +600,8 @@ class Tab:
             self.page.keyboard.type(to)
             self.page.keyboard.press("Enter")
 
-        sample = self.act(to if timed else dataset, "switch", timed, choose,
-                          expected={"dataset": to}, keyed=True, new_session=True)
+        sample = self.act(dataset, "switch", timed, choose, expected={"dataset": to},
+                          keyed=True, all_changed=True)
         sample.value = to
         self.seen.add((to, query_of(self.page.url).get("l")))
         return sample
@@ -603,11 +615,12 @@ class Tab:
 
     # -- timing and checking
 
-    def act(self, dataset, control, timed, do, expected, keyed=False, new_session=False):
+    def act(self, dataset, control, timed, do, expected, keyed=False, all_changed=False):
         """Do ``do()``, wait until the page is drawn and quiet, and return the :class:`Sample`.
 
-        ``keyed``: the input event is the last key released in the page; otherwise ``do``
-        returns the event's time (epoch ms).  ``new_session``: every chart counts as changed.
+        ``keyed``: the input event is the last key pressed in the page; otherwise ``do``
+        returns the event's time (epoch ms).  ``all_changed``: every chart counts as changed
+        (a new page, another dataset).
 
         Nothing is read from the page until the run is over and the page quiet, so that the
         harness does not compete with the drawing it times; the draws' times were recorded by
@@ -618,21 +631,26 @@ class Tab:
                         load_average=os.getloadavg()[0])
         self.page_errors.clear()
         page.bring_to_front()
-        keyups = page.evaluate(MARK_JS) or 0
+        keys = page.evaluate(MARK_JS) or 0
         cpu0, browser0 = self.server.cpu(), browser_cpu()
         try:
             t0 = do()
-            page.wait_for_function(DONE_JS, timeout=ACTION_TIMEOUT * 1e3, polling=50)
+            # A first load may read a large pool; a key press that starts no run is an error
+            # sooner.
+            page.wait_for_function(DONE_JS, polling=50,
+                                   timeout=(KEYED_TIMEOUT if keyed else ACTION_TIMEOUT) * 1e3)
             self._quiet(page, sample)
             state = page.evaluate(COLLECT_JS, True)
             if keyed:
-                if state["keyups"] <= keyups:
-                    raise RuntimeError("no key release seen in the page")
-                t0 = state["keyup"]
-            changed = self._run(sample, state, t0, new_session)
-            # Normally true at once; a chart still to draw is waited for (bounded).
-            page.wait_for_function(READY_JS, arg=[changed, t0], timeout=ACTION_TIMEOUT * 1e3,
-                                   polling=100)
+                if state["keys"] <= keys:
+                    raise RuntimeError("no key press seen in the page")
+                t0 = state["key"]
+            changed = self._run(sample, state, t0, all_changed)
+            try:  # normally true at once; a chart still to draw is waited for (bounded)
+                page.wait_for_function(READY_JS, arg=[changed, t0], polling=100,
+                                       timeout=KEYED_TIMEOUT * 1e3)
+            except PlaywrightTimeout:  # recorded chart by chart below
+                pass
             self._quiet(page, sample)
             state = page.evaluate(COLLECT_JS, False)
         except Exception as exc:  # noqa: BLE001 -- a failed action is recorded, not fatal
@@ -662,7 +680,7 @@ class Tab:
         except Exception:  # noqa: BLE001 -- a page that keeps redrawing: measured as it is
             sample.problems.append(f"the page did not go quiet for {QUIET_MS} ms within 30 s")
 
-    def _run(self, sample, state, t0, new_session):
+    def _run(self, sample, state, t0, all_changed):
         """Read the messages after the input: the run's phases and bytes, and its charts
         (decoded; the page is told their figures).  Returns the indices of the charts the
         last run changed."""
@@ -678,7 +696,7 @@ class Tab:
         if unknown:
             sample.problems.append(f"{unknown} cached message(s) could not be resolved")
         paths = sorted(charts)
-        previous = None if new_session else self.previous
+        previous = None if all_changed else self.previous
         sample.changed = [i for i, p in enumerate(paths)
                           if previous is None or previous.get(p) != charts[p][0]]
         sample.chart_bytes = [charts[p][2] for p in paths]
@@ -702,7 +720,11 @@ class Tab:
                     drawn.append(m["first"])
                     painted.append(m["painted"])
                 else:
-                    sample.problems.append(f"chart {i} changed but did not draw the new figure")
+                    why = ("its draw was not painted" if m["first"] is not None else
+                           "it drew the new figure before the input" if m["before"] else
+                           f"none of its {m['after']} draws after the input showed it")
+                    sample.problems.append(f"chart {i} changed but did not draw the new "
+                                           f"figure: {why}")
         draws = [t for chart in state["charts"] for t in chart if t >= t0]
         sample.settled_ms = (max(draws) - t0) if draws else None
         if drawn:
@@ -901,9 +923,9 @@ def measure_dataset(tabs, dataset, names, settings, log=print):
         flip = not flip
     for _ in range(n):
         def one_switch(t):
-            samples.append(t.switch(dataset, partner, timed=False))
-            samples.append(t.slide(partner, "k", timed=False))
-            samples.append(t.switch(partner, dataset))
+            samples.append(t.switch(partner, dataset, timed=False))
+            samples.append(t.slide(dataset, "k", timed=False))
+            samples.append(t.switch(dataset, dataset))
         each(one_switch, flip)
         flip = not flip
     timed = [s for s in samples if s.timed and s.control != "first"]
@@ -969,7 +991,7 @@ def _self_times(events):
 
 def summarise_trace(trace, window_ms):
     """Main-thread time by kind in a traced move's window (``window_ms`` from its key
-    release, marked in the page as ``bench-keyup``).
+    press, marked in the page as ``bench-input``).
 
     Returns
     -------
@@ -981,9 +1003,9 @@ def summarise_trace(trace, window_ms):
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
              if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    marks = [e for e in events if e.get("name") == "bench-keyup"]
+    marks = [e for e in events if e.get("name") == "bench-input"]
     if not marks:
-        return {"error": "the trace has no key-release mark"}
+        return {"error": "the trace has no key-press mark"}
     mark = max(marks, key=lambda e: e["ts"])
     lo, hi = mark["ts"], mark["ts"] + window_ms * 1e3
     thread = (mark["pid"], mark["tid"])  # the page's main thread: where the mark was made
@@ -1157,17 +1179,18 @@ def report(outcome, command=None):
               f"timed samples per (checkout, dataset, control), {st.warmup} untimed λ moves "
               f"first; one Chromium ({', '.join(LAUNCH_ARGS)}), viewport "
               f"{VIEWPORT['width']}×{VIEWPORT['height']}, one tab per checkout used one at a "
-              f"time; each server: `MALLOC_ARENA_MAX=2 {servers}` (port varies) with one "
+              f"time; each server: `MALLOC_ARENA_MAX=2 python {servers}` (port varies) with one "
               f"shared, warm pool cache.", "",
               f"Machine load (1, 5, 15-minute load average; 2 cores, shared with other work): "
               f"{load_average(outcome.load_start)} at the start, "
               f"{load_average(outcome.load_end)} at the end; over the samples (1-minute) "
               + _load_range(outcome) + ".", ""]
+    lines += _headline(outcome)
     lines += ["## What is measured", "", __doc__.split("\n\n", 1)[1].split(
         "Run ``python")[0].strip(), ""]
     problems = [s for s in outcome.samples if s.problems]
     lines += ["## Time to every chart drawn (ms, p50 / p95)", "",
-              "From the input event (key release; for **load**, the navigation's start) to "
+              "From the input event (keydown; for **load**, the navigation's start) to "
               "every chart the run changed painted with its new figure and the run over. "
               "**first load**: one sample, the dataset's first page load in that server "
               "(pool read from the disk cache; \"–\" where the pool was already in memory).",
@@ -1262,6 +1285,43 @@ def report(outcome, command=None):
     return "\n".join(lines)
 
 
+def _headline(outcome):
+    """The run in a few lines: p50 / p95 pooled over the UCI datasets and on NSL-KDD."""
+    labels = [a.label for a in outcome.apps]
+    names = set(outcome.settings.datasets)
+    groups = [("UCI", [d for d in UCI if d in names]), ("NSL-KDD", ["nsl_kdd"])]
+    groups = [(g, ds) for g, ds in groups if set(ds) & names]
+    kinds = [("λ move", ("lam",)), ("β, γ, ε, k move", ("beta", "gamma", "eps", "k")),
+             ("dataset switch", ("switch",)), ("page load from a link", ("load",))]
+
+    def pct(label, controls, datasets):
+        return _pct([s.ms for s in outcome.samples if s.timed and s.ok and s.app == label
+                     and s.control in controls and s.dataset in datasets])
+
+    rows = []
+    for kind, controls in kinds:
+        for group, datasets in groups:
+            cells = [pct(label, controls, datasets) for label in labels]
+            row = [f"{kind}, {group}"] + [_cell(c) for c in cells]
+            rows += [row + [_ratio(c, cells[0]) for c in cells[1:]]]
+    for group, datasets in groups:
+        cells = []
+        for label in labels:
+            first = [s.ms for s in outcome.samples if s.app == label and s.control == "first"
+                     and s.cold and s.ms is not None and s.dataset in datasets]
+            cells.append(f"{percentile(first, 50):.0f}" if first else "–")
+        rows.append([f"first load (pool from disk), {group}, median"] + cells
+                    + [""] * (len(labels) - 1))
+    cpu = []
+    for label in labels:
+        sel = timed_samples(outcome, label)
+        cpu.append(f"{1e3 * sum(s.server_cpu for s in sel) / len(sel):.0f} / "
+                   f"{1e3 * sum(s.browser_cpu for s in sel) / len(sel):.0f}" if sel else "–")
+    rows.append(["CPU ms per timed sample, server / browser"] + cpu + [""] * (len(labels) - 1))
+    header = ["ms, p50 / p95"] + labels + [f"{label} / {labels[0]}" for label in labels[1:]]
+    return ["## Headline", "", table(header, rows), ""]
+
+
 #: Issue 14's targets, p95 in ms: (every UCI dataset, NSL-KDD).
 TARGETS = {**{key: (250, 500) for key in SLIDERS}, "switch": (600, 600), "load": (1000, 1000)}
 
@@ -1313,8 +1373,9 @@ def _trace_section(outcome):
              "- **KB**: websocket bytes received for the move, and per chart (methods, "
              "convergence, weights, prediction time; a chart Streamlit had sent before "
              "arrives as a reference of ~70 bytes).",
-             "- **trace**: self time on the page's main thread from the key release to the "
-             "last redraw or paint (**window**), by kind (DevTools' groups: scripting includes the "
+             "- **trace**: self time on the page's main thread from the key press to the "
+             "last redraw or paint (**window**), by kind (DevTools' groups: scripting "
+             "includes the "
              "JavaScript of Streamlit, React and Plotly; style and layout includes the "
              "layouts that Plotly's text measuring forces); raster runs on other threads.",
              "- **JSON.parse**: the figures the move changed, parsed again in the page as "
@@ -1396,6 +1457,8 @@ def main(argv=None):
     parser.add_argument("--report-only", metavar="JSON",
                         help="write the report again from a run's raw samples; measure nothing")
     args = parser.parse_args(argv)
+    # Stopped with SIGTERM, leave through the context managers that stop the servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     out = Path(args.out)
     if args.report_only:
         text = report(read_json(args.report_only))

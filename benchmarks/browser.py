@@ -787,6 +787,7 @@ class Settings:
     moves: int = 10  # timed samples per (checkout, dataset, control)
     warmup: int = 2  # untimed λ moves at the start of each (checkout, dataset)
     trace: bool = True  # trace and profile a λ move on the TRACED datasets
+    trace_only: bool = False  # nothing but those traces
     cache_dir: str | None = None  # $SDWEC_CACHE_DIR for the servers (None: the current one)
 
 
@@ -803,6 +804,7 @@ class Outcome:
     server_tracebacks: dict = field(default_factory=dict)
     server_commands: dict = field(default_factory=dict)
     command: str | None = None  # the command line, for the report's header
+    trace_command: str | None = None  # the command that measured the traces, if another
     machine: str = ""
 
 
@@ -879,12 +881,14 @@ def measure(settings=None, log=print, out_json=None, command=None):
             tabs.append(tab)
         for index, dataset in enumerate(names):
             order = tabs if index % 2 == 0 else tabs[::-1]
-            log(f"{dataset} ({index + 1}/{len(names)}): "
-                f"{', '.join(t.app.label for t in order)}")
-            outcome.samples += measure_dataset(order, dataset, names, settings, log)
+            if not settings.trace_only:
+                log(f"{dataset} ({index + 1}/{len(names)}): "
+                    f"{', '.join(t.app.label for t in order)}")
+                outcome.samples += measure_dataset(order, dataset, names, settings, log)
             if settings.trace and dataset in TRACED:
                 for tab in order:
-                    outcome.traces.append(trace_move(browser, tab, dataset, log))
+                    outcome.traces.append(trace_move(browser, tab, dataset, settings.n_trees,
+                                                     log))
             if out_json:
                 write_json(outcome, out_json)
         for s in servers:
@@ -1089,11 +1093,25 @@ PARSE_JS = """
 """
 
 
-def trace_move(browser, tab, dataset, log=print):
+#: Where the traced moves start (with :data:`START`'s β, γ, ε): λ = 0.5, then two untimed
+#: moves (to 1 and 2, so that the page's code is warm however the run began), the traced move
+#: to 5 and the profiled one to 10, which change the selected trees (every chart redraws);
+#: k = 24, which no sample uses (the k walk goes up from 25), so every move is solved afresh.
+TRACE_START = {"lam": "0.5", "k": "24"}
+
+
+def trace_move(browser, tab, dataset, n_trees, log=print):
     """Trace one λ move (Chromium's performance trace) and profile the next (V8's sampling
-    profiler) on ``tab``; return the breakdown (a dict)."""
+    profiler) on ``tab``, from a link to :data:`TRACE_START`; return the breakdown (a dict)."""
     out = {"app": tab.app.label, "dataset": dataset}
     try:
+        setup = tab.open(dataset, {**start_query(n_trees), **TRACE_START}, "trace set-up",
+                         timed=False)
+        if setup.problems:
+            raise RuntimeError(f"the link before the traced move failed: {setup.problems}")
+        tab.directions["lam"] = 1
+        for _ in range(2):
+            tab.slide(dataset, "lam", timed=False)
         browser.start_tracing(page=tab.page, categories=TRACE_CATEGORIES)
         try:
             traced = tab.slide(dataset, "lam", timed=False)
@@ -1170,6 +1188,9 @@ def report(outcome, command=None):
     lines = ["# Browser latency of the Explorer", ""]
     if command:
         lines += ["Command (from the repository root):", "", f"```\n{command}\n```", ""]
+    if outcome.trace_command:
+        lines += ["The last section (trace and profile) was measured by another run:", "",
+                  f"```\n{outcome.trace_command}\n```", ""]
     lines += ["Checkouts (the first is the baseline of every ratio):", ""]
     lines += [f"- **{a.label}**: `{a.directory}` at {a.commit}" for a in outcome.apps]
     servers = next(iter(outcome.server_commands.values()), "")
@@ -1454,6 +1475,10 @@ def main(argv=None):
                         help="skip the traced and profiled λ moves on sonar and nsl_kdd")
     parser.add_argument("--out", default="results/browser.md",
                         help="Markdown report; the raw samples go beside it (.json)")
+    parser.add_argument("--trace-only", action="store_true",
+                        help="measure only the traced and profiled λ moves; when the report's "
+                             "raw samples (.json beside --out) exist, replace their traces and "
+                             "write the report again")
     parser.add_argument("--report-only", metavar="JSON",
                         help="write the report again from a run's raw samples; measure nothing")
     args = parser.parse_args(argv)
@@ -1474,15 +1499,27 @@ def main(argv=None):
     unknown = [n for n in names if n not in shipped.names()]
     if unknown or not names:
         parser.error(f"unknown dataset(s) {unknown}; choose from {', '.join(shipped.names())}")
+    if args.trace_only and args.no_trace:
+        parser.error("--trace-only and --no-trace exclude each other")
     settings = Settings(app_dirs=tuple(args.app_dir or [str(ROOT)]), datasets=names,
                         n_trees=args.trees, moves=args.moves, warmup=args.warmup,
-                        trace=not args.no_trace)
+                        trace=not args.no_trace, trace_only=args.trace_only)
     command = " ".join(["python -m benchmarks.browser"]
                        + list(sys.argv[1:] if argv is None else argv))
     cache = os.environ.get("SDWEC_CACHE_DIR")
     if cache:
         command = f"SDWEC_CACHE_DIR={cache} " + command
-    outcome = measure(settings, out_json=out.with_suffix(".json"), command=command)
+    raw = out.with_suffix(".json")
+    if args.trace_only:
+        traced = measure(settings, command=command)
+        if raw.exists():  # keep the latency samples, renew the breakdown
+            outcome = read_json(raw)
+            outcome.traces, outcome.trace_command = traced.traces, command
+        else:
+            outcome = traced
+        write_json(outcome, raw)
+    else:
+        outcome = measure(settings, out_json=raw, command=command)
     text = report(outcome)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)

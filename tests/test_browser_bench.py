@@ -13,10 +13,10 @@ import shutil
 
 import pytest
 
-from benchmarks import browser
+from benchmarks import browser, load
 from dashboard.config import config_from_query
 
-N_CHARTS = 4  # Plotly charts on the Explorer
+N_CHARTS = load.N_CHARTS  # Plotly charts on the Explorer (timing is drawn on request)
 MOVES = 2
 
 

@@ -1,7 +1,10 @@
 """SDWEC Explorer: entry point of the Streamlit dashboard (``streamlit run app.py``).
 
-Only the navigation lives here; every page starts with ``dashboard.sidebar.page_setup`` which draws
-the shared sidebar (the whole configuration, mirrored in the URL query string).
+Only the navigation lives here; every page starts with ``dashboard.sidebar.page_setup`` which
+draws the shared sidebar (the whole configuration, mirrored in the URL query string).  The
+pages have no icons: Streamlit turns a ``:material/...:`` page icon into a favicon fetched from
+the internet (the app runs offline; its favicon is a local file set by ``page_setup``), and
+emoji need a colour-emoji font that headless Chromium on Debian lacks.
 """
 
 import streamlit as st
@@ -9,10 +12,10 @@ import streamlit as st
 from dashboard.sidebar import PAGE_FILES
 
 navigation = st.navigation([
-    st.Page(PAGE_FILES["explorer"], title="Explorer", icon=":material/search:", default=True),
-    st.Page(PAGE_FILES["frontier"], title="Frontier", icon=":material/show_chart:"),
-    st.Page(PAGE_FILES["paper"], title="Paper", icon=":material/description:"),
-    st.Page(PAGE_FILES["how"], title="How it works", icon=":material/school:"),
-    st.Page(PAGE_FILES["upload"], title="Your data", icon=":material/upload_file:"),
+    st.Page(PAGE_FILES["explorer"], title="Explorer", default=True),
+    st.Page(PAGE_FILES["frontier"], title="Frontier"),
+    st.Page(PAGE_FILES["paper"], title="Paper"),
+    st.Page(PAGE_FILES["how"], title="How it works"),
+    st.Page(PAGE_FILES["upload"], title="Your data"),
 ])
 navigation.run()

@@ -12,7 +12,7 @@ import time
 
 from benchmarks.common import machine
 
-SECTIONS = ["solver", "frontier", "predict", "pool", "latency", "oob"]
+SECTIONS = ["solver", "frontier", "predict", "pool", "latency", "oob", "browser"]
 
 
 def main(argv=None):

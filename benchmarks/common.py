@@ -49,3 +49,9 @@ def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
+
+
+def load_average(averages=None):
+    """The 1, 5 and 15-minute load averages as text (now, or the given triple)."""
+    averages = os.getloadavg() if averages is None else averages
+    return " / ".join(f"{a:.2f}" for a in averages)

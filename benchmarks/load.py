@@ -22,13 +22,18 @@ it.  ``--browsers K`` adds K real browser sessions beside the websocket clients,
 what a user sees while the others load the server.
 
 After every action the run is checked for a traceback, an exception box or an ``st.error``
-box (none is caused on purpose, so each counts as an error), for fewer than four charts with
+box (none is caused on purpose, so each counts as an error), for fewer than three charts with
 data, and for a configuration the page did not apply; an action not served within the
 time-out counts as an error too.  The server's resident memory (psutil, the process and its
 children) is sampled every 2 s; the report gives it at start (idle), after the warm-up phase
 and at the end, and checks the server log for tracebacks.  Only loopback is used, every loop
 is bounded by a deadline, and the server and browser are stopped at the end whatever
 happens.
+
+The websocket clients can also be pointed at a target that is already running, such as the
+proxy of ``scripts/serve.sh``: ``run_load(settings, server=...)`` with
+``Settings(page_cookies=True)``, so that each client first loads the page and keeps its
+cookies, as a browser does (``benchmarks/serve.py``).
 
 Run ``python -m benchmarks.load --help`` for the options; the full run is
 ``python -m benchmarks.load --sessions 10 --duration 120 --out results/load.md``.
@@ -37,6 +42,7 @@ Run ``python -m benchmarks.load --help`` for the options; the full run is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import shutil
@@ -59,7 +65,7 @@ UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", 
        "wpbc")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
-N_CHARTS = 4  # Plotly charts on the Explorer
+N_CHARTS = 3  # Plotly charts on the Explorer (accuracy, costs, weights; timing on request)
 #: Environment the server runs with, as ``scripts/dashboard.sh`` starts it.
 SERVER_ENV = {"MALLOC_ARENA_MAX": "2"}
 #: Sidebar sliders moved by the sessions: URL key -> (label, relative frequency).
@@ -70,6 +76,8 @@ SLIDERS = {"lam": ("λ (data fidelity, log scale)", 5), "beta": ("β (non-negati
 PARAM_KEYS = ("dataset", "task", "seed", "l", "lam", "beta", "gamma", "eps", "k", "thr")
 #: Action mix: slider moves, dataset switches in the select box, links with a full query.
 ACTIONS = (("slider", 0.6), ("dataset", 0.15), ("url", 0.25))
+#: Progress-bar text of a pool being trained (``sdwec.pool.build_pool``'s progress message).
+TRAINING_TEXT = "training trees"
 
 # Counts the websocket messages the page has been handed (Streamlit's own handler runs right
 # after this listener, in the same event).  With the count of frames up to the server's
@@ -151,6 +159,10 @@ class Settings:
     think: tuple = (0.5, 2.5)  # seconds a session reads the result before its next action
     options: tuple = ()  # extra ``streamlit run`` flags, e.g. ("--runner.postScriptGC", "true")
     env: tuple = ()  # extra (name, value) pairs for the server's environment
+    # Websocket clients first load the page over HTTP and send its cookies with every
+    # websocket, as a browser does: a proxy's sticky-session cookie (benchmarks/serve.py).
+    page_cookies: bool = False
+    prewarm: bool = True  # train the pools before the sessions start (False: the server does)
 
 
 @dataclass
@@ -164,6 +176,7 @@ class Action:
     params: tuple | None
     error: str | None = None
     client: str = "ws"  # "ws" or "browser"
+    trained: bool = False  # the run showed a pool-training progress bar (websocket clients)
 
 
 @dataclass
@@ -190,6 +203,9 @@ class Outcome:
     cpu_harness: float = 0.0
     load_average: list = field(default_factory=list)  # (t, 1-minute load average)
     server_setup: str = ""  # the server's environment settings and extra flags
+    routes: dict = field(default_factory=dict)  # session -> the proxy's X-SDWEC-Replica
+    warm_at: float = 0.0  # time.monotonic() when the warm-up ended
+    load_end_at: float = 0.0  # time.monotonic() when the measured load ended
 
 
 # --------------------------------------------------------------------------- server
@@ -540,6 +556,24 @@ def _served(kind, query, before, params, run_problems, charts):
     return problems
 
 
+def page_cookies(url, timeout):
+    """``(Cookie header, replica)`` a browser holds after loading the page at ``url``.
+
+    The cookie header carries every cookie the answer set (behind ``scripts/serve.sh``'s
+    proxy, its sticky-session cookie); the replica is the proxy's ``X-SDWEC-Replica``
+    header ("" without a proxy).
+    """
+    from http.cookies import SimpleCookie
+
+    jar = SimpleCookie()
+    with urllib.request.urlopen(f"{url}/", timeout=timeout) as reply:
+        reply.read()
+        for header in reply.headers.get_all("Set-Cookie") or []:
+            jar.load(header)
+        replica = reply.headers.get("X-SDWEC-Replica", "")
+    return "; ".join(f"{name}={morsel.value}" for name, morsel in jar.items()), replica
+
+
 async def ws_session(index, url, settings, outcome, clock, log):
     """One websocket client acting until the clock's deadline (see :mod:`benchmarks.wsclient`)."""
     from benchmarks.wsclient import Session
@@ -552,10 +586,16 @@ async def ws_session(index, url, settings, outcome, clock, log):
     pending = ("url", first)
     first_page, alive = True, True
     try:
+        if settings.page_cookies:
+            cookie, outcome.routes[index] = await asyncio.to_thread(
+                page_cookies, url, settings.action_timeout)
+            if cookie:
+                client.headers["Cookie"] = cookie
         while time.monotonic() < clock.deadline():
             phase = clock.phase()
             before = params_of("/?" + client.query) if client.socket else None
             seconds = params = None
+            trained = False
             try:
                 if pending is not None:
                     (kind, query), pending = pending, None
@@ -579,13 +619,14 @@ async def ws_session(index, url, settings, outcome, clock, log):
                     run = await client.set(label, value)
                 seconds = run.seconds
                 params = params_of("/?" + run.query)
+                trained = any(TRAINING_TEXT in text for text in run.progress)
                 error = "; ".join(_served(kind, query, before, params, run.problems,
                                           run.charts)) or None
             except Exception as exc:  # noqa: BLE001 -- a failed action is counted, not fatal
                 error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
             # The whole of a websocket client's time is the server's part: no separate figure.
             action = Action(index, phase, kind, _dataset_of(params or before), seconds, None,
-                            params if error is None else None, error, "ws")
+                            params if error is None else None, error, "ws", trained)
             pending = await _after(action, outcome, clock, first_page, rng, settings, log)
             first_page = False
         alive = client.socket is not None and pending is None
@@ -769,6 +810,7 @@ async def _drive(server, settings, outcome, log):
 
         async def mark_warm():
             await clock.warm.wait()
+            outcome.warm_at = clock.warm_end
             outcome.rss_warm = server.rss()
             outcome.warm_seconds = clock.warm_end - clock.t0
             log(f"  warm-up over after {outcome.warm_seconds:.0f} s: server RSS "
@@ -782,7 +824,8 @@ async def _drive(server, settings, outcome, log):
                                       timeout=limit)
         await watcher
         await warm
-        outcome.load_seconds = time.monotonic() - clock.warm_end
+        outcome.load_end_at = time.monotonic()
+        outcome.load_seconds = outcome.load_end_at - clock.warm_end
         outcome.sessions_held = sum(1 for d in done if d is True)
         if browser is not None:
             outcome.final_seconds, outcome.final_error = await _final_page(
@@ -833,16 +876,24 @@ def _ancestors(proc):
     return out
 
 
-def run_load(settings=None, log=print):
-    """Start the server, drive the sessions, stop everything; return an :class:`Outcome`."""
+def run_load(settings=None, log=print, server=None):
+    """Start the server, drive the sessions, stop everything; return an :class:`Outcome`.
+
+    ``server``, if given, is a target already running (like :class:`Server`: ``url``,
+    ``proc``, ``env``, ``rss()``, ``connections()``, ``healthy()``, ``log()``; e.g.
+    ``benchmarks.serve.Served``, the proxy of ``scripts/serve.sh``): the sessions are driven
+    against it instead of a new ``streamlit run``, and it is left running.
+    """
     settings = settings or Settings()
     outcome = Outcome(settings=settings)
     log(f"load: {settings.sessions} sessions, {settings.warmup:g} s warm-up + "
         f"{settings.duration:g} s, datasets {', '.join(settings.datasets)}, l = {settings.n_trees}")
-    ensure_pools(settings.datasets, settings.n_trees, settings.seed, settings.cache_dir, log)
+    if settings.prewarm:
+        ensure_pools(settings.datasets, settings.n_trees, settings.seed, settings.cache_dir, log)
     start = time.monotonic()
-    with Server(cache_dir=settings.cache_dir, options=settings.options,
-                env=settings.env) as server:
+    target = (Server(cache_dir=settings.cache_dir, options=settings.options, env=settings.env)
+              if server is None else contextlib.nullcontext(server))
+    with target as server:
         time.sleep(1.0)
         names = list(SERVER_ENV) + [k for k, _ in settings.env if k not in SERVER_ENV]
         setup = [f"{k}={server.env.get(k, 'unset')}" for k in names]

@@ -46,7 +46,7 @@ def run(quick=False, log=print):
     rows, lookup = [], []
     for name in names:
         pool = load_pool(name, "binary", n_trees=200, seed=0, n_jobs=-1)
-        sol = solve(pool.table, None, **PRESETS["SDWEC-B"])
+        sol = solve(pool.votes("val"), None, **PRESETS["SDWEC-B"])
         t = timing.measure(pool.estimators, sol.weights, pool.X_test, pool.classes, pool.prior,
                            repeats=5)
         formula = 1 / (1 - sol.sparsity) if sol.sparsity < 1 else float("inf")

@@ -56,6 +56,7 @@ class Run:
     problems: list = field(default_factory=list)
     messages: int = 0
     bytes: int = 0
+    progress: list = field(default_factory=list)  # texts of the progress bars received
 
 
 def _widget(kind, element):
@@ -121,15 +122,30 @@ class Session:
         The server's address, ``http://HOST:PORT``.
     timeout : float
         Seconds a run may take before :class:`TimeoutError`.
+    headers : dict, optional
+        Extra HTTP headers of the websocket handshake, e.g. the ``Cookie`` a browser would
+        send (a proxy's sticky-session cookie).
+
+    Attributes
+    ----------
+    session_id : str
+        The server's id of the session (from its ``new_session`` message), as the browser
+        puts it in upload addresses.
+    response_headers : dict
+        Headers of the server's (or proxy's) answer to the last websocket handshake (names
+        in lower case).
     """
 
-    def __init__(self, url, timeout=60.0):
+    def __init__(self, url, timeout=60.0, headers=None):
         self.url = url
         self.timeout = timeout
+        self.headers = dict(headers or {})
         self.socket = None
         self.query = ""
         self.page_hash = ""
         self.widgets = {}
+        self.session_id = ""
+        self.response_headers = {}
 
     async def __aenter__(self):
         return self
@@ -149,7 +165,10 @@ class Session:
         await self.close()
         address = self.url.replace("http://", "ws://", 1) + "/_stcore/stream"
         self.socket = await websockets.connect(address, subprotocols=["streamlit"],
-                                               max_size=None, open_timeout=self.timeout)
+                                               max_size=None, open_timeout=self.timeout,
+                                               additional_headers=self.headers or None)
+        self.response_headers = {name.lower(): value
+                                 for name, value in self.socket.response.headers.raw_items()}
         self.query, self.page_hash, self.widgets = query, "", {}
         return await self._run([])
 
@@ -194,6 +213,7 @@ class Session:
             kind = msg.WhichOneof("type")
             if kind == "new_session":
                 self.page_hash = msg.new_session.page_script_hash
+                self.session_id = msg.new_session.initialize.session_id or self.session_id
             elif kind == "page_info_changed":
                 self.query = run.query = msg.page_info_changed.query_string
             elif kind == "delta":
@@ -231,6 +251,8 @@ class Session:
             run.problems.append(f"st.error: {body.body[:200]}")
         elif kind == "plotly_chart" and _chart_has_data(body.spec):
             run.charts += 1
+        elif kind == "progress":
+            run.progress.append(body.text)
         text = getattr(body, _TEXT_FIELDS[kind]) if kind in _TEXT_FIELDS else ""
         if "Traceback" in text:
             run.problems.append(f"'Traceback' in a {kind}")

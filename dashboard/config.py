@@ -39,6 +39,9 @@ SEED_RANGE = (0, 9999, 1)
 #: How many stratified splits (seeds ``seed .. seed + r - 1``) the Explorer and the Frontier
 #: average over; one split keeps a slider move instant.
 SPLIT_CHOICES = (1, 3, 5, 10)
+#: What SDWEC is fitted on: the paper's validation votes, or our SDWEC-OOB (issue 15):
+#: the training rows' out-of-bag votes stacked with the validation rows, equal votes.
+FITS = ("paper", "oob")
 #: The solver parameters a pin holds, in its query-string order.
 PIN_FIELDS = ("lam", "beta", "gamma", "eps", "iterations", "threshold")
 
@@ -58,6 +61,7 @@ class Config:
     iterations: int = 25
     threshold: str = "paper"
     splits: int = 1
+    fit: str = "paper"
     #: Solver parameters kept for comparison (:data:`PIN_FIELDS` order), or empty.
     pin: tuple = ()
 
@@ -65,6 +69,11 @@ class Config:
         """Keyword arguments for :func:`sdwec.solve`."""
         return dict(lam=self.lam, beta=self.beta, gamma=self.gamma, eps=self.eps,
                     iterations=self.iterations, threshold=self.threshold)
+
+    def compare_params(self):
+        """Keyword arguments for :func:`sdwec.comparison.compare` (the fit and the solver)."""
+        return dict(self.solver_params(), fit_on="oob+validation" if self.fit == "oob"
+                    else "validation")
 
     def pinned(self):
         """The pinned configuration (same pool, the pin's solver parameters), or ``None``."""
@@ -78,9 +87,9 @@ class Config:
 #: Config field -> query-string key (short keys keep shared links readable).
 QUERY_KEYS = {"dataset": "dataset", "task": "task", "seed": "seed", "n_trees": "l",
               "lam": "lam", "beta": "beta", "gamma": "gamma", "eps": "eps",
-              "iterations": "k", "threshold": "thr", "splits": "r", "pin": "pin"}
+              "iterations": "k", "threshold": "thr", "splits": "r", "fit": "fit", "pin": "pin"}
 #: Fields written to the query string only when they differ from the default.
-_OPTIONAL_KEYS = ("splits", "pin")
+_OPTIONAL_KEYS = ("splits", "fit", "pin")
 #: Config field -> Streamlit widget key (the pin is set by a button, not a widget).
 WIDGET_KEYS = {name: f"cfg_{name}" for name in QUERY_KEYS if name != "pin"}
 
@@ -190,6 +199,10 @@ def config_from_query(query, dataset_names=None, tasks=None):
     values["threshold"] = threshold
     splits = int(number("splits", int, SPLIT_CHOICES[0], SPLIT_CHOICES[-1]))
     values["splits"] = int(_nearest(splits, SPLIT_CHOICES))
+    fit = raw("fit")
+    if fit is not None and fit not in FITS:
+        problems.append(f"Unknown fit `{fit}`; using {defaults.fit} (choose {' or '.join(FITS)}).")
+    values["fit"] = fit if fit in FITS else defaults.fit
     pin = raw("pin")
     if pin is not None:
         values["pin"] = _read_pin(pin, problems)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import services
+from dashboard.config import LAMBDA_GRID
+from dashboard.glossary import show_glossary
 from dashboard.sidebar import pin_current, unpin
-from sdwec import comparison, export, plots
+from sdwec import comparison, convergence, export, plots
 
 
 def _label_formatter(classes):
@@ -63,6 +65,12 @@ def show_explorer(config):
     sol = result.solution
     l = len(sol.weights)
     _headline(summary, result, l)
+    if config.fit == "oob":
+        st.info("**SDWEC-OOB (ours, beyond the paper):** the weights are fitted on the "
+                "training rows' out-of-bag votes (each tree votes only on rows outside its "
+                "bootstrap sample) stacked with the validation rows, and the kept trees vote "
+                "with equal weights. The paper's SDWEC uses the validation rows only. "
+                "Evidence and the size-targeted version: results/oob/ and the Frontier.")
     fmt = _label_formatter(result.classes)
     abstain = fmt(result.abstain_label)
     if sol.n_selected == 0:
@@ -74,27 +82,81 @@ def show_explorer(config):
     st.caption(_rows_note(result, len(results)) +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
-    _pin_section(config, refs, summary, result)
-    methods_fig, convergence_fig, weights_fig = services.explorer_figures(ref, config, result,
-                                                                          summary)
+    pinned = _pin_section(config, refs, summary, result)
+    methods_fig, weights_fig = services.explorer_figures(ref, config, result, summary, pinned)
     left, right = st.columns(2)
-    left.plotly_chart(methods_fig, key="explorer_methods")
-    right.plotly_chart(convergence_fig, key="explorer_convergence")
+    with left:
+        left.plotly_chart(methods_fig, key="explorer_methods")
+        show_glossary("What are bagging, WMV, the single tree?",
+                      names=("SDWEC", "bagging", "WMV", "single"))
+    with right:
+        log = st.toggle("Log-scale cost axis", key="explorer_cost_log",
+                        help="The first iterations' costs can dwarf the rest.")
+        st.plotly_chart(services.convergence_figure(ref, config, result, log),
+                        key="explorer_convergence")
+    st.markdown(cost_note(convergence.describe(sol.history), len(sol.history)))
     st.plotly_chart(weights_fig, key="explorer_weights")
+    if st.toggle("Show the weights across iterations (▶ plays Algorithm 1 in your browser)",
+                 key="explorer_iterations"):
+        st.plotly_chart(services.iterations_figure(ref, config, result),
+                        key="explorer_iterations_chart")
+        st.caption("Drag the slider or press ▶: the bars are each iteration's weights before "
+                   "line 15; blue ones are above the threshold (dotted) and would be kept if "
+                   "Algorithm 1 stopped there. Watch trees drop out as the L1 term wins.")
+    if st.toggle("Scrub λ in your browser (the whole λ grid at once, no waiting)",
+                 key="explorer_scrub"):
+        st.plotly_chart(services.scrubber_figure(ref, config), key="explorer_scrubber")
+        st.caption(f"The slider under the chart moves through the sidebar's {len(LAMBDA_GRID)} "
+                   f"λ values, computed once for this pool and these β, γ, ε, k: the weights, "
+                   f"the accuracies beside bagging's and the position among all λ redraw in "
+                   f"your browser, without asking the server. The sidebar's λ sets the value "
+                   f"the rest of the page uses.")
     _timing_section(ref, sol)
     show_downloads(ref, config, result)
     return result
 
 
+#: Where docs/algorithm.md derives why Algorithm 1's costs can rise.
+COSTS_DOC = "docs/algorithm.md, section *When the costs rise*"
+
+
+def cost_note(behaviour, k):
+    """Markdown under the cost chart: the paper's claim, and what this run did."""
+    if behaviour.decreasing:
+        return ("The non-convex cost falls at every iteration here, as in the paper's "
+                "Figure 3.")
+    worst = behaviour.largest_rise
+    text = (f"**The non-convex cost rises** at {len(behaviour.rises)} of {k} iterations here "
+            f"(largest: iteration {worst.iteration}, {worst.before:.3g} → {worst.after:.3g}). "
+            f"The paper says both costs \"decrease steadily\"; Algorithm 1 does not promise "
+            f"it, and this solver gives the same weights as a literal transcription of it. "
+            f"Each iteration minimises a new convex model built around the previous weights ŵ: "
+            f"its relaxed sign term pulls every row's margin H_s w towards |H_s ŵ| + ε")
+    sums = behaviour.weight_sums
+    if behaviour.scale_grows:
+        text += (f", so the weights' scale keeps growing (their sum went from {sums[0]:.3g} "
+                 f"to {sums[-1]:.3g}) although sgn(Hw) ignores scale, and the L1 term of the "
+                 f"cost grows with nothing gained")
+    flips = int(behaviour.flips[worst.iteration - 1]) if len(behaviour.flips) else 0
+    if flips:
+        text += (f"; and a weight crossing zero moves rows between right and wrong (at "
+                 f"iteration {worst.iteration}, {flips} weights switched between zero and "
+                 f"non-zero)")
+    return text + f". Why, in detail: {COSTS_DOC}."
+
+
 def _pin_section(config, refs, summary, result):
-    """Pin the configuration, or compare the live one with the pinned one."""
+    """Pin the configuration, or compare the live one with the pinned one.
+
+    Returns the pinned configuration's first-split result, or ``None``.
+    """
     pinned = config.pinned()
     if pinned is None:
         st.button("Pin this configuration", key="explorer_pin", on_click=pin_current,
                   icon=":material/push_pin:",
                   help="Keep these parameters; after your next slider move the Explorer "
                        "shows both side by side. The pin is part of the page address.")
-        return
+        return None
     pinned_results = [services.compare(r, pinned) for r in refs]
     pinned_summary = comparison.over_splits(pinned_results)
     left, right = st.columns([4, 1])
@@ -114,7 +176,9 @@ def _pin_section(config, refs, summary, result):
                                        pinned_results[0].solution.weights)
     st.caption(f"On the first split both keep {shared['both']} trees; only the live "
                f"configuration keeps {shared['only_first']}, only the pinned one "
-               f"{shared['only_second']}. The weights chart shows both.")
+               f"{shared['only_second']}. The weights chart marks the pinned weights with "
+               f"black ticks.")
+    return pinned_results[0]
 
 
 def _timing_section(ref, sol):

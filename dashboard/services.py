@@ -21,7 +21,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
-from sdwec import comparison, datasets, experiments, frontier, plots, pool, timing
+from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool, solver,
+                   timing)
 from sdwec.errors import DataError
 
 #: Bounds of the caches.
@@ -253,6 +254,13 @@ def cold_start_note(config):
             f"kept on disk, so later visits are instant.")
 
 
+@st.cache_data(ttl=5, show_spinner=False)
+def warm_pools(n_trees, seed, task="binary"):
+    """Shipped datasets whose pool of ``n_trees`` trees (``seed``, ``task``) is on disk."""
+    return tuple(name for name in datasets.names()
+                 if task in datasets.tasks(name) and pool.is_cached(name, task, n_trees, seed))
+
+
 @st.cache_data(show_spinner=False)
 def _shape_of(name):
     """``(rows, features)`` of a shipped dataset."""
@@ -276,25 +284,74 @@ def _compare(ref, params):
     return comparison.compare(_pool(ref), **dict(params))
 
 
+def _params(config):
+    return tuple(sorted(config.compare_params().items()))
+
+
 def compare(ref, config):
     """SDWEC on ``ref``'s pool with the baselines beside it (cached, bounded)."""
     get_pool(ref)  # trains (with a progress bar) if needed, before the cached solve
-    return _compare(ref, tuple(sorted(config.solver_params().items())))
+    return _compare(ref, _params(config))
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _explorer_figures(ref, params, splits, _result, _summary):
-    """The Explorer's three solution figures for one configuration (shared, read-only)."""
+def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
+    """The Explorer's accuracy and weights figures for one configuration (shared, read-only)."""
     sol = _result.solution
     threshold = sol.threshold if np.isfinite(sol.threshold) else None
-    return (plots.method_comparison(_summary), plots.convergence(sol.history),
-            plots.member_weights(sol.weights, _result.member_accuracy, threshold))
+    return (plots.method_comparison(_summary),
+            plots.member_weights(sol.weights, _result.member_accuracy, threshold,
+                                 pinned=None if _pinned is None else _pinned.solution.weights))
 
 
-def explorer_figures(ref, config, result, summary):
-    """The Explorer's figures of ``result`` (cached per configuration)."""
-    return _explorer_figures(ref, tuple(sorted(config.solver_params().items())),
-                             config.splits, result, summary)
+def explorer_figures(ref, config, result, summary, pinned=None):
+    """The Explorer's figures of ``result`` (and the pinned result's weights), cached per
+    configuration."""
+    return _explorer_figures(ref, _params(config), config.splits, config.pin, result, summary,
+                             pinned)
+
+
+
+@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _convergence_figure(ref, params, log, _result):
+    return plots.convergence(_result.solution.history, log_y=log)
+
+
+def convergence_figure(ref, config, result, log):
+    """The cost-per-iteration figure (cached per configuration and axis scale)."""
+    return _convergence_figure(ref, _params(config), bool(log), result)
+
+
+@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _iterations_figure(ref, params, _result):
+    sol, p = _result.solution, dict(params)  # the solver's parameters and the fit
+    thresholds = [solver.line15_thresholds(r.weights, p["beta"], p["gamma"], p["eps"],
+                                           p["threshold"])[1] for r in sol.history]
+    return plots.weights_over_iterations(sol.history, thresholds, _result.member_accuracy)
+
+
+@st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _lambda_path(ref, params):
+    return comparison.lambda_path(_pool(ref), LAMBDA_GRID, **dict(params))
+
+
+@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _scrubber_figure(ref, params, lam):
+    return plots.lambda_scrubber(_lambda_path(ref, params), lam)
+
+
+def scrubber_figure(ref, config):
+    """The λ scrubber: SDWEC at every λ of the sidebar's grid as one figure with frames
+    (the path is cached per pool and parameters other than λ; the figure starts at the
+    sidebar's λ)."""
+    get_pool(ref)
+    params = tuple(sorted((k, v) for k, v in config.compare_params().items() if k != "lam"))
+    return _scrubber_figure(ref, params, config.lam)
+
+
+def iterations_figure(ref, config, result):
+    """The weights-across-iterations figure with its frames (cached per configuration)."""
+    return _iterations_figure(ref, _params(config), result)
 
 
 @st.cache_data(max_entries=TIMING_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
@@ -372,15 +429,43 @@ def frontier_sweep(ref, config, second=None):
     return pd.concat(frames, ignore_index=True)
 
 
+#: Our out-of-bag variants (issue 15) and their honest peer: fitted on every training row's
+#: out-of-bag votes, so slower on large pools; the Frontier adds them on request.
+OOB_METHODS = ("SDWEC-OOB", "SDWEC-OOB path", "reduce-error OOB")
+
+
 @st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _peers(ref):
-    return frontier.peers(_pool(ref), seed=ref.key.seed)
+def _peers(ref, oob):
+    names = [m.name for m in methods.registered() if m.frontier
+             and (m.name in OOB_METHODS) == oob]
+    return frontier.peers(_pool(ref), seed=ref.key.seed, names=names)
 
 
-def frontier_peers(ref):
-    """The peers' points and curves on ``ref``'s pool (cached per pool)."""
+def frontier_peers(ref, oob=False):
+    """The peers' points and curves on ``ref``'s pool (cached per pool), with our
+    out-of-bag variants (:data:`OOB_METHODS`) when ``oob``."""
     get_pool(ref)
-    return _peers(ref)
+    base = _peers(ref, False)
+    if not oob:
+        return base
+    with st.spinner("Fitting SDWEC-OOB on the out-of-bag votes…"):
+        return pd.concat([base, _peers(ref, True)], ignore_index=True)
+
+
+def frontier_rows_note(ref, splits):
+    """What the frontier's accuracies rest on: the rows of one split, and the splits."""
+    p = get_pool(ref)
+    n_val, n_test = len(p.y_val), len(p.y_test)
+    note = (f"One split: {n_val} validation rows (one row = {100 / n_val:.1f} accuracy "
+            f"points) and {n_test} test rows (one row = {100 / n_test:.1f} points).")
+    if splits == 1:
+        return note + " Steps of that size are one row; raise *Splits* to see the spread."
+    return note + f" Points are means over {splits} splits; bars are ± one standard deviation."
+
+
+def frontier_csv(sweep, peers):
+    """The sweep and the peers as one CSV (``bytes``), every column kept."""
+    return pd.concat([sweep, peers], ignore_index=True).to_csv(index=False).encode()
 
 
 # --------------------------------------------------------------------------- paper page
@@ -433,5 +518,6 @@ def training_times(names, sizes, seed=0):
 def clear_caches():
     """Empty the dashboard's Streamlit caches (tests call this between runs)."""
     for cached in (_pool_slot, _compare, _measure, _sweep_chunk, _peers, _explorer_figures,
+                   _convergence_figure, _iterations_figure, _lambda_path, _scrubber_figure,
                    _read_reproduction, _shape_of):
         cached.clear()

@@ -88,6 +88,11 @@ def _format_number(value):
     return f"{value:g}"
 
 
+def _fit_label(fit):
+    return {"paper": "validation votes (the paper)",
+            "oob": "out-of-bag + validation (SDWEC-OOB, ours)"}[fit]
+
+
 def _dataset_label(name):
     """The sidebar's text for a dataset: an upload shows its file name and row count."""
     if name != cfg.USER_DATA:
@@ -114,7 +119,7 @@ def _bound(name):
     return dict(key=cfg.WIDGET_KEYS[name], on_change=_sync, args=(name,))
 
 
-def sidebar(cold_note=None):
+def sidebar(cold_note=None, warm=None):
     """Draw the shared sidebar and keep ``st.query_params`` equal to the configuration.
 
     Parameters
@@ -122,6 +127,9 @@ def sidebar(cold_note=None):
     cold_note : callable, optional
         ``cold_note(config) -> str or None``: a warning shown under the pool settings
         (e.g. that this pool is not trained yet and roughly how long it takes).
+    warm : callable, optional
+        ``warm(n_trees, seed) -> names``: the shipped datasets whose pool is on disk, shown
+        as a caption.
 
     Returns
     -------
@@ -172,6 +180,10 @@ def sidebar(cold_note=None):
     sb.selectbox("Threshold rule (line 15)", THRESHOLDS, **_bound("threshold"),
                  help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: each "
                       "weight with its own γ_r; none: keep every positive weight.")
+    sb.selectbox("Fit on", cfg.FITS, format_func=_fit_label, **_bound("fit"),
+                 help="The paper fits the weights on the validation rows only. SDWEC-OOB "
+                      "(ours, results/oob/) fits them on the training rows' out-of-bag votes "
+                      "stacked with the validation rows, and its kept trees vote equally.")
     sb.subheader("Pool and splits")
     offered = cfg.task_choices(state[cfg.WIDGET_KEYS["dataset"]])
     col_task, col_splits = sb.columns(2)
@@ -192,6 +204,13 @@ def sidebar(cold_note=None):
         note = cold_note(current_config())
         if note:
             sb.info(note)
+    if warm is not None:
+        config = current_config()
+        ready = warm(config.n_trees, config.seed)
+        missing = [n for n in cfg.dataset_choices() if n != cfg.USER_DATA and n not in ready]
+        sb.caption(f"Pools on disk for l = {config.n_trees}, seed {config.seed}: "
+                   f"{len(ready)} of {len(ready) + len(missing)}"
+                   + (f" (not yet: {', '.join(missing)})." if missing else "."))
     sb.caption("The page address holds this configuration: copy it to share or bookmark.")
     config = current_config()
     state["_cfg"] = config
@@ -218,7 +237,7 @@ def page_setup(title):
                        layout="wide")
     config = None
     with guard("the sidebar"):
-        config = sidebar(cold_note=services.cold_start_note)
+        config = sidebar(cold_note=services.cold_start_note, warm=services.warm_pools)
     target = st.session_state.pop("_cfg_goto", None)
     if target is not None:
         st.switch_page(PAGE_FILES[target])

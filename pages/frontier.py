@@ -4,6 +4,7 @@ import streamlit as st
 
 from dashboard import services
 from dashboard.config import SECOND_SWEEPS, point_config, point_values
+from dashboard.glossary import show_glossary
 from dashboard.guard import guard
 from dashboard.sidebar import page_setup, send_to_explorer, show_config_problems
 from sdwec import frontier, plots
@@ -11,32 +12,59 @@ from sdwec import frontier, plots
 config = page_setup("Frontier")
 if config is None:
     st.stop()
-st.title("Accuracy vs sparsity")
+st.title("Accuracy vs ensemble size")
 st.markdown(
-    "Each blue point is SDWEC at one λ of the sidebar's grid (β, γ, ε, k fixed as in the "
-    "sidebar); the red staircase is its Pareto front; open circles are **SDWEC-select**, the "
-    "same trees voting with equal weights. Beside it, on the same pool and split: "
-    "bagging, WMV, QFWEC, NNLS stacking and a single tree as points; reduce-error and "
-    "orientation ordering, the positive Lasso path and **random subsets of each size** (the "
-    "sanity baseline any pruning method should beat) as curves. Hover for the parameters; "
-    "click an SDWEC point to open it in the Explorer.")
+    "Each filled circle is SDWEC at one λ of the sidebar's grid (β, γ, ε, k as in the "
+    "sidebar); its Pareto front is red (a staircase on the accuracy it was chosen on, red "
+    "rings on the other); small open circles are **SDWEC-select**, the "
+    "same trees voting with equal weights. Beside it, on the same pool and split, every "
+    "other method in its own colour: single ensembles as symbols, methods with a size or "
+    "a regularisation path as curves. **Random subsets of each size** are the sanity "
+    "baseline any pruning method should beat. Hover for the parameters; click an SDWEC "
+    "point to open it in the Explorer.")
 show_config_problems()
-left, right = st.columns(2)
-axis = left.radio("Accuracy on", ["test", "validation"], horizontal=True, key="frontier_axis",
-                  help="Validation is where the weights were fitted; test is held out.")
-second = right.selectbox("Second swept parameter", ["none", *SECOND_SWEEPS],
-                         key="frontier_second")
+left, right = st.columns([1, 3])
+with left:
+    show_glossary()
+oob = right.toggle(
+    "Add SDWEC-OOB (ours): fitted on the training rows' out-of-bag votes",
+    key="frontier_oob",
+    help="Our variant beyond the paper (results/oob/): SDWEC on the out-of-bag votes of "
+         "the training rows stacked with the validation rows, its trees voting equally, "
+         "beside reduce-error run on the same votes. Slower on large pools (it fits on "
+         "every training row).")
+cols = st.columns(4)
+x_axis = cols[0].radio("x axis", ["trees used", "sparsity"], horizontal=True, key="frontier_x",
+                       help="Trees used, on a log scale, spreads out the sparse end where "
+                            "SDWEC's choices are made; sparsity = 1 − trees / l.")
+axis = cols[1].radio("Accuracy on", ["test", "validation"], horizontal=True,
+                     key="frontier_axis",
+                     help="Validation is where the weights were fitted; test is held out.")
+front_on = cols[2].radio("Front chosen on", ["validation", "test"], horizontal=True,
+                         key="frontier_front_on",
+                         help="Which accuracy decides the Pareto front.")
+second = cols[3].selectbox("Second swept parameter", ["none", *SECOND_SWEEPS],
+                           key="frontier_second")
 second = None if second == "none" else second
 column = "test_accuracy" if axis == "test" else "val_accuracy"
+if front_on == "test":
+    st.warning("The front is chosen on the **test** split: it then keeps the settings that "
+               "happened to do well on these few test rows, so its test accuracies flatter "
+               "them; on new data they would do worse. Choose on validation for an honest "
+               "front, and read test as the held-out check.")
 
 with guard("the frontier"):
-    ref = services.pool_ref(config)
-    sweep = services.frontier_sweep(ref, config, second)
-    peers = services.frontier_peers(ref)
-    front = frontier.pareto(sweep, accuracy=column)
+    refs = services.pool_refs(config)
+    sweep = frontier.over_splits([services.frontier_sweep(r, config, second) for r in refs])
+    peers = frontier.over_splits([services.frontier_peers(r, oob) for r in refs])
+    front_column = "val_accuracy" if front_on == "validation" else "test_accuracy"
+    front = frontier.pareto(sweep, accuracy=front_column)
     name = None if second is None else SECOND_SWEEPS[second][0]
-    event = st.plotly_chart(plots.frontier(sweep, front, peers, column, second=name),
-                            key="frontier_chart", on_select="rerun", selection_mode="points")
+    figure = plots.frontier(sweep, front, peers, column, second=name,
+                            x="trees" if x_axis == "trees used" else "sparsity",
+                            front_on=front_column)
+    event = st.plotly_chart(figure, key="frontier_chart", on_select="rerun",
+                            selection_mode="points")
     picked = [p for p in event.selection.points
               if len(point_values(p.get("customdata"))) == len(plots.SWEEP_CUSTOMDATA)]
     if picked:
@@ -46,12 +74,18 @@ with guard("the frontier"):
                   on_click=send_to_explorer, args=(target,), key="frontier_send")
     else:
         st.caption("Click an SDWEC point to send its parameters to the Explorer.")
+    first = refs[0]
+    st.caption(services.frontier_rows_note(first, len(refs)))
+    st.download_button("Every point of this chart (CSV)",
+                       services.frontier_csv(sweep, peers), key="frontier_csv",
+                       file_name=f"sdwec_frontier_{first.label}.csv", mime="text/csv",
+                       on_click="ignore", icon=":material/download:")
     st.subheader("SDWEC's Pareto front")
     st.dataframe(front[["params", "n_selected", "sparsity", "val_accuracy", "test_accuracy"]],
                  hide_index=True)
-    st.subheader("Peers")
+    st.subheader("Single ensembles")
     summary = peers[peers["method"].isin(plots.PEER_POINTS)]
     st.dataframe(summary[["method", "n_selected", "sparsity", "val_accuracy", "test_accuracy"]],
                  hide_index=True)
-    st.caption("Curves (one row per ensemble size or α) are in the chart; random subsets "
-               "are the mean of 10 seeded draws per size.")
+    st.caption("Curves (one row per ensemble size or α) are in the chart and the CSV; random "
+               "subsets are the mean of 10 seeded draws per size.")

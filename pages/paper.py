@@ -4,6 +4,7 @@ import streamlit as st
 
 from dashboard import services
 from dashboard.config import POOL_SIZES
+from dashboard.glossary import show_glossary
 from dashboard.guard import guard
 from dashboard.sidebar import page_setup, show_config_problems
 from sdwec import datasets, experiments, paper, plots
@@ -18,7 +19,12 @@ st.header("Table 3: test accuracy")
 st.markdown(
     "Mean test accuracy over repeated stratified 80/10/10 splits, 200 bagged CART trees; "
     "weights fitted on the validation split. Points on the dashed diagonal agree with the "
-    "paper. SDWEC-A is λ=0.1, β=35, γ=5, ε=0.1; SDWEC-B is λ=10, β=15, γ=15, ε=1.")
+    "paper. SDWEC-A is λ=0.1, β=35, γ=5, ε=0.1; SDWEC-B is λ=10, β=15, γ=15, ε=1. "
+    "**The paper's rows** are its six methods (the `paper` column is its published number, "
+    "`ours` our rerun of the same protocol); the reproduction report in "
+    "`results/reproduction/` adds **peers and our own variants** (SDWEC-B select, "
+    "reduce-error, orientation, random subsets, Lasso, NNLS), which the paper did not run.")
+show_glossary("The methods and where they come from")
 
 stored = None
 with guard("the stored reproduction"):

@@ -1,8 +1,9 @@
-"""Command line: ``sdwec reproduce|frontier`` (or ``python -m sdwec reproduce|frontier``).
+"""Command line: ``sdwec reproduce|frontier|warm`` (or ``python -m sdwec ...``).
 
 ``reproduce`` runs the paper's Table 3 experiment (plus modern peers) and writes a CSV of every
 (dataset, repeat, method) row and a Markdown report; ``frontier`` writes the accuracy-vs-sparsity
-points of an SDWEC λ sweep and of the peers' curves on one pool. Run with ``--help`` for options.
+points of an SDWEC λ sweep and of the peers' curves on one pool; ``warm`` trains the shipped
+datasets' default pools into the disk cache. Run with ``--help`` for options.
 """
 
 from __future__ import annotations
@@ -148,6 +149,22 @@ def build_parser(prog="python -m sdwec"):
                     help="cores used to train the pool if it is not cached (default: all)")
     fr.add_argument("--no-cache", action="store_true", help="do not use the pool disk cache")
     fr.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    wm = sub.add_parser(
+        "warm", help="train the shipped datasets' default pools into the disk cache",
+        description="Build every shipped dataset's default pool (binary task, l = 200, seed "
+                    "0: what the dashboard opens) into the disk cache ($SDWEC_CACHE_DIR or "
+                    "~/.cache/sdwec), smallest first, on every core; cached pools are "
+                    "skipped. scripts/dashboard.sh runs it in the background.")
+    wm.add_argument("--datasets", type=_dataset_list, default=None,
+                    help="comma-separated names or 'all' (default: all)")
+    wm.add_argument("--trees", type=_positive_int, default=200,
+                    help="bagged CART trees per pool, l (default: 200)")
+    wm.add_argument("--seeds", type=int, default=1,
+                    help="warm seeds 0 .. N-1, e.g. for the dashboard's Splits (default: 1)")
+    wm.add_argument("--n-jobs", type=int, default=-1,
+                    help="cores that train each pool (default: -1, all)")
+    wm.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -208,6 +225,21 @@ def _frontier(args):
     print(f"wrote {out} ({len(df)} points)")
 
 
+def _warm(args):
+    from sdwec import warm
+
+    if args.seeds < 1:
+        raise ValueError("--seeds must be at least 1")
+    progress, bar = _tqdm_progress(args.quiet, "warm pools")
+    results = warm.warm(args.datasets, n_trees=args.trees, seeds=range(args.seeds),
+                        n_jobs=args.n_jobs, progress=progress)
+    if bar is not None:
+        bar.close()
+    trained = [r for r in results if r.trained]
+    print(f"{len(results)} pools warm ({len(trained)} trained now, "
+          f"{sum(r.seconds for r in trained):.0f} s)")
+
+
 def main(argv=None):
     """Run the command line (the ``sdwec`` console script and ``python -m sdwec``).
 
@@ -228,6 +260,8 @@ def main(argv=None):
     try:
         if args.command == "reproduce":
             _reproduce(args, argv, prog)
+        elif args.command == "warm":
+            _warm(args)
         else:
             _frontier(args)
     except (DataError, ValueError, OSError) as exc:

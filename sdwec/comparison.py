@@ -14,7 +14,8 @@ import numpy as np
 from sdwec import combiners, solver
 from sdwec._util import plain
 
-__all__ = ["Comparison", "compare"]
+__all__ = ["Comparison", "LambdaPath", "compare", "lambda_path", "over_splits", "shared_members",
+           "FITS"]
 
 
 
@@ -28,8 +29,8 @@ class Comparison:
     member_accuracy : ndarray of shape (l,)
         Each tree's validation accuracy.
     methods : list of dict
-        ``method``, ``test``, ``validation``, ``used`` for SDWEC and the baselines, SDWEC
-        first and bagging second.
+        ``method`` (its id in :mod:`sdwec.methods`), ``test``, ``validation``, ``used`` for
+        SDWEC and the baselines, SDWEC first and bagging second.
     abstain_label : object
         What the ensemble predicts when every weight is zero (the most frequent
         validation class).
@@ -48,12 +49,20 @@ class Comparison:
     n_test: int
 
 
-def compare(pool, **params):
+FITS = ("validation", "oob+validation")
+
+
+def compare(pool, fit_on="validation", **params):
     """Solve SDWEC on ``pool`` and score it beside bagging, WMV and the single tree.
 
     Parameters
     ----------
     pool : sdwec.pool.Pool
+    fit_on : {"validation", "oob+validation"}, default="validation"
+        ``"validation"``: the paper's SDWEC, weights fitted on the validation votes and used
+        as they are. ``"oob+validation"``: SDWEC-OOB (ours, ``docs/oob.md``): fitted on the
+        training rows' out-of-bag votes stacked with the validation votes, and the selected
+        trees vote with equal weights.
     **params
         Keyword arguments of :func:`sdwec.solve` (``lam``, ``beta``, ``gamma``, ``eps``,
         ``iterations``, ``threshold``).
@@ -61,17 +70,24 @@ def compare(pool, **params):
     Returns
     -------
     Comparison
+        Its first method is ``"SDWEC"`` or ``"SDWEC-OOB"``; ``solution`` is the solver's
+        (the equal-vote weights of SDWEC-OOB are its support).
     """
+    if fit_on not in FITS:
+        raise ValueError(f"fit_on must be one of {', '.join(FITS)}; got {fit_on!r}")
     val, test = pool.votes("val"), pool.votes("test")
-    sol = solver.solve(pool.table, None, **params)
-    W = np.column_stack([sol.weights, combiners.majority(val), combiners.wmv(val)])
+    oob = fit_on == "oob+validation"
+    sol = solver.solve(pool.votes("oob+val") if oob else val, None, **params)
+    voting = (sol.weights > 0).astype(float) if oob else sol.weights
+    W = np.column_stack([voting, combiners.majority(val), combiners.wmv(val)])
     acc_val = combiners.accuracies(W, val, pool.prior)
     acc_test = combiners.accuracies(W, test, pool.prior)
     l = pool.n_trees
     used = [f"{sol.n_selected} / {l}", f"{l} / {l}", f"{l} / {l}"]
     methods = [{"method": name, "test": float(acc_test[i]), "validation": float(acc_val[i]),
-                "used": used[i]} for i, name in enumerate(("SDWEC", "bagging", "WMV"))]
-    methods.append({"method": "single tree",
+                "used": used[i]}
+               for i, name in enumerate(("SDWEC-OOB" if oob else "SDWEC", "bagging", "WMV"))]
+    methods.append({"method": "single",
                     "test": float(np.mean(pool.single_test == pool.y_test)),
                     "validation": float(np.mean(pool.single_val == pool.y_val)),
                     "used": "1 (own tree)"})
@@ -136,3 +152,64 @@ def shared_members(first, second):
         raise ValueError(f"weight vectors differ in length: {a.shape} and {b.shape}")
     return {"both": int((a & b).sum()), "only_first": int((a & ~b).sum()),
             "only_second": int((~a & b).sum())}
+
+
+@dataclass(frozen=True)
+class LambdaPath:
+    """SDWEC at every λ of a grid on one pool, the other parameters fixed.
+
+    Attributes
+    ----------
+    lams : ndarray of shape (n,)
+    weights : ndarray of shape (l, n)
+        The weights each λ's ensemble votes with (the support, for SDWEC-OOB).
+    val_accuracy, test_accuracy : ndarray of shape (n,)
+    bagging : dict
+        ``{"validation": float, "test": float}`` of the full ensemble, for reference.
+    """
+
+    lams: np.ndarray
+    weights: np.ndarray
+    val_accuracy: np.ndarray
+    test_accuracy: np.ndarray
+    bagging: dict
+
+    @property
+    def n_selected(self):
+        return (self.weights != 0).sum(axis=0)
+
+
+def lambda_path(pool, lams, fit_on="validation", lam=None, **params):
+    """:func:`compare`'s SDWEC at every λ of ``lams`` (one solve each), scored on both splits.
+
+    Parameters
+    ----------
+    pool : sdwec.pool.Pool
+    lams : sequence of float
+    fit_on : {"validation", "oob+validation"}, default="validation"
+        As in :func:`compare`.
+    lam : ignored
+        Accepted so that a configuration's parameters can be passed as they are.
+    **params
+        The other keyword arguments of :func:`sdwec.solve`.
+
+    Returns
+    -------
+    LambdaPath
+    """
+    if fit_on not in FITS:
+        raise ValueError(f"fit_on must be one of {', '.join(FITS)}; got {fit_on!r}")
+    oob = fit_on == "oob+validation"
+    votes = pool.votes("oob+val") if oob else pool.votes("val")
+    lams = np.asarray(lams, dtype=float)
+    W = np.column_stack([solver.solve(votes, None, lam=float(x), **params).weights
+                         for x in lams])
+    if oob:
+        W = (W > 0).astype(float)
+    val, test = pool.votes("val"), pool.votes("test")
+    ones = combiners.majority(val)
+    return LambdaPath(lams=lams, weights=W,
+                      val_accuracy=np.atleast_1d(combiners.accuracies(W, val, pool.prior)),
+                      test_accuracy=np.atleast_1d(combiners.accuracies(W, test, pool.prior)),
+                      bagging={"validation": float(combiners.accuracies(ones, val, pool.prior)),
+                               "test": float(combiners.accuracies(ones, test, pool.prior))})

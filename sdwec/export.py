@@ -9,8 +9,6 @@ was produced; :func:`read_weights_csv` reads a CSV back.  The model file holds a
 
 import io
 import json
-import math
-from numbers import Integral, Real
 
 import joblib
 import numpy as np
@@ -18,6 +16,7 @@ import pandas as pd
 from sklearn.tree import DecisionTreeClassifier
 
 import sdwec
+from sdwec._util import plain_json
 from sdwec.estimator import SDWECClassifier
 
 __all__ = ["weights_frame", "weights_csv", "weights_json", "read_weights_csv", "pruned_model",
@@ -27,24 +26,6 @@ FORMAT = "sdwec-weights/1"
 """Identifies the layout of the weight files; bump it when the layout changes."""
 
 _SOLVER_PARAMS = ("lam", "beta", "gamma", "eps", "iterations", "threshold")
-
-
-def _plain(value):
-    """``value`` as plain JSON data: numpy scalars and arrays unwrapped, NaN/inf as None."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real):
-        value = float(value)
-        return value if math.isfinite(value) else None  # JSON has no NaN
-    if value is None or isinstance(value, str):
-        return value
-    return str(value)
 
 
 def _check_weights(weights):
@@ -78,10 +59,10 @@ def _provenance(weights, params, dataset, seed, metrics):
     return {
         "format": FORMAT,
         "sdwec_version": sdwec.__version__,
-        "dataset": _plain(dataset),
-        "seed": _plain(seed),
-        "params": _plain(dict(params or {})),
-        "metrics": _plain(dict(metrics or {})),
+        "dataset": plain_json(dataset),
+        "seed": plain_json(seed),
+        "params": plain_json(dict(params or {})),
+        "metrics": plain_json(dict(metrics or {})),
         "n_members": len(w),
         "n_selected": n_selected,
         "sparsity": 1.0 - n_selected / len(w),

@@ -21,7 +21,7 @@ from sdwec import combiners, methods
 from sdwec.methods import DEFAULT_LAMS
 from sdwec.solver import PRESETS
 
-__all__ = ["sweep", "peers", "pareto", "COLUMNS", "DEFAULT_LAMS"]
+__all__ = ["sweep", "peers", "pareto", "over_splits", "COLUMNS", "DEFAULT_LAMS"]
 
 COLUMNS = ["method", "params", "param", "n_selected", "sparsity", "val_accuracy",
            "test_accuracy", "abstains"]
@@ -102,7 +102,7 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
     return df
 
 
-def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
+def peers(pool, random_draws=10, seed=0, lasso_alphas=50, names=None):
     """Every method of :mod:`sdwec.methods` drawn on the frontier, on :func:`sweep`'s axes.
 
     Built in: points for bagging, ``WMV``, ``QFWEC``, ``NNLS`` and the ``single`` tree (its
@@ -112,6 +112,14 @@ def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
     and the positive ``lasso`` path (``param`` = alpha). A registered method appears here
     unless it says ``frontier=False``.
 
+    Parameters
+    ----------
+    pool : sdwec.pool.Pool
+    random_draws, seed, lasso_alphas
+        Options of the randomised methods and of the Lasso path.
+    names : iterable of str, optional
+        Only these methods (default: every method drawn on the frontier).
+
     Returns
     -------
     pandas.DataFrame
@@ -120,7 +128,7 @@ def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
     frames = []
     with threadpool_limits(1):  # small dense algebra: threads only add contention
         for method in methods.registered():
-            if method.frontier:
+            if method.frontier and (names is None or method.name in names):
                 path = method.evaluate(pool, **options)
                 frames.append(_frame(method.name, path.labels, path.param, path.n_selected,
                                      pool.n_trees, path.val_accuracy, path.test_accuracy))
@@ -129,24 +137,31 @@ def peers(pool, random_draws=10, seed=0, lasso_alphas=50):
     return pd.concat(frames, ignore_index=True)
 
 
-def pareto(df, accuracy="test_accuracy"):
+def pareto(df, accuracy="val_accuracy"):
     """Rows of ``df`` not dominated in (accuracy, sparsity), both to be maximised.
 
     A row is dominated when another row is at least as good on both axes and strictly better
-    on one. Duplicated (accuracy, sparsity) pairs keep their first row.
+    on one. Duplicated (accuracy, sparsity) pairs keep their first row. Abstaining rows
+    (every weight zero: a constant guess of the most frequent class) are never on the
+    front: an ensemble of no trees is not a point of the trade-off, and its accuracy (the
+    majority class's share) would otherwise anchor the front's sparse end.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        With columns ``accuracy`` and ``sparsity``.
-    accuracy : str, default="test_accuracy"
-        Which accuracy column to use (``"val_accuracy"`` to choose without the test split).
+        With columns ``accuracy`` and ``sparsity`` (and ``abstains``, if any).
+    accuracy : str, default="val_accuracy"
+        The accuracy the front is chosen on. Validation by default: choosing on the test
+        split picks the points that happened to do well on those few rows, which flatters
+        them as a result.
 
     Returns
     -------
     pandas.DataFrame
         The front, sorted by increasing sparsity (hence decreasing accuracy).
     """
+    if "abstains" in df:
+        df = df[~df["abstains"].astype(bool)]
     if df.empty:
         return df.copy()
     acc = df[accuracy].to_numpy(dtype=float)
@@ -161,3 +176,48 @@ def pareto(df, accuracy="test_accuracy"):
             best = acc[i]
     front = df.iloc[keep]
     return front.iloc[::-1].reset_index(drop=True)
+
+
+_NUMERIC = ("n_selected", "sparsity", "val_accuracy", "test_accuracy", "select_val_accuracy",
+            "select_test_accuracy")
+
+
+def over_splits(frames):
+    """Mean and standard deviation of the same sweep (or peers) on several splits.
+
+    Parameters
+    ----------
+    frames : sequence of pandas.DataFrame
+        :func:`sweep` or :func:`peers` output, one per split, with the same methods in the
+        same order and as many rows each (the same grid; curves over sizes have one row per
+        size on every split of the same pool size). Rows are matched by position: the
+        Lasso path's α grid depends on each split's data, so its ``params`` differ between
+        splits while its i-th point is the i-th of each path; the first split's labels are
+        kept.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The first frame's identifying columns; for every numeric column its mean over the
+        splits, and ``<column>_sd`` its sample standard deviation (0 for one split);
+        ``splits``; ``abstains`` is true only where every split abstains, and
+        ``abstains_any`` where at least one does.
+    """
+    frames = list(frames)
+    if not frames:
+        raise ValueError("need at least one split")
+    first = frames[0].reset_index(drop=True)
+    if any(len(f) != len(first) or list(f["method"]) != list(first["method"]) for f in frames):
+        raise ValueError("every split must have the same rows (methods in the same order)")
+    out = first.copy()
+    for column in _NUMERIC:
+        if column not in first:
+            continue
+        values = np.column_stack([f[column].to_numpy(dtype=float) for f in frames])
+        out[column] = values.mean(axis=1)
+        out[column + "_sd"] = values.std(axis=1, ddof=1) if len(frames) > 1 else 0.0
+    abstain = np.column_stack([f["abstains"].to_numpy(dtype=bool) for f in frames])
+    out["abstains"] = abstain.all(axis=1)
+    out["abstains_any"] = abstain.any(axis=1)
+    out["splits"] = len(frames)
+    return out

@@ -16,6 +16,7 @@ except ImportError as exc:  # plotly is the dashboard's, not part of the base in
     raise ImportError("sdwec.plots needs plotly: pip install 'sdwec[dashboard]'") from exc
 
 from sdwec import methods, solver
+from sdwec.convergence import describe
 
 #: One colour per role that is not a method (methods take theirs from :mod:`sdwec.methods`,
 #: so a method keeps its colour across pages).
@@ -42,8 +43,8 @@ def _figure(traces, title, x_title, y_title, **layout):
     layout = dict(title=dict(text=title, y=0.98, yanchor="top", yref="container"),
                   xaxis=dict(title=dict(text=x_title), **layout.pop("xaxis", {})),
                   yaxis=dict(title=dict(text=y_title), **layout.pop("yaxis", {})),
-                  margin=_MARGIN, legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0),
-                  **layout)
+                  margin=layout.pop("margin", _MARGIN),
+                  legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0), **layout)
     return go.Figure(data=traces, layout=layout)
 
 
@@ -162,7 +163,7 @@ def penalty_threshold(beta, gamma, eps, w_max=None, n=401):
                   annotation_text=f"P = {solver.PENALTY_LEVEL:g}")
     fig.add_vline(x=thr, line=dict(color=COLORS["threshold"], dash="dash"),
                   annotation_text=f"threshold {thr:.3g}")
-    fig.update_yaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     return _layout(fig, f"Penalty P(w), β = {beta:g}, g = γ/ε = {g:.3g}", "w",
                    "P(w) (log scale)")
 
@@ -206,19 +207,25 @@ def taylor_model(w_hat, beta, gamma, eps, w_max=None, n=401):
 # --------------------------------------------------------------------------- explorer
 
 
-def convergence(history):
+def convergence(history, log_y=False):
     """Non-convex cost (eq. 4) and convex-relaxed cost (eq. 10) per iteration (Figure 3).
+
+    Iterations where the non-convex cost rises are marked (see :mod:`sdwec.convergence`:
+    Algorithm 1 does not promise a decrease).
 
     Parameters
     ----------
     history : sequence of IterationRecord
         ``Solution.history``.
+    log_y : bool, default=False
+        A log-scale cost axis (the first iterations' costs can dwarf the rest).
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
     it = [r.iteration for r in history]
+    rises = describe(history).rises
     traces = [
         dict(type="scatter", x=it, y=[r.nonconvex_cost for r in history], mode="lines+markers",
              name="non-convex cost (eq. 4)", line=dict(color=COLORS["exact"]),
@@ -229,10 +236,184 @@ def convergence(history):
              name="convex-relaxed cost (eq. 10)",
              line=dict(color=COLORS["approx"], dash="dash")),
     ]
-    return _figure(traces, "Cost per iteration", "iteration", "cost")
+    if rises:
+        traces.append(dict(type="scatter", x=[r.iteration for r in rises],
+                           y=[r.after for r in rises], mode="markers", name="cost rises",
+                           marker=dict(symbol="triangle-up", size=11, color=COLORS["threshold"]),
+                           hovertemplate="iteration %{x}: the cost rose to %{y:.4g}"
+                                         "<extra></extra>"))
+    yaxis = dict(type="log", exponentformat="power") if log_y else {}
+    return _figure(traces, "Cost per iteration", "iteration", "cost", yaxis=yaxis,
+                   xaxis=dict(dtick=5 if len(it) > 10 else 1))
 
 
-def member_weights(weights, member_accuracy, threshold=None):
+def weights_over_iterations(history, thresholds, member_accuracy=None):
+    """The raw weights after each iteration, with the threshold, as Plotly frames.
+
+    A slider (and a play button) moves through iterations ``1 .. k`` in the browser, with
+    no server round trip: each frame shows that iteration's weights before line 15, the
+    threshold line 15 would apply to them, and which trees it would keep.
+
+    Parameters
+    ----------
+    history : sequence of IterationRecord
+        ``Solution.history`` (with ``weights``).
+    thresholds : sequence of ndarray of shape (l,)
+        Per iteration, each weight's threshold (:func:`sdwec.solver.line15_thresholds`).
+    member_accuracy : array_like of shape (l,), optional
+        Shown on hover.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    history = list(history)
+    if not history or any(r.weights is None for r in history):
+        raise ValueError("the history holds no weights; solve again with this version")
+    if len(thresholds) != len(history):
+        raise ValueError(f"need one threshold vector per iteration ({len(history)}); "
+                         f"got {len(thresholds)}")
+    l = len(history[0].weights)
+    idx = np.arange(l)
+    acc = np.full(l, np.nan) if member_accuracy is None else np.asarray(member_accuracy)
+    top = max(float(np.max(r.weights)) for r in history)
+    kept_colour, dropped_colour = COLORS["selected"], COLORS["dropped"]
+
+    def frame_data(record, thr):
+        kept = record.weights > thr
+        bars = dict(type="bar", x=idx, y=record.weights, name="weight",
+                    marker=_two_colours(kept, kept_colour, dropped_colour),
+                    customdata=acc,
+                    hovertemplate="tree %{x}<br>weight %{y:.4g}<br>validation accuracy "
+                                  "%{customdata:.3f}<extra></extra>")
+        line = dict(type="scatter", x=idx, y=thr, mode="lines", name="threshold (line 15)",
+                    line=dict(color=COLORS["threshold"], dash="dot", shape="hvh"),
+                    hoverinfo="skip")
+        return [bars, line], int(kept.sum())
+
+    frames, steps = [], []
+    for record, thr in zip(history, thresholds):
+        data, kept = frame_data(record, np.asarray(thr, dtype=float))
+        name = str(record.iteration)
+        frames.append(dict(name=name, data=data, layout=dict(title=dict(
+            text=f"Iteration {record.iteration}: {kept} of {l} trees above the threshold, "
+                 f"weights sum to {record.weights.sum():.3g}"))))
+        steps.append(dict(method="animate", label=name,
+                          args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                             transition=dict(duration=0))]))
+    first, _ = frame_data(history[0], np.asarray(thresholds[0], dtype=float))
+    fig = _figure(first, frames[0]["layout"]["title"]["text"], "tree index",
+                  "weight before thresholding", bargap=0.1, showlegend=False,
+                  yaxis=dict(range=[0, 1.05 * top if top > 0 else 1]),
+                  sliders=[dict(active=0, steps=steps, x=0.1, len=0.9, y=-0.12,
+                                currentvalue=dict(prefix="iteration ", visible=True))],
+                  updatemenus=[dict(type="buttons", x=0, y=-0.12, xanchor="left",
+                                    yanchor="top", direction="left", showactive=False,
+                                    buttons=[dict(label="▶", method="animate", args=[
+                                        None, dict(frame=dict(duration=300, redraw=True),
+                                                   fromcurrent=True, mode="immediate",
+                                                   transition=dict(duration=0))])])],
+                  margin=dict(_MARGIN, b=90), height=430)
+    fig.frames = [go.Frame(**f) for f in frames]
+    return fig
+
+
+def _two_colours(mask, on, off):
+    """Marker colours from a boolean mask, as numbers on a two-colour scale (a list of colour
+    strings is validated one by one, which makes figures with many frames slow to build)."""
+    return dict(color=np.asarray(mask, dtype=float), cmin=0, cmax=1,
+                colorscale=[[0, off], [1, on]])
+
+
+def lambda_scrubber(path, lam=None):
+    """SDWEC over a λ grid as Plotly frames: scrub λ in the browser, no server round trip.
+
+    One figure, three panels that move together with the slider under them: every tree's
+    weight at that λ (top), the ensemble's test and validation accuracy beside bagging's
+    (bottom left), and where that λ sits among all of them, trees used against test
+    accuracy (bottom right).
+
+    Parameters
+    ----------
+    path : sdwec.comparison.LambdaPath
+    lam : float, optional
+        The λ shown first (the nearest grid value; default the first).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    lams = np.asarray(path.lams, dtype=float)
+    W = np.asarray(path.weights, dtype=float)
+    l, n = W.shape
+    start = 0 if lam is None else int(np.argmin(np.abs(np.log(lams) - np.log(lam))))
+    idx = np.arange(l)
+    used = np.asarray(path.n_selected)
+    sdwec = methods.get("SDWEC").color
+    bag = methods.get("bagging").color
+    top = float(W.max()) if W.size and W.max() > 0 else 1.0
+    drawn = used > 0  # abstaining λ (no tree) have no place on a log axis
+
+    def panels(j):
+        kept = W[:, j] > 0
+        weights = dict(type="bar", x=idx, y=W[:, j], xaxis="x", yaxis="y",
+                       marker=_two_colours(kept, sdwec, COLORS["dropped"]),
+                       hovertemplate="tree %{x}<br>weight %{y:.4g}<extra></extra>")
+        accuracy = dict(type="bar", xaxis="x2", yaxis="y2",
+                        x=["SDWEC test", "SDWEC validation", "bagging test",
+                           "bagging validation"],
+                        y=[path.test_accuracy[j], path.val_accuracy[j], path.bagging["test"],
+                           path.bagging["validation"]],
+                        marker=dict(color=[sdwec, sdwec, bag, bag],
+                                    opacity=[1, 0.55, 1, 0.55]),
+                        text=[f"{v:.3f}" for v in (path.test_accuracy[j], path.val_accuracy[j],
+                                                   path.bagging["test"],
+                                                   path.bagging["validation"])],
+                        textposition="inside", hovertemplate="%{x}: %{y:.4f}<extra></extra>")
+        here = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers",
+                    x=[max(int(used[j]), 1)], y=[path.test_accuracy[j]],
+                    marker=dict(size=16, color=sdwec, line=dict(width=2, color="black")),
+                    hovertemplate="λ=" + f"{lams[j]:g}" + ": %{x} trees, test %{y:.4f}"
+                                  "<extra></extra>")
+        return [weights, accuracy, here]
+
+    def title(j):
+        status = "abstains (no tree kept)" if used[j] == 0 else f"{used[j]} of {l} trees"
+        return f"λ = {lams[j]:g}: {status}, test accuracy {path.test_accuracy[j]:.4f}"
+
+    everything = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers+lines",
+                      x=used[drawn], y=np.asarray(path.test_accuracy)[drawn],
+                      marker=dict(size=6, color=COLORS["dropped"]),
+                      line=dict(color=COLORS["dropped"], width=1), hoverinfo="skip")
+    frames = [go.Frame(name=f"{lams[j]:g}", data=panels(j), traces=[0, 1, 2],
+                       layout=dict(title=dict(text=title(j)))) for j in range(n)]
+    steps = [dict(method="animate", label=f"{lams[j]:g}",
+                  args=[[f"{lams[j]:g}"], dict(mode="immediate", frame=dict(duration=0,
+                                                                            redraw=True),
+                                              transition=dict(duration=0))])
+             for j in range(n)]
+    accuracies = np.concatenate([path.test_accuracy, path.val_accuracy,
+                                 [path.bagging["test"], path.bagging["validation"]]])
+    low = max(0.0, float(accuracies.min()) - 0.05)
+    layout = dict(
+        title=dict(text=title(start), y=0.98, yanchor="top", yref="container"),
+        height=620, showlegend=False, bargap=0.1, margin=dict(l=10, r=10, t=60, b=10),
+        xaxis=dict(domain=[0, 1], anchor="y", title=dict(text="tree index")),
+        yaxis=dict(domain=[0.62, 1], range=[0, 1.05 * top], title=dict(text="weight")),
+        xaxis2=dict(domain=[0, 0.45], anchor="y2"),
+        yaxis2=dict(domain=[0.12, 0.48], anchor="x2", range=[low, 1.0],
+                    title=dict(text="accuracy")),
+        xaxis3=dict(domain=[0.55, 1], anchor="y3", type="log",
+                    tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+                    title=dict(text="trees used (log)")),
+        yaxis3=dict(domain=[0.12, 0.48], anchor="x3", range=[low, 1.0],
+                    title=dict(text="test accuracy")),
+        sliders=[dict(active=start, steps=steps, x=0, len=1, y=0, yanchor="top",
+                      pad=dict(t=30), currentvalue=dict(prefix="λ = ", visible=True))])
+    return go.Figure(data=panels(start) + [everything], layout=layout, frames=frames)
+
+
+def member_weights(weights, member_accuracy, threshold=None, pinned=None):
     """Weight of every ensemble member, selected ones highlighted, with its own accuracy.
 
     Parameters
@@ -243,6 +424,8 @@ def member_weights(weights, member_accuracy, threshold=None):
         Each member's validation accuracy, shown on hover and as a second axis.
     threshold : float or None, default=None
         Threshold the raw weights were cut at, drawn as a line when finite and positive.
+    pinned : array_like of shape (l,), optional
+        Another configuration's weights, drawn as black ticks over the bars (non-zero only).
 
     Returns
     -------
@@ -260,6 +443,17 @@ def member_weights(weights, member_accuracy, threshold=None):
                                  "validation accuracy %{customdata:.3f}<extra></extra>")
               for mask, name, colour in ((chosen, "selected", COLORS["selected"]),
                                          (~chosen, "dropped", COLORS["dropped"]))]
+    if pinned is not None:
+        pinned = np.asarray(pinned, dtype=float)
+        if pinned.shape != weights.shape:
+            raise ValueError(f"pinned weights {pinned.shape} and weights {weights.shape} "
+                             f"differ in shape")
+        kept = pinned > 0
+        traces.append(dict(type="scatter", x=idx[kept], y=pinned[kept], mode="markers",
+                           name=f"pinned ({int(kept.sum())})",
+                           marker=dict(symbol="line-ew-open", size=14, color="black",
+                                       line=dict(width=2, color="black")),
+                           hovertemplate="tree %{x}<br>pinned weight %{y:.4g}<extra></extra>"))
     traces.append(dict(type="scatter", x=idx, y=acc, mode="markers",
                        name="tree's validation accuracy", yaxis="y2",
                        marker=dict(color=COLORS["threshold"], size=5),
@@ -274,31 +468,44 @@ def member_weights(weights, member_accuracy, threshold=None):
     return _figure(traces, "Weights of the ensemble members", "tree index", "weight",
                    barmode="overlay", bargap=0.1, shapes=shapes, annotations=notes,
                    yaxis2=dict(title=dict(text="accuracy"), overlaying="y", side="right",
-                               range=[0, 1.02], showgrid=False))
+                               range=[0, 1.02], showgrid=False, tickmode="linear",
+                               tick0=0, dtick=0.25))
 
 
 def method_comparison(rows):
     """Test and validation accuracy of several methods on the same splits, as grouped bars.
 
+    Each method keeps its registry colour (:mod:`sdwec.methods`), as on every page: test
+    bars solid, validation bars pale.
+
     Parameters
     ----------
     rows : sequence of dict
-        Each with ``"method"``, ``"test"`` and ``"validation"`` accuracies (means over the
-        splits), optionally ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when
-        positive), ``"splits"`` and ``"used"`` (members used); the order is kept.
+        Each with ``"method"`` (a registry id; other names take a palette colour),
+        ``"test"`` and ``"validation"`` accuracies (means over the splits), optionally
+        ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when positive),
+        ``"splits"`` and ``"used"`` (members used); the order is kept.
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
-    methods = [r["method"] for r in rows]
+    def label(name):
+        try:
+            return methods.get(name).label.replace(" (λ path)", "")
+        except KeyError:
+            return str(name)
+
+    names = [label(r["method"]) for r in rows]
+    colours = [_method_color(r["method"], i) for i, r in enumerate(rows)]
     used = [r.get("used", "") for r in rows]
     splits = rows[0].get("splits", 1) if rows else 1
     traces = []
-    for split, colour in (("test", "#1f77b4"), ("validation", "#aec7e8")):
+    for split, opacity in (("test", 1.0), ("validation", 0.45)):
         values = [r[split] for r in rows]
         sd = [r.get(f"{split}_sd", 0.0) for r in rows]
-        trace = dict(type="bar", x=methods, y=values, name=split, marker=dict(color=colour),
+        trace = dict(type="bar", x=names, y=values, name=split, opacity=opacity,
+                     marker=dict(color=colours, line=dict(width=1, color="#444444")),
                      text=[f"{v:.3f}" for v in values], textposition="inside",
                      insidetextanchor="end", customdata=used,
                      hovertemplate="%{x}<br>" + split + " accuracy %{y:.4f}<br>"
@@ -310,10 +517,10 @@ def method_comparison(rows):
               + [r["validation"] - r.get("validation_sd", 0.0) for r in rows])
     high = max([r["test"] + r.get("test_sd", 0.0) for r in rows]
                + [r["validation"] + r.get("validation_sd", 0.0) for r in rows])
-    title = "Accuracy on the same split" if splits == 1 else \
-        f"Accuracy, mean ± sd over {splits} splits"
+    title = "Accuracy: test (solid), validation (pale)" if splits == 1 else \
+        f"Accuracy, mean ± sd over {splits} splits: test (solid), validation (pale)"
     # Accuracy never exceeds 1: the axis stops there unless an error bar reaches past it.
-    return _figure(traces, title, "", "accuracy", barmode="group",
+    return _figure(traces, title, "", "accuracy", barmode="group", showlegend=False,
                    yaxis=dict(range=[max(0.0, low - 0.05), max(1.0, high)]))
 
 
@@ -357,7 +564,6 @@ def prediction_time(timing):
 # --------------------------------------------------------------------------- frontier
 
 
-
 def __getattr__(name):
     # The frontier's peers, read from the registry when asked so that registered methods
     # are included: PEER_POINTS (one weight vector each) and PEER_CURVES (one per size/α).
@@ -372,8 +578,27 @@ SWEEP_CUSTOMDATA = ("lam", "beta", "gamma", "eps", "n_selected", "val_accuracy",
                     "test_accuracy")
 
 
-def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
-    """Accuracy against sparsity: an SDWEC sweep, its Pareto front and the peers.
+#: Greek names of the parameters a sweep can vary, as the sidebar shows them.
+GREEK = {"lam": "λ", "beta": "β", "gamma": "γ", "eps": "ε"}
+_X_AXES = {"trees": "trees used (log scale)", "sparsity": "sparsity (1 − used / l)"}
+
+
+def _error(rows, column):
+    """``error_y`` of a trace when ``rows`` carry a positive ``<column>_sd``, else None."""
+    sd = column + "_sd"
+    if sd not in rows or not (rows[sd].to_numpy(dtype=float) > 0).any():
+        return None
+    return dict(type="data", array=rows[sd].to_numpy(dtype=float), thickness=1, width=2)
+
+
+def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees",
+             front_on="val_accuracy"):
+    """Accuracy against ensemble size: an SDWEC sweep, its Pareto front and the peers.
+
+    Abstaining ensembles (every weight zero, a constant guess of the most frequent class)
+    are not drawn: they are not a point of the trade-off, and their accuracy would stretch
+    the axis.  A note under the title counts them.  With rows averaged over several splits
+    (:func:`sdwec.frontier.over_splits`), accuracies carry error bars (± one sd).
 
     Parameters
     ----------
@@ -381,13 +606,21 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
         :func:`sdwec.frontier.sweep` output (one row per parameter point); its
         ``select_*`` columns give the SDWEC-select trace (drawn when ``second`` is None).
     front : pandas.DataFrame
-        :func:`sdwec.frontier.pareto` of ``sweep``.
+        :func:`sdwec.frontier.pareto` of ``sweep`` (chosen on whichever accuracy the caller
+        decided; it is drawn at ``accuracy``).
     peers : pandas.DataFrame
         :func:`sdwec.frontier.peers` output.
     accuracy : {"test_accuracy", "val_accuracy"}, default="test_accuracy"
         The y axis.
     second : str or None, default=None
         Name of the second swept parameter; its values get one trace each.
+    x : {"trees", "sparsity"}, default="trees"
+        Trees used on a log axis (where SDWEC's sparse end is readable), or sparsity with the
+        axis fitted to the points drawn.
+    front_on : {"val_accuracy", "test_accuracy"}, default="val_accuracy"
+        The accuracy ``front`` was chosen on. Drawn on that accuracy the front is a
+        staircase; drawn on the other one it is only its points (ringed): the held-out check
+        of a front chosen elsewhere need not be monotone.
 
     Returns
     -------
@@ -396,38 +629,50 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
     """
     if accuracy not in ("test_accuracy", "val_accuracy"):
         raise ValueError(f"accuracy must be 'test_accuracy' or 'val_accuracy'; got {accuracy!r}")
-    fig = go.Figure()
+    if x not in _X_AXES:
+        raise ValueError(f"x must be one of {', '.join(_X_AXES)}; got {x!r}")
+    column = "n_selected" if x == "trees" else "sparsity"
+
+    def drawn(rows):
+        return rows[rows["n_selected"] > 0] if "n_selected" in rows else rows
+
+    traces = []
     for method in methods.curves():
-        rows = peers[peers["method"] == method.name].sort_values("sparsity")
+        rows = drawn(peers[peers["method"] == method.name]).sort_values(column)
         if rows.empty:
             continue
-        fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[accuracy], mode="lines", name=method.name,
-            line=dict(width=1.5, color=method.color, dash=method.dash),
+        traces.append(dict(
+            type="scatter", x=rows[column], y=rows[accuracy], mode="lines",
+            name=method.label, line=dict(width=1.5, color=method.color, dash=method.dash),
+            error_y=_error(rows, accuracy),
             customdata=rows[["params", "n_selected"]].to_numpy(),
-            hovertemplate=method.name + " %{customdata[0]}<br>%{customdata[1]} trees<br>"
-                          "sparsity %{x:.3f}<br>accuracy %{y:.4f}<extra></extra>"))
+            hovertemplate=method.label + " %{customdata[0]}<br>%{customdata[1]} trees<br>"
+                          "accuracy %{y:.4f}<extra></extra>"))
     for method in methods.points():
-        rows = peers[peers["method"] == method.name]
+        rows = drawn(peers[peers["method"] == method.name])
         if rows.empty:
             continue
-        fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[accuracy], mode="markers", name=method.name,
+        traces.append(dict(
+            type="scatter", x=rows[column], y=rows[accuracy], mode="markers",
+            name=method.label, error_y=_error(rows, accuracy),
             marker=dict(size=11, symbol=method.symbol, color=method.color,
                         line=dict(width=1, color="black")),
             customdata=rows[["n_selected"]].to_numpy(),
-            hovertemplate=method.name + "<br>%{customdata[0]} trees<br>sparsity %{x:.3f}<br>"
-                                        "accuracy %{y:.4f}<extra></extra>"))
+            hovertemplate=method.label + "<br>%{customdata[0]} trees<br>"
+                                         "accuracy %{y:.4f}<extra></extra>"))
     groups = [(None, sweep)] if second is None else list(sweep.groupby(second, sort=True))
     sdwec, select_style = methods.get("SDWEC"), methods.get("SDWEC-select")
     shades = methods.sweep_colors(len(groups))
     hover = ("SDWEC λ=%{customdata[0]:.4g} β=%{customdata[1]:.4g} γ=%{customdata[2]:.4g} "
-             "ε=%{customdata[3]:.4g}<br>%{customdata[4]} trees<br>validation "
+             "ε=%{customdata[3]:.4g}<br>%{customdata[4]:.3g} trees<br>validation "
              "%{customdata[5]:.4f}, test %{customdata[6]:.4f}<extra></extra>")
     for i, (value, rows) in enumerate(groups):
-        name = "SDWEC (λ sweep)" if value is None else f"SDWEC {second}={value:g}"
-        fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[accuracy], mode="markers", name=name,
+        rows = drawn(rows)
+        name = "SDWEC (λ sweep)" if value is None else \
+            f"SDWEC {GREEK.get(second, second)}={value:g}"
+        traces.append(dict(
+            type="scatter", x=rows[column], y=rows[accuracy], mode="markers", name=name,
+            error_y=_error(rows, accuracy),
             marker=dict(size=9, symbol=sdwec.symbol,
                         color=sdwec.color if value is None else shades[i],
                         line=dict(width=1, color="white")),
@@ -435,25 +680,58 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None):
             hovertemplate=hover))
     select = "select_" + accuracy
     if second is None and select in sweep:
-        rows = sweep.sort_values("sparsity")
-        fig.add_trace(go.Scatter(
-            x=rows["sparsity"], y=rows[select], mode="markers", name="SDWEC-select",
+        rows = drawn(sweep).sort_values(column)
+        traces.append(dict(
+            type="scatter", x=rows[column], y=rows[select], mode="markers", name="SDWEC-select",
+            error_y=_error(rows, select),
             marker=dict(size=7, symbol=select_style.symbol, color=select_style.color),
             customdata=rows[["lam", "n_selected"]].to_numpy(dtype=float),
             hovertemplate="SDWEC-select (SDWEC's trees, equal votes) λ=%{customdata[0]:.4g}"
-                          "<br>%{customdata[1]} trees<br>sparsity %{x:.3f}<br>accuracy "
-                          "%{y:.4f}<extra></extra>"))
-    if not front.empty:
-        ordered = front.sort_values("sparsity")
+                          "<br>%{customdata[1]:.3g} trees<br>accuracy %{y:.4f}<extra></extra>"))
+    front = drawn(front)
+    if not front.empty and front_on == accuracy:
+        ordered = front.sort_values(column)
         # Between two front points the best accuracy at least this sparse is the next
-        # point's, hence the vertical-then-horizontal staircase.
-        fig.add_trace(go.Scatter(x=ordered["sparsity"], y=ordered[accuracy], mode="lines",
-                                 name="SDWEC Pareto front", hoverinfo="skip",
-                                 line=dict(color=COLORS["pareto"], width=2, shape="vh")))
+        # point's, hence the staircase (its direction follows the x axis).
+        traces.append(dict(type="scatter", x=ordered[column], y=ordered[accuracy],
+                           mode="lines", name="SDWEC Pareto front", hoverinfo="skip",
+                           line=dict(color=COLORS["pareto"], width=2,
+                                     shape="hv" if x == "trees" else "vh")))
+    elif not front.empty:
+        chosen = "validation" if front_on == "val_accuracy" else "test"
+        traces.append(dict(type="scatter", x=front[column], y=front[accuracy],
+                           mode="markers", name=f"SDWEC Pareto front (chosen on {chosen})",
+                           hoverinfo="skip", marker=dict(symbol="circle-open", size=16,
+                                                         color=COLORS["pareto"],
+                                                         line=dict(width=2))))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
-    fig.update_xaxes(range=[-0.02, 1.02])
-    fig.update_layout(height=600, clickmode="event+select")
-    return _layout(fig, f"Accuracy vs sparsity ({label})", "sparsity (1 − used / l)", label)
+    notes = []
+    abstaining = sweep[sweep["n_selected"] == 0] if "n_selected" in sweep else sweep.iloc[:0]
+    if not abstaining.empty:
+        constant = abstaining[accuracy].iloc[0]
+        notes.append(dict(
+            xref="paper", yref="paper", x=0, y=-0.13, xanchor="left", yanchor="top",
+            showarrow=False, font=dict(size=12),
+            text=f"Not drawn: {len(abstaining)} SDWEC setting(s) with every weight zero "
+                 f"(λ ≤ {abstaining['lam'].max():.3g}); they abstain and predict the most "
+                 f"frequent class ({label} {constant:.3f})."))
+    xaxis = dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) \
+        if x == "trees" else dict(_fitted_range(traces))
+    ys = [v for t in traces for v in np.asarray(t["y"], dtype=float)]
+    yaxis = dict(range=[max(0.0, min(ys) - 0.02), min(1.0, max(ys)) + 0.01]) if ys else {}
+    return _figure(traces, f"Accuracy vs ensemble size ({label})", _X_AXES[x], label,
+                   height=600, clickmode="event+select", annotations=notes, xaxis=xaxis,
+                   yaxis=yaxis, margin=dict(_MARGIN, b=70 if notes else 10))
+
+
+def _fitted_range(traces):
+    """An x range around the points drawn (sparsity lives mostly in [0.8, 1])."""
+    xs = [v for t in traces for v in np.asarray(t["x"], dtype=float)]
+    if not xs:
+        return {}
+    low, high = min(xs), max(xs)
+    pad = 0.03 * max(high - low, 0.01)
+    return {"range": [low - pad, high + pad]}
 
 
 # --------------------------------------------------------------------------- paper
@@ -522,5 +800,5 @@ def training_time(table):
             fig.add_trace(go.Scatter(x=rows["l"], y=rows["paper_seconds"], mode="lines+markers",
                                      name=f"{name} paper", line=dict(color=colour, dash="dash"),
                                      hovertemplate="l=%{x}<br>paper %{y:.2f} s<extra></extra>"))
-    fig.update_yaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     return _layout(fig, "SDWEC weight-finding time (k = 25)", "classifiers l", "seconds (log)")

@@ -177,12 +177,6 @@ class Pool:
         state.pop("_stacked_votes", None)
         return state
 
-    @property
-    def table(self) -> Votes:
-        """The validation votes under their former name, kept for ``solve(pool.table, None)``
-        callers; new code says ``pool.votes("val")``."""
-        return self.val_votes
-
 
 def split_indices(y, seed):
     """Stratified 80 % / 10 % / 10 % split of row indices.

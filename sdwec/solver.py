@@ -242,12 +242,17 @@ def _table(votes):
 
 @dataclass(frozen=True)
 class IterationRecord:
-    """Costs after one pass of Algorithm 1, lines 6-13."""
+    """Costs and weights after one pass of Algorithm 1, lines 6-13.
+
+    ``weights`` are the iteration's non-negative weights before any thresholding (line 15
+    applies only after the last pass); ``n_selected`` counts their non-zero entries.
+    """
 
     iteration: int
     nonconvex_cost: float
     relaxed_cost: float
     n_selected: int
+    weights: np.ndarray = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -407,6 +412,7 @@ def _iterate(table, lam, beta, gamma, eps, iterations):
         w_hat = w
         S, A, B, C, alpha, X, b, diag = _system(table, w_hat, lam, beta, gamma, eps, z_hat=z)
         w = np.maximum(_solve_linear(alpha, X, diag, b, root_counts), 0.0)
+        w.setflags(write=False)  # kept in the history: nothing may change it later
         z = table.rows @ w
         history.append(
             IterationRecord(
@@ -414,9 +420,40 @@ def _iterate(table, lam, beta, gamma, eps, iterations):
                 nonconvex_cost=nonconvex_cost(table, w, lam, beta, z=z),
                 relaxed_cost=_relaxed_cost(table, w, z, w_hat, S, A, B, C, lam),
                 n_selected=int(np.count_nonzero(w)),
+                weights=w,
             )
         )
     return w, history
+
+
+def line15_thresholds(w, beta, gamma, eps, threshold="paper"):
+    """The thresholds Algorithm 1, line 15, compares the weights ``w`` with.
+
+    Parameters
+    ----------
+    w : ndarray of shape (l,)
+        Raw weights (after the last iteration, or any iteration to see what it would keep).
+    beta, gamma, eps : float
+    threshold : {"paper", "adaptive", "none"}
+        The reading of line 15 (see :func:`solve`).
+
+    Returns
+    -------
+    scalar : float
+        The single threshold (NaN for ``"adaptive"``, whose thresholds differ per weight).
+    thresholds : ndarray of shape (l,)
+        The threshold of each weight; ``w > thresholds`` are kept.
+    """
+    l = np.shape(w)[0]
+    if threshold == "paper":
+        thr = paper_threshold(beta, gamma, eps)
+        return thr, np.full(l, thr)
+    if threshold == "adaptive":
+        return float("nan"), adaptive_thresholds(w, beta, gamma, eps)
+    if threshold == "none":
+        return 0.0, np.zeros(l)
+    raise ValueError(f"threshold must be one of {', '.join(map(repr, THRESHOLDS))}; "
+                     f"got {threshold!r}")
 
 
 def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, threshold="paper"):
@@ -473,15 +510,7 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
     l = table.n_classifiers
     with _blas_limit():
         w, history = _iterate(table, lam, beta, gamma, eps, iterations)
-    if threshold == "paper":
-        thr = paper_threshold(beta, gamma, eps)
-        thresholds = np.full(l, thr)
-    elif threshold == "adaptive":
-        thresholds = adaptive_thresholds(w, beta, gamma, eps)
-        thr = float("nan")
-    else:
-        thr = 0.0
-        thresholds = np.zeros(l)
+    thr, thresholds = line15_thresholds(w, beta, gamma, eps, threshold)
     weights = np.where(w > thresholds, w, 0.0)
     params = {"lam": lam, "beta": beta, "gamma": gamma, "eps": eps,
               "iterations": int(iterations), "threshold": threshold}

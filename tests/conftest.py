@@ -6,3 +6,28 @@ import os
 # imported with this set; setting it here (before any test imports SciPy) runs it instead of
 # skipping it.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+
+import pytest  # noqa: E402  (after the environment variable above, on purpose)
+
+
+@pytest.fixture(scope="module")
+def app_pool_dir(tmp_path_factory):
+    """A pool disk cache shared by one test module's AppTest runs."""
+    return tmp_path_factory.mktemp("pools")
+
+
+@pytest.fixture
+def fresh_streamlit(app_pool_dir, monkeypatch):
+    """Streamlit's in-memory caches empty before and after a test; pools in the module's
+    disk cache (modules that drive the app use it with ``usefixtures``)."""
+    import streamlit as st
+
+    from sdwec import pool
+
+    monkeypatch.setenv(pool.CACHE_ENV, str(app_pool_dir))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()

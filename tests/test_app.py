@@ -11,34 +11,22 @@ from pathlib import Path
 
 import joblib
 import numpy as np
+import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from dashboard import config as dashboard_config
 from dashboard.config import Config, config_from_query, config_to_query
 from dashboard.explorer import model_bytes
-from sdwec import DataError, combiners, datasets, export, pool, solver
+from sdwec import DataError, combiners, convergence, datasets, export, frontier, methods, pool, solver
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
 SMALL = {"dataset": "wine", "l": "10"}
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("pools")
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches(cache_dir, monkeypatch):
-    monkeypatch.setenv(pool.CACHE_ENV, str(cache_dir))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit")
 
 
 def _app(query=SMALL, page=None):
@@ -67,7 +55,7 @@ def _direct(name="wine", n_trees=10, seed=0, **params):
     """SDWEC on the same pool, computed without the dashboard."""
     p = pool.load_pool(name, "binary", n_trees=n_trees, seed=seed)
     merged = dict(Config().solver_params(), **params)
-    sol = solver.solve(p.table, None, **merged)
+    sol = solver.solve(p.votes("val"), None, **merged)
     acc = combiners.accuracy(sol.weights, p.P_test, p.y_test, p.classes, p.prior)
     return p, sol, acc
 
@@ -182,6 +170,104 @@ def test_same_ensemble_and_abstaining_are_not_timed():
     assert any("nothing to time" in m.value for m in at.markdown)
 
 
+@pytest.mark.parametrize("query", [{}, {"lam": "1000", "eps": "0.01"}])
+def test_cost_note_says_what_the_run_did(query):
+    at = _app(dict(SMALL, **query))
+    _ok(at)
+    params = {"lam": float(query.get("lam", 10)), "eps": float(query.get("eps", 1))}
+    _, sol, _ = _direct(**params)
+    behaviour = convergence.describe(sol.history)
+    text = " ".join(m.value for m in at.markdown)
+    if behaviour.decreasing:
+        assert "falls at every iteration" in text
+    else:
+        worst = behaviour.largest_rise
+        assert f"rises** at {len(behaviour.rises)} of 25 iterations" in text
+        assert f"iteration {worst.iteration}, {worst.before:.3g} → {worst.after:.3g}" in text
+        assert "When the costs rise" in text
+
+
+def test_some_run_of_the_explorer_has_rising_costs():
+    # The premise of the note above: the literal Algorithm 1 is not monotone on real votes.
+    _, sol, _ = _direct(lam=1000.0, eps=0.01)
+    assert not convergence.describe(sol.history).decreasing
+
+
+def test_weights_across_iterations_and_log_scale():
+    at = _app()
+    at.toggle(key="explorer_iterations").set_value(True).run()
+    _ok(at)
+    assert len(_charts(at)) == 4
+    at.toggle(key="explorer_cost_log").set_value(True).run()
+    _ok(at)
+    figures = [json.loads(c.proto.spec) for c in _charts(at)]
+    costs = [f for f in figures if f["layout"].get("title", {}).get("text") == "Cost per iteration"]
+    assert costs and costs[0]["layout"]["yaxis"]["type"] == "log"
+    frames = [f for f in figures if f.get("frames")]
+    assert len(frames) == 1 and len(frames[0]["frames"]) == 25
+
+
+def test_explorer_switches_to_sdwec_oob():
+    at = _app(dict(SMALL, fit="oob"))
+    _ok(at)
+    p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
+    sol = solver.solve(p.votes("oob+val"), None, **Config().solver_params())
+    support = (sol.weights > 0).astype(float)
+    acc = combiners.accuracy(support, p.P_test, p.y_test, p.classes, p.prior)
+    shown = _metrics(at)
+    assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
+    assert shown["Test accuracy (SDWEC)"] == f"{acc:.4f}"
+    assert any("SDWEC-OOB (ours" in i.value for i in at.info)
+    assert at.selectbox(key="cfg_fit").value == "oob" and at.query_params["fit"] == "oob"
+    at.selectbox(key="cfg_fit").set_value("paper").run()
+    _ok(at)
+    assert "fit" not in at.query_params  # the paper's fit is the default, left out of links
+
+
+def test_frontier_adds_our_out_of_bag_variants_on_request(served_files):
+    at = _app(page="pages/frontier.py")
+    at.toggle(key="frontier_oob").set_value(True).run()
+    _ok(at)
+    csv = pd.read_csv(io.BytesIO(served_files["sdwec_frontier_wine.csv"]))
+    assert {"SDWEC-OOB path", "reduce-error OOB"} <= set(csv["method"])
+
+
+def test_sidebar_says_which_pools_are_warm():
+    pool.load_pool("wine", "binary", n_trees=10, seed=0)  # on disk before the page opens
+    ready = [n for n in datasets.names() if pool.is_cached(n, "binary", 10, 0)]
+    assert "wine" in ready
+    at = _app()
+    _ok(at)
+    (note,) = [c.value for c in at.sidebar.caption if c.value.startswith("Pools on disk")]
+    assert note.startswith(f"Pools on disk for l = 10, seed 0: {len(ready)} of 11")
+
+
+def test_cold_pool_gets_a_time_estimate_first(monkeypatch):
+    from dashboard import services
+
+    monkeypatch.setattr(services.timing, "estimated_training_seconds", lambda *a: 75.0)
+    at = _app({"dataset": "sonar", "l": "1000", "seed": "77"})
+    notes = [i.value for i in at.sidebar.info]
+    assert any("not trained yet" in n and "roughly 75 s" in n for n in notes), notes
+
+
+def test_lambda_scrubber_holds_every_lambda_of_the_grid():
+    at = _app()
+    at.toggle(key="explorer_scrub").set_value(True).run()
+    _ok(at)
+    figures = [json.loads(c.proto.spec) for c in _charts(at)]
+    (scrubber,) = [f for f in figures if f.get("frames") and "λ = " in
+                   f["layout"]["title"]["text"]]
+    grid = dashboard_config.LAMBDA_GRID
+    assert [fr["name"] for fr in scrubber["frames"]] == [f"{x:g}" for x in grid]
+    # The frame at the sidebar's λ (10) shows what the Explorer shows at λ = 10.
+    _, sol, acc = _direct()
+    frame = scrubber["frames"][grid.index(10.0)]
+    assert f"{sol.n_selected} of 10 trees" in frame["layout"]["title"]["text"]
+    assert f"test accuracy {acc:.4f}" in frame["layout"]["title"]["text"]
+    assert scrubber["layout"]["sliders"][0]["active"] == grid.index(10.0)
+
+
 def test_splits_show_mean_and_spread():
     at = _app({"dataset": "wine", "l": "10", "r": "3"})
     _ok(at)
@@ -208,6 +294,9 @@ def test_pin_compares_the_live_configuration_with_the_pinned_one():
                                          live.n_selected - pinned.n_selected]
     both = int(np.sum((live.weights > 0) & (pinned.weights > 0)))
     assert any(f"both keep {both} trees" in c.value for c in at.caption)
+    traces = [t for c in _charts(at) for t in json.loads(c.proto.spec)["data"]]
+    (ticks,) = [t for t in traces if t.get("name", "").startswith("pinned")]
+    assert ticks["name"] == f"pinned ({pinned.n_selected})"
     at.button(key="explorer_unpin").click().run()
     _ok(at)
     assert "pin" not in at.query_params and not at.dataframe
@@ -339,6 +428,39 @@ def test_frontier_page():
     _ok(at)
 
 
+def test_frontier_front_on_validation_csv_and_glossary(served_files):
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
+    sweep = frontier.sweep(p, lams=list(dashboard_config.LAMBDA_GRID))
+    expected = frontier.pareto(sweep, "val_accuracy")
+    front = at.dataframe[0].value
+    assert list(front["params"]) == list(expected["params"])
+    assert (front["n_selected"] > 0).all()  # abstaining settings are never on the front
+    assert not at.warning
+    csv = pd.read_csv(io.BytesIO(served_files["sdwec_frontier_wine.csv"]))
+    assert set(csv["method"]) >= {"SDWEC", "bagging", "random", "reduce-error"}
+    assert len(csv[csv["method"] == "SDWEC"]) == len(dashboard_config.LAMBDA_GRID)
+    at.radio(key="frontier_front_on").set_value("test").run()
+    _ok(at)
+    assert any("flatter" in w.value for w in at.warning)
+    # The glossary names every registered method with its reference.
+    text = " ".join(m.value for m in at.markdown)
+    assert all(m.label in text and m.reference in text for m in methods.registered())
+
+
+def test_frontier_over_splits_shows_means():
+    at = _app({"dataset": "wine", "l": "10", "r": "3"}, page="pages/frontier.py")
+    _ok(at)
+    sweeps = [frontier.sweep(pool.load_pool("wine", "binary", n_trees=10, seed=s),
+                             lams=list(dashboard_config.LAMBDA_GRID)) for s in range(3)]
+    mean = frontier.over_splits(sweeps)
+    front = at.dataframe[0].value
+    expected = frontier.pareto(mean, "val_accuracy")
+    assert list(front["val_accuracy"]) == pytest.approx(list(expected["val_accuracy"]))
+    assert any("means over 3 splits" in c.value for c in at.caption)
+
+
 def test_point_config_snaps_to_the_sidebar():
     config = dashboard_config.point_config(Config(), [0.0339, 14.6, 15.2, 0.99, 3, 0.9, 0.8])
     assert (config.lam, config.beta, config.gamma, config.eps) == (0.05, 15.0, 15.0, 1.0)
@@ -441,7 +563,7 @@ def test_multiclass_task_runs_on_the_correctness_matrix():
     at = _app({"dataset": "wine", "l": "10", "task": "multiclass"})
     _ok(at)
     p = pool.load_pool("wine", "multiclass", n_trees=10, seed=0)
-    sol = solver.solve(p.table, None, **Config().solver_params())
+    sol = solver.solve(p.votes("val"), None, **Config().solver_params())
     assert _metrics(at)["Classifiers used"] == f"{sol.n_selected} / 10"
     assert any("classes 1, 2, 3" in c.value for c in at.caption)
 

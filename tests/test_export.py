@@ -87,7 +87,7 @@ def test_read_weights_csv_names_a_malformed_line():
 @pytest.mark.parametrize("pool_name", ["binary_pool", "wine_pool"])
 def test_downloaded_model_loads_and_predicts_the_weighted_vote(pool_name, request, tmp_path):
     pool = request.getfixturevalue(pool_name)
-    solution = solve(pool.table, None, **PARAMS)
+    solution = solve(pool.votes("val"), None, **PARAMS)
     assert 0 < solution.n_selected < pool.n_trees
     model = export.pruned_model(pool, solution.weights, params=PARAMS, solution=solution)
     path = tmp_path / "sdwec-model.joblib"
@@ -105,7 +105,7 @@ def test_downloaded_model_loads_and_predicts_the_weighted_vote(pool_name, reques
 
 def test_pruned_model_equals_the_estimator_fitted_on_the_frozen_pool(binary_pool):
     pool = binary_pool
-    solution = solve(pool.table, None, **PARAMS)
+    solution = solve(pool.votes("val"), None, **PARAMS)
     direct = export.pruned_model(pool, solution.weights, params=PARAMS)
     refit = SDWECClassifier(FrozenEstimator(pool.ensemble), **PARAMS).fit(pool.X_val, pool.y_val)
     np.testing.assert_array_equal(refit.weights_, solution.weights)

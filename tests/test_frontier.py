@@ -67,8 +67,14 @@ def test_pareto_front_by_hand():
     df = pd.DataFrame({"method": list("abcdef"),
                        "sparsity": [0.0, 0.5, 0.5, 0.9, 0.9, 0.2],
                        "test_accuracy": [0.95, 0.93, 0.90, 0.80, 0.80, 0.94]})
-    front = frontier.pareto(df)
+    front = frontier.pareto(df, "test_accuracy")
     # c is beaten by b, e duplicates d (first kept), f is dominated by nothing: 0.2 > 0.0
     assert list(front["method"]) == ["a", "f", "b", "d"]
-    assert list(frontier.pareto(df, accuracy="test_accuracy")["sparsity"]) == [0.0, 0.2, 0.5, 0.9]
-    assert frontier.pareto(df.iloc[:0]).empty
+    assert list(front["sparsity"]) == [0.0, 0.2, 0.5, 0.9]
+    assert frontier.pareto(df.iloc[:0], "test_accuracy").empty
+    # Chosen on validation by default; an abstaining row (0 trees) never joins the front.
+    df["val_accuracy"] = [0.95, 0.93, 0.90, 0.80, 0.80, 0.94]
+    df["abstains"] = False
+    abstain = pd.DataFrame([{"method": "g", "sparsity": 1.0, "test_accuracy": 0.7,
+                             "val_accuracy": 0.7, "abstains": True}])
+    assert list(frontier.pareto(pd.concat([df, abstain]))["method"]) == ["a", "f", "b", "d"]

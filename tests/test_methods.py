@@ -67,9 +67,9 @@ def test_a_registered_method_appears_in_the_frontier_with_its_weights(toys, smal
 def test_a_registered_method_is_drawn_in_its_colour(toys, small_pool):
     sweep = frontier.sweep(small_pool, [0.1, 10.0])
     fig = plots.frontier(sweep, frontier.pareto(sweep), frontier.peers(small_pool, 2, 0, 5))
-    (point,) = [t for t in fig.data if t.name == "first-half"]
+    (point,) = [t for t in fig.data if t.name == methods.get("first-half").label]
     assert point.marker.color == "#ff00aa" and point.marker.symbol == "star"
-    (line,) = [t for t in fig.data if t.name == "prefix"]
+    (line,) = [t for t in fig.data if t.name == methods.get("prefix").label]
     assert line.line.color == "#00aa55" and line.line.dash == "dash"
 
 

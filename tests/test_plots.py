@@ -147,6 +147,11 @@ def test_method_comparison_keeps_order_and_values():
     test = _trace(fig, "test")
     assert list(test.x) == ["SDWEC", "bagging"] and list(test.y) == [0.9, 0.85]
     assert list(_trace(fig, "validation").y) == [0.95, 0.9]
+    # Each method in its registry colour, on this page as on the Frontier.
+    assert list(test.marker.color) == [methods.get("SDWEC").color, methods.get("bagging").color]
+    assert fig.layout.yaxis.range[1] == 1.0  # no 1.05 on an accuracy axis
+    single = plots.method_comparison([{"method": "single", "test": 0.7, "validation": 0.8}])
+    assert list(_trace(single, "test").x) == ["single tree"]  # the registry's label
 
 
 def test_prediction_time_in_milliseconds_with_quartiles():
@@ -206,18 +211,24 @@ def test_frontier_carries_parameters_for_the_explorer():
     from sdwec.frontier import pareto
 
     sweep = _sweep_frame()
-    fig = plots.frontier(sweep, pareto(sweep), _peers_frame())
+    fig = plots.frontier(sweep, pareto(sweep, "test_accuracy"), _peers_frame(), x="sparsity",
+                         front_on="test_accuracy")
     sdwec = _trace(fig, "SDWEC (λ sweep)")
     assert [list(row[:4]) for row in sdwec.customdata] == [
         [0.1, 15.0, 15.0, 1.0], [1.0, 15.0, 15.0, 1.0], [10.0, 15.0, 15.0, 1.0]]
     assert list(sdwec.y) == pytest.approx([0.72, 0.76, 0.80])
     assert list(_trace(fig, "bagging").x) == [0.0]
-    random_curve = _trace(fig, "random")
+    random_curve = _trace(fig, "random subsets")
     assert list(random_curve.x) == [0.96, 0.98]  # sorted by sparsity
     # Every SDWEC point here is on the front (more trees, more accuracy).
     front = _trace(fig, "SDWEC Pareto front")
-    assert sorted(front.x) == pytest.approx([0.8, 0.88, 0.96])
-    val = plots.frontier(sweep, pareto(sweep, "val_accuracy"), _peers_frame(), "val_accuracy")
+    assert sorted(front.x) == pytest.approx([0.8, 0.88, 0.96]) and front.mode == "lines"
+    # A front chosen on validation, drawn on test: its points, ringed, no staircase.
+    held_out = plots.frontier(sweep, pareto(sweep), _peers_frame(), x="sparsity")
+    rings = _trace(held_out, "SDWEC Pareto front (chosen on validation)")
+    assert rings.mode == "markers" and sorted(rings.x) == pytest.approx([0.8, 0.88, 0.96])
+    val = plots.frontier(sweep, pareto(sweep, "val_accuracy"), _peers_frame(), "val_accuracy",
+                         x="sparsity")
     assert list(_trace(val, "SDWEC (λ sweep)").y) == pytest.approx([0.82, 0.86, 0.90])
     # SDWEC-select shares the sweep's sparsity and plots the equal-vote accuracy.
     select = _trace(fig, "SDWEC-select")
@@ -236,8 +247,8 @@ def test_frontier_draws_every_method_in_its_registry_style():
     bagging, random_curve = methods.get("bagging"), methods.get("random")
     assert _trace(fig, "bagging").marker.color == bagging.color
     assert _trace(fig, "bagging").marker.symbol == bagging.symbol == "square"
-    assert _trace(fig, "random").line.color == random_curve.color
-    assert _trace(fig, "random").line.dash == random_curve.dash == "dot"
+    assert _trace(fig, "random subsets").line.color == random_curve.color
+    assert _trace(fig, "random subsets").line.dash == random_curve.dash == "dot"
     assert _trace(fig, "SDWEC (λ sweep)").marker.color == methods.get("SDWEC").color
     select = _trace(fig, "SDWEC-select")
     assert (select.marker.color, select.marker.symbol) == (methods.get("SDWEC-select").color,
@@ -253,12 +264,46 @@ def test_frontier_second_parameter_gets_one_trace_per_value():
 
     sweep = _sweep_frame(second="beta")
     fig = plots.frontier(sweep, pareto(sweep), _peers_frame(), second="beta")
-    assert len(_trace(fig, "SDWEC beta=5").x) == 3
-    assert [row[1] for row in _trace(fig, "SDWEC beta=35").customdata] == [35.0] * 3
+    assert len(_trace(fig, "SDWEC β=5").x) == 3  # named as the sidebar names it
+    assert [row[1] for row in _trace(fig, "SDWEC β=35").customdata] == [35.0] * 3
     # SDWEC at several β: shades of SDWEC's own palette, light to dark, no method's colour.
-    shades = [_trace(fig, f"SDWEC beta={b}").marker.color for b in (5, 35)]
+    shades = [_trace(fig, f"SDWEC β={b}").marker.color for b in (5, 35)]
     assert shades == methods.sweep_colors(2) and shades[0] != shades[1]
     assert not set(shades) & {m.color for m in methods.registered()}
+
+
+def test_frontier_on_trees_used_leaves_abstaining_points_out():
+    import pandas as pd
+    from sdwec.frontier import pareto
+
+    sweep = _sweep_frame()
+    abstain = dict(sweep.iloc[0], lam=0.001, n_selected=0, sparsity=1.0, abstains=True,
+                   val_accuracy=0.53, test_accuracy=0.52)
+    sweep = pd.concat([pd.DataFrame([abstain]), sweep], ignore_index=True)
+    front = pareto(sweep)
+    assert 0 not in set(front["n_selected"])  # never on the front
+    fig = plots.frontier(sweep, front, _peers_frame())  # x = trees used, log axis
+    assert fig.layout.xaxis.type == "log"
+    assert list(_trace(fig, "SDWEC (λ sweep)").x) == [2, 6, 10]
+    # The y axis is set by the points drawn, not by the abstaining 0.52, and stops at 1.
+    low, high = fig.layout.yaxis.range
+    assert 0.52 < low < 0.6 and high <= 1.0
+    (note,) = fig.layout.annotations
+    assert "1 SDWEC setting(s) with every weight zero" in note.text and "0.520" in note.text
+
+
+def test_frontier_error_bars_over_splits():
+    from sdwec import frontier as fr
+
+    a, b = _sweep_frame(), _sweep_frame()
+    b["test_accuracy"] = b["test_accuracy"] + 0.02
+    mean = fr.over_splits([a, b])
+    assert list(mean["test_accuracy"]) == pytest.approx(list(a["test_accuracy"] + 0.01))
+    assert list(mean["test_accuracy_sd"]) == pytest.approx([0.02 / np.sqrt(2)] * 3)
+    fig = plots.frontier(mean, fr.pareto(mean), _peers_frame())
+    assert list(_trace(fig, "SDWEC (λ sweep)").error_y.array) == pytest.approx(
+        [0.02 / np.sqrt(2)] * 3)
+    assert _trace(fig, "bagging").error_y.array is None  # one split: no bars
 
 
 def test_paper_comparison_and_training_time():
@@ -279,3 +324,12 @@ def test_paper_comparison_and_training_time():
     assert list(measured.x) == [100, 200] and list(measured.y) == [0.01, 0.02]
     assert list(_trace(fig, "wine paper").y) == [0.03, 0.05]
     assert fig.layout.yaxis.type == "log"
+
+
+def test_member_weights_marks_the_pinned_weights():
+    fig = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3, pinned=[0.0, 0.4, 0.9])
+    pinned = _trace(fig, "pinned (2)")
+    assert list(pinned.x) == [1, 2] and list(pinned.y) == [0.4, 0.9]
+    assert fig.layout.yaxis2.dtick == 0.25  # accuracy ticks at 0, 0.25, ..., not 0.126
+    with pytest.raises(ValueError, match="differ in shape"):
+        plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])

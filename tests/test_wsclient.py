@@ -90,13 +90,14 @@ def test_next_value_takes_one_step_and_stays_in_range():
 def test_served_flags_missing_charts_and_requests_not_applied():
     params = ("wine", "binary", "0", "20", "1", "15", "15", "1", "25", "paper")
     other = ("sonar",) + params[1:]
-    assert load._served("dataset", {"dataset": "wine"}, other, params, [], 4) == []
-    problems = load._served("dataset", {"dataset": "sonar"}, other, params, [], 3)
-    assert "3 of 4 charts arrived with data" in problems
+    n = load.N_CHARTS
+    assert load._served("dataset", {"dataset": "wine"}, other, params, [], n) == []
+    problems = load._served("dataset", {"dataset": "sonar"}, other, params, [], n - 1)
+    assert f"{n - 1} of {n} charts arrived with data" in problems
     assert any("did not apply dataset" in p for p in problems)
-    assert load._served("slider:lam", None, params, params, [], 4) == [
+    assert load._served("slider:lam", None, params, params, [], n) == [
         "the slider move changed nothing"]
-    assert load._served("url", {}, None, None, ["st.error: x"], 4) == [
+    assert load._served("url", {}, None, None, ["st.error: x"], n) == [
         "st.error: x", "the page address lacks the configuration"]
 
 

@@ -10,11 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dashboard.config import USER_DATA
-from sdwec import pool
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/your_data.py"
@@ -25,19 +23,7 @@ N_ROWS = 300
 N_WITHOUT_NOTE = 180
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("pools")
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches(cache_dir, monkeypatch):
-    monkeypatch.setenv(pool.CACHE_ENV, str(cache_dir))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit")
 
 
 def _csv():

@@ -1,0 +1,329 @@
+#!/usr/bin/env bash
+# Serve the dashboard to a class: N Streamlit replicas behind nginx, in the foreground.
+#
+#   bash scripts/serve.sh --replicas 2 --port 8080
+#
+# Starts N `streamlit run app.py` processes on loopback (as scripts/dashboard.sh starts one,
+# with deploy/streamlit.toml's production settings on top of .streamlit/config.toml), waits
+# for each one's /_stcore/health, then starts Debian's nginx (installed with apt when
+# missing) in front of them with websocket upgrade and sticky sessions (a cookie set by
+# nginx), from deploy/nginx.conf.template rendered into a run directory.  Every replica
+# shares one pool cache ($SDWEC_CACHE_DIR), so a pool is trained once.  Ctrl-C or SIGTERM
+# stops everything.  Details: docs/deploy.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+usage() {
+  cat <<'EOF'
+Usage: bash scripts/serve.sh [options]
+
+  --replicas N          Streamlit processes on this machine (default 2; 0 with --upstream)
+  --port P              port nginx listens on (default 8080)
+  --listen ADDR         address nginx listens on (default 0.0.0.0: the whole network)
+  --replica-address A   address the replicas listen on (default 127.0.0.1)
+  --replica-port Q      first replica's port, the others follow (default: free ports)
+  --upstream HOST:PORT  a replica on another machine, added to nginx's list (repeatable)
+  --no-proxy            start only the replicas (an application machine; see docs/deploy.md)
+  --run-dir DIR         where the nginx config, pid files and logs go (default: a new
+                        /tmp/sdwec-serve.XXXXXX)
+  -h, --help            this text
+
+Environment: SDWEC_CACHE_DIR (the shared pool cache, default ~/.cache/sdwec),
+SDWEC_PYTHON (an interpreter with requirements.txt installed; default: .venv, created and
+filled like scripts/dashboard.sh does), NGINX (the nginx binary), MALLOC_ARENA_MAX (2).
+EOF
+}
+
+replicas=2 port=8080 listen=0.0.0.0 replica_address=127.0.0.1 replica_port="" run_dir=""
+proxy=1
+upstreams=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --replicas|--port|--listen|--replica-address|--replica-port|--upstream|--run-dir)
+      [ $# -ge 2 ] || { echo "serve.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;&
+    --replicas) replicas=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
+    --listen) listen=$2; shift 2 ;;
+    --replica-address) replica_address=$2; shift 2 ;;
+    --replica-port) replica_port=$2; shift 2 ;;
+    --upstream) upstreams+=("$2"); shift 2 ;;
+    --no-proxy) proxy=0; shift ;;
+    --run-dir) run_dir=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "serve.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+for value in "$replicas" "$port" ${replica_port:+"$replica_port"}; do
+  [[ $value =~ ^[0-9]+$ ]] || { echo "serve.sh: $value is not a whole number" >&2; exit 2; }
+done
+if [ "$replicas" -eq 0 ] && { [ "$proxy" = 0 ] || [ ${#upstreams[@]} -eq 0 ]; }; then
+  echo "serve.sh: nothing to serve: --replicas 0 needs --upstream (and the proxy)" >&2
+  exit 2
+fi
+
+# --------------------------------------------------------------------------- setup
+if [ -n "${SDWEC_PYTHON:-}" ]; then
+  PY=$SDWEC_PYTHON
+else
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+  PY=$ROOT/.venv/bin/python
+fi
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# /usr/sbin is not on an ordinary user's PATH on Debian.
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+if [ "$proxy" = 1 ] && [ ! -x "$NGINX" ]; then
+  echo "nginx is missing: installing Debian's package with apt"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+  NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+fi
+
+if [ -z "$run_dir" ]; then
+  run_dir=$(mktemp -d /tmp/sdwec-serve.XXXXXX)
+fi
+mkdir -p "$run_dir"
+run_dir=$(cd "$run_dir" && pwd)
+
+# One cache for every replica (an absolute path: the replicas' working folder is the
+# checkout); sdwec.pool holds a flock lock per entry, so concurrent replicas train a pool once.
+cache_dir=${SDWEC_CACHE_DIR:-~/.cache/sdwec}
+mkdir -p "$cache_dir"
+export SDWEC_CACHE_DIR
+SDWEC_CACHE_DIR=$(cd "$cache_dir" && pwd)
+# Two malloc arenas instead of glibc's 8 per core, as scripts/dashboard.sh (results/load.md).
+export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
+# One cookie secret for all replicas (signed cookies stay valid if a session moves); from
+# the environment, not a flag, so it does not show in `ps`.
+if [ -z "${STREAMLIT_SERVER_COOKIE_SECRET:-}" ]; then
+  STREAMLIT_SERVER_COOKIE_SECRET=$("$PY" -c "import secrets; print(secrets.token_hex(32))")
+fi
+export STREAMLIT_SERVER_COOKIE_SECRET
+
+ports=()
+if [ "$replicas" -gt 0 ]; then
+  if [ -n "$replica_port" ]; then
+    for ((i = 0; i < replicas; i++)); do ports+=($((replica_port + i))); done
+  else
+    read -r -a ports <<<"$("$PY" - "$replicas" "$replica_address" <<'EOF'
+import socket, sys
+held = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket()
+    s.bind((sys.argv[2], 0))
+    held.append(s)  # held open until all are chosen, so no port is given twice
+print(" ".join(str(s.getsockname()[1]) for s in held))
+EOF
+)"
+  fi
+fi
+
+# The served settings as flags (deploy/streamlit.toml), one a line, after the upload limit
+# nginx enforces: server.maxUploadSize as Streamlit resolves it (its config files, then the
+# environment, then the flags).
+mapfile -t served < <("$PY" - "$ROOT" <<'EOF'
+import os, pathlib, sys, tomllib
+root = pathlib.Path(sys.argv[1])
+served = tomllib.loads((root / "deploy" / "streamlit.toml").read_text())
+size = 200  # Streamlit's default
+for path in (pathlib.Path.home() / ".streamlit" / "config.toml",
+             root / ".streamlit" / "config.toml"):
+    if path.exists():
+        size = tomllib.loads(path.read_text()).get("server", {}).get("maxUploadSize", size)
+size = os.environ.get("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", size)
+size = served.get("server", {}).get("maxUploadSize", size)
+print(int(size))
+for section, options in served.items():
+    for key, value in options.items():
+        print(f"--{section}.{key}={str(value).lower() if isinstance(value, bool) else value}")
+EOF
+)
+max_upload_mib=${served[0]:-}
+[[ $max_upload_mib =~ ^[0-9]+$ ]] || { echo "serve.sh: cannot read deploy/streamlit.toml" >&2; exit 1; }
+streamlit_flags=("${served[@]:1}")
+
+# --------------------------------------------------------------------------- processes
+replica_pids=()
+nginx_pid="" sleeper="" stopping=""
+
+start_replica() {  # $1: index (0-based)
+  local i=$1 log="$run_dir/replica-$(($1 + 1)).log"
+  # setsid: each replica leads its own process group, which stop() kills as a whole.
+  setsid "$PY" -m streamlit run app.py --server.address "$replica_address" \
+    --server.port "${ports[$i]}" "${streamlit_flags[@]}" >>"$log" 2>&1 </dev/null &
+  replica_pids[$i]=$!
+  echo "${replica_pids[$i]}" >"$run_dir/replica-$((i + 1)).pid"
+}
+
+alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+
+# HTTP status of GET $1:$2$3 over bash's /dev/tcp (no curl needed); empty if unreachable.
+http_status() {
+  local line=""
+  { exec 3<>"/dev/tcp/$1/$2"; } 2>/dev/null || return 0
+  printf 'GET %s HTTP/1.0\r\nHost: %s:%s\r\n\r\n' "$3" "$1" "$2" >&3
+  read -r -t 5 _ line _ <&3 || true
+  exec 3<&- 3>&-
+  echo "$line"
+}
+
+loopback() { case "$1" in 0.0.0.0|"") echo 127.0.0.1 ;; ::|"[::]") echo "::1" ;; *) echo "$1" ;; esac; }
+
+stop() {
+  [ -n "$stopping" ] && return
+  stopping=1
+  set +e
+  trap - INT TERM HUP
+  echo "serve.sh: stopping"
+  alive "$sleeper" && kill "$sleeper" 2>/dev/null
+  if alive "$nginx_pid"; then
+    "$NGINX" -p "$run_dir" -c "$run_dir/nginx.conf" -e "$run_dir/nginx-error.log" -s quit \
+      2>/dev/null || kill -QUIT "$nginx_pid" 2>/dev/null || true
+  fi
+  for pid in "${replica_pids[@]}"; do
+    alive "$pid" && kill -TERM -- "-$pid" 2>/dev/null
+  done
+  local deadline=$((SECONDS + 20)) left
+  while :; do
+    left=0
+    for pid in "$nginx_pid" "${replica_pids[@]}"; do alive "$pid" && left=1; done
+    [ "$left" = 0 ] || [ "$SECONDS" -ge "$deadline" ] && break
+    sleep 0.2
+  done
+  # Whatever did not stop in time: the whole process group (nginx's workers, a replica's
+  # children), then reap.
+  for pid in "$nginx_pid" "${replica_pids[@]}"; do
+    [ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null
+  done
+  wait 2>/dev/null || true
+  rm -f "$run_dir"/replica-*.pid
+  echo "serve.sh: stopped; logs stay in $run_dir"
+}
+trap 'stop; exit 0' INT TERM HUP
+trap stop EXIT
+
+for ((i = 0; i < replicas; i++)); do start_replica "$i"; done
+
+# Each replica answers /_stcore/health before nginx sends it anyone.
+deadline=$((SECONDS + 180))
+for ((i = 0; i < replicas; i++)); do
+  until [ "$(http_status "$(loopback "$replica_address")" "${ports[$i]}" /_stcore/health)" = 200 ]; do
+    if ! alive "${replica_pids[$i]}" || [ "$SECONDS" -ge "$deadline" ]; then
+      echo "serve.sh: replica $((i + 1)) did not start; the end of $run_dir/replica-$((i + 1)).log:" >&2
+      tail -n 30 "$run_dir/replica-$((i + 1)).log" >&2 || true
+      exit 1
+    fi
+    sleep 0.5
+  done
+done
+
+if [ "$proxy" = 1 ]; then
+  servers=() names=()
+  for ((i = 0; i < replicas; i++)); do
+    servers+=("$(loopback "$replica_address"):${ports[$i]}")
+  done
+  servers+=("${upstreams[@]}")
+  for ((i = 0; i < ${#servers[@]}; i++)); do names+=("${servers[$i]} $((i + 1))"); done
+  mkdir -p "$run_dir/nginx-temp"
+  "$PY" - "$ROOT/deploy/nginx.conf.template" "$run_dir/nginx.conf" "$run_dir" \
+    "$listen" "$port" "$((max_upload_mib + 1))m" "${servers[@]}" <<'EOF'
+import sys
+template, out, run_dir, listen, port, max_body, *servers = sys.argv[1:]
+host = f"[{listen}]" if ":" in listen else listen
+import re
+values = {
+    "RUN_DIR": run_dir, "LISTEN": f"{host}:{port}", "MAX_BODY": max_body,
+    "WORKERS": "auto", "COOKIE": "sdwec_replica",
+    "UPSTREAMS": "\n".join(f"        server {s} max_fails=2 fail_timeout=10s;" for s in servers),
+    "REPLICA_NAMES": "\n".join(f'        "{s}" "{i}";' for i, s in enumerate(servers, 1)),
+}
+text = open(template).read()
+for name, value in values.items():
+    text = text.replace(f"@{name}@", value)
+leftover = re.findall(r"@[A-Z_]+@", text)
+if leftover:
+    sys.exit(f"serve.sh: {template} has fields serve.sh does not fill: {leftover}")
+open(out, "w").write(text)
+EOF
+  nginx_args=(-p "$run_dir" -c "$run_dir/nginx.conf" -e "$run_dir/nginx-error.log")
+  if ! "$NGINX" "${nginx_args[@]}" -t -q 2>>"$run_dir/nginx-error.log"; then
+    echo "serve.sh: nginx rejected $run_dir/nginx.conf:" >&2
+    tail -n 20 "$run_dir/nginx-error.log" >&2
+    exit 1
+  fi
+  setsid "$NGINX" "${nginx_args[@]}" >>"$run_dir/nginx-error.log" 2>&1 </dev/null &
+  nginx_pid=$!
+  deadline=$((SECONDS + 30))
+  until [ -n "$(http_status "$(loopback "$listen")" "$port" /_stcore/health)" ]; do
+    if ! alive "$nginx_pid" || [ "$SECONDS" -ge "$deadline" ]; then
+      echo "serve.sh: nginx did not start; the end of $run_dir/nginx-error.log:" >&2
+      tail -n 20 "$run_dir/nginx-error.log" >&2 || true
+      exit 1
+    fi
+    sleep 0.2
+  done
+fi
+
+# --------------------------------------------------------------------------- report
+{
+  if [ "$proxy" = 1 ]; then
+    shown=$listen
+    [ "$listen" = 0.0.0.0 ] && shown=$(hostname -I 2>/dev/null | cut -d' ' -f1 || true)
+    echo "SDWEC Explorer served at http://${shown:-127.0.0.1}:$port/" \
+      "(nginx pid $nginx_pid, ${#servers[@]} replica(s))"
+  else
+    echo "SDWEC Explorer replicas started (no proxy)"
+  fi
+  echo "  run directory   $run_dir"
+  if [ "$proxy" = 1 ]; then
+    echo "  nginx           config $run_dir/nginx.conf"
+    echo "                  logs   $run_dir/nginx-access.log, $run_dir/nginx-error.log"
+    echo "                  upload limit ${max_upload_mib} MiB + 1 MiB multipart framing"
+  fi
+  for ((i = 0; i < replicas; i++)); do
+    echo "  replica $((i + 1))       http://$(loopback "$replica_address"):${ports[$i]}" \
+      "(pid ${replica_pids[$i]})  log $run_dir/replica-$((i + 1)).log"
+  done
+  for up in "${upstreams[@]}"; do echo "  remote replica  http://$up"; done
+  echo "  pool cache      $SDWEC_CACHE_DIR (shared)"
+  echo "  health          $run_dir/health.log (changes), $run_dir/status (now)"
+  echo "Stop with Ctrl-C or: kill $$"
+} | tee "$run_dir/serve.txt"
+
+# --------------------------------------------------------------------------- watch
+# Every 5 s: a replica that exited is started again on its port; a change in a replica's
+# /_stcore/health answer is logged.  nginx's own passive checks steer around a failing
+# replica meanwhile.  If nginx exits, everything stops.
+declare -A last_state
+exec 4>&1  # the terminal, for health changes written while stdout goes to the status file
+while :; do
+  sleep 5 &
+  sleeper=$!
+  wait "$sleeper" || true
+  if [ "$proxy" = 1 ] && ! alive "$nginx_pid"; then
+    echo "serve.sh: nginx exited; the end of $run_dir/nginx-error.log:" >&2
+    tail -n 20 "$run_dir/nginx-error.log" >&2 || true
+    exit 1
+  fi
+  {
+    echo "# $(date -Is)"
+    for ((i = 0; i < replicas; i++)); do
+      if ! alive "${replica_pids[$i]}"; then
+        state="exited, restarted"
+        start_replica "$i"
+      else
+        code=$(http_status "$(loopback "$replica_address")" "${ports[$i]}" /_stcore/health)
+        state=$([ "$code" = 200 ] && echo healthy || echo "unhealthy (${code:-no answer})")
+      fi
+      echo "replica $((i + 1)) port ${ports[$i]} pid ${replica_pids[$i]}: $state"
+      if [ "${last_state[$i]:-healthy}" != "$state" ]; then
+        echo "$(date -Is) replica $((i + 1)) (port ${ports[$i]}): $state" \
+          | tee -a "$run_dir/health.log" >&4
+      fi
+      last_state[$i]=$state
+    done
+  } >"$run_dir/status.new"
+  mv "$run_dir/status.new" "$run_dir/status"
+done

@@ -484,6 +484,17 @@ def stored_reproduction():
     return _read_reproduction(str(path), path.stat().st_mtime)
 
 
+#: Where ``python -m sdwec reproduce --suite oob`` wrote the out-of-bag study (issue 15).
+OOB_CSV = REPRODUCTION_CSV.parent.parent / "oob" / "results.csv"
+
+
+def stored_oob():
+    """The committed out-of-bag study's rows (``results/oob/results.csv``) or ``None``."""
+    if not OOB_CSV.exists():
+        return None
+    return _read_reproduction(str(OOB_CSV), OOB_CSV.stat().st_mtime)
+
+
 def live_reproduction(names, repeats, n_trees, task="binary"):
     """Run the paper's experiment on ``names`` now, job by job, with a progress bar."""
     jobs = [(name, r) for name in names for r in range(repeats)]

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import config as dashboard_config
 from dashboard.config import Config, config_from_query, config_to_query
 from dashboard.explorer import model_bytes
-from sdwec import DataError, combiners, convergence, datasets, export, frontier, methods, pool, solver
+from sdwec import DataError, combiners, convergence, datasets, experiments, export, frontier, methods, pool, solver
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
@@ -459,6 +459,17 @@ def test_frontier_over_splits_shows_means():
     expected = frontier.pareto(mean, "val_accuracy")
     assert list(front["val_accuracy"]) == pytest.approx(list(expected["val_accuracy"]))
     assert any("means over 3 splits" in c.value for c in at.caption)
+
+
+def test_paper_page_summarises_the_out_of_bag_study():
+    at = _app(page="pages/paper.py")
+    _ok(at)
+    rows = pd.read_csv(Path(__file__).resolve().parent.parent / "results" / "oob" / "results.csv")
+    expected = experiments.oob_summary(rows[rows["repeat"] >= experiments.EXPLORATION_SPLITS])
+    (shown,) = [d.value for d in at.dataframe if "trees kept" in d.value.columns]
+    assert list(shown["method"]) == list(expected["method"])
+    assert list(shown["mean accuracy"]) == pytest.approx(list(expected["mean accuracy"]))
+    assert any("20 splits × 10 datasets" in c.value for c in at.caption)
 
 
 def test_point_config_snaps_to_the_sidebar():

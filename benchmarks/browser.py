@@ -70,14 +70,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from benchmarks.common import load_average, machine, percentile, table
+from benchmarks.common import healthy, load_average, machine, percentile, stop, table
 from benchmarks.load import LAUNCH_ARGS, SERVER_ENV, UCI, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -398,20 +397,10 @@ class AppServer:
         return self
 
     def __exit__(self, *exc):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop(self.proc)
 
     def _healthy(self):
-        try:
-            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as reply:
-                return reply.status == 200
-        except OSError:
-            return False
+        return healthy(self.url)
 
     def cpu(self):
         """CPU seconds of the server process and its children so far."""

@@ -55,3 +55,27 @@ def load_average(averages=None):
     """The 1, 5 and 15-minute load averages as text (now, or the given triple)."""
     averages = os.getloadavg() if averages is None else averages
     return " / ".join(f"{a:.2f}" for a in averages)
+
+
+def healthy(url):
+    """True when Streamlit's health endpoint at ``url`` answers 200."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+def stop(proc, timeout=15):
+    """Terminate a server process (then kill it if it does not exit within ``timeout`` s)."""
+    import subprocess
+
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

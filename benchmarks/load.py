@@ -58,7 +58,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import numpy as np
 
-from benchmarks.common import machine, percentile, table
+from benchmarks.common import healthy, machine, percentile, stop, table
 
 ROOT = Path(__file__).resolve().parent.parent
 UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", "wdbc", "wine",
@@ -252,20 +252,10 @@ class Server:
         return self
 
     def __exit__(self, *exc):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop(self.proc)
 
     def healthy(self):
-        try:
-            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as reply:
-                return reply.status == 200
-        except OSError:
-            return False
+        return healthy(self.url)
 
     def _processes(self):
         import psutil

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks import load
-from benchmarks.common import machine, percentile, table
+from benchmarks.common import healthy, machine, percentile, table
 
 SCRIPT = load.ROOT / "scripts" / "serve.sh"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx")
@@ -207,11 +207,7 @@ class Served:
         return count
 
     def healthy(self):
-        try:
-            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as reply:
-                return reply.status == 200
-        except OSError:
-            return False
+        return healthy(self.url)
 
     def log(self):
         """The replicas' logs, one after the other."""

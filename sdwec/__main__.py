@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
 
+from sdwec import datasets, experiments, frontier, pool, warm
 from sdwec.errors import DataError
 
 
 def _dataset_list(text):
-    from sdwec import datasets
-
     if text.strip().lower() == "all":
         return datasets.names()
     names = [name.strip() for name in text.split(",") if name.strip()]
@@ -171,8 +172,6 @@ def build_parser(prog="python -m sdwec"):
 def _tqdm_progress(quiet, desc):
     if quiet:
         return None, None
-    from tqdm.auto import tqdm
-
     bar = tqdm(total=1, desc=desc, unit="step")
 
     def progress(done, total, message):
@@ -184,8 +183,6 @@ def _tqdm_progress(quiet, desc):
 
 
 def _reproduce(args, argv, prog):
-    from sdwec import experiments
-
     if args.backend == "dask" and not args.scheduler:
         raise ValueError("--backend dask needs --scheduler ADDRESS")
     if args.size is not None and args.suite != "oob":
@@ -201,8 +198,6 @@ def _reproduce(args, argv, prog):
 
 
 def _frontier(args):
-    from sdwec import frontier, pool
-
     if not args.lam_min > 0 or not args.lam_max >= args.lam_min:
         raise ValueError("need 0 < --lam-min <= --lam-max")
     progress, bar = _tqdm_progress(args.quiet, f"pool {args.dataset}")
@@ -211,8 +206,6 @@ def _frontier(args):
     if bar is not None:
         bar.close()
     lams = np.logspace(np.log10(args.lam_min), np.log10(args.lam_max), args.points)
-    import pandas as pd
-
     df = pd.concat([frontier.sweep(p, lams, beta=args.beta, gamma=args.gamma, eps=args.eps),
                     frontier.peers(p, seed=args.seed)], ignore_index=True)
     front = frontier.pareto(df, accuracy="val_accuracy")
@@ -226,8 +219,6 @@ def _frontier(args):
 
 
 def _warm(args):
-    from sdwec import warm
-
     if args.seeds < 1:
         raise ValueError("--seeds must be at least 1")
     progress, bar = _tqdm_progress(args.quiet, "warm pools")

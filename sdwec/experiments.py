@@ -26,6 +26,7 @@ ones (confirmation) separately.
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 import time
 
 import joblib
@@ -33,6 +34,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 import pandas as pd
 from scipy import stats
+from tqdm.auto import tqdm
 
 from sdwec import methods, oob, paper
 from sdwec.methods import FAIR_REFERENCE
@@ -148,7 +150,7 @@ def _backend(backend, scheduler):
         raise ValueError(f"backend must be 'loky', 'threading' or 'dask'; got {backend!r}")
     if not scheduler:
         raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
-    from dask.distributed import Client
+    from dask.distributed import Client  # dask is optional: imported only when asked for
 
     with Client(scheduler) as client, joblib.parallel_config(backend="dask"):
         client.wait_for_workers(1, timeout=60)
@@ -200,8 +202,6 @@ def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, bac
                                     size=size)
             for name, r in jobs)
         if progress:
-            from tqdm.auto import tqdm
-
             results = tqdm(results, total=len(jobs), desc="reproduce", unit="job")
         rows = [row for job in results for row in job]
     df = pd.DataFrame(rows)
@@ -319,6 +319,16 @@ def _markdown(frame, floatfmt=".4f"):
     return "\n".join(lines)
 
 
+def _write_rows(df, out_dir):
+    """``out_dir`` (created) and its ``results.csv`` of every row, written with 10
+    significant digits so that a rerun gives the same file byte for byte."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    csv = out / "results.csv"
+    df.to_csv(csv, index=False, float_format="%.10g")
+    return out, csv
+
+
 def write_report(df, out_dir, command, wall_seconds):
     """Write ``results.csv`` (every row) and ``report.md`` (the tables) into ``out_dir``.
 
@@ -330,12 +340,7 @@ def write_report(df, out_dir, command, wall_seconds):
     dict
         Paths written.
     """
-    from pathlib import Path
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    csv = out / "results.csv"
-    df.to_csv(csv, index=False, float_format="%.10g")
+    out, csv = _write_rows(df, out_dir)
     n_rep = df.groupby("dataset")["repeat"].nunique()
     lines = [
         "# SDWEC reproduction: the paper's Table 3 and modern peers", "",
@@ -527,12 +532,7 @@ def write_oob_report(df, out_dir, command, wall_seconds, exploration=EXPLORATION
     dict
         Paths written.
     """
-    from pathlib import Path
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    csv = out / "results.csv"
-    df.to_csv(csv, index=False, float_format="%.10g")
+    out, csv = _write_rows(df, out_dir)
     n_rep = df.groupby("dataset")["repeat"].nunique()
     k = df.loc[df["method"] == "random @K", "n_selected"]
     lines = [

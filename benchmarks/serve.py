@@ -40,7 +40,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path

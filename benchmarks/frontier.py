@@ -25,7 +25,7 @@ def run(quick=False, log=print):
         points = frontier.sweep(pool, lams=frontier.DEFAULT_LAMS)
         t_sweep = time.perf_counter() - start
         start = time.perf_counter()
-        peers = frontier.peers(pool)
+        peers = frontier.peers(pool, names=frontier.paper_peers())  # as the Frontier page
         t_peers = time.perf_counter() - start
         C = correctness_matrix(pool.P_val, pool.y_val)
         ones = np.ones(len(C))

@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
-from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool, solver,
+from sdwec import (comparison, datasets, experiments, frontier, plots, pool, solver,
                    timing)
 from sdwec.errors import DataError
 
@@ -429,21 +429,15 @@ def frontier_sweep(ref, config, second=None):
     return pd.concat(frames, ignore_index=True)
 
 
-#: Our out-of-bag variants (issue 15) and their honest peer: fitted on every training row's
-#: out-of-bag votes, so slower on large pools; the Frontier adds them on request.
-OOB_METHODS = ("SDWEC-OOB", "SDWEC-OOB path", "reduce-error OOB")
-
-
 @st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _peers(ref, oob):
-    names = [m.name for m in methods.registered() if m.frontier
-             and (m.name in OOB_METHODS) == oob]
+    names = frontier.OOB_PEERS if oob else frontier.paper_peers()
     return frontier.peers(_pool(ref), seed=ref.key.seed, names=names)
 
 
 def frontier_peers(ref, oob=False):
     """The peers' points and curves on ``ref``'s pool (cached per pool), with our
-    out-of-bag variants (:data:`OOB_METHODS`) when ``oob``."""
+    out-of-bag variants (:data:`sdwec.frontier.OOB_PEERS`) when ``oob``."""
     get_pool(ref)
     base = _peers(ref, False)
     if not oob:

@@ -148,6 +148,9 @@ def build_parser(prog="python -m sdwec"):
                          "folder)")
     fr.add_argument("--n-jobs", type=int, default=None,
                     help="cores used to train the pool if it is not cached (default: all)")
+    fr.add_argument("--oob", action="store_true",
+                    help="add our out-of-bag methods (SDWEC-OOB, its λ path, reduce-error on "
+                         "the same votes; slow on large pools: minutes on NSL-KDD)")
     fr.add_argument("--no-cache", action="store_true", help="do not use the pool disk cache")
     fr.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -207,7 +210,9 @@ def _frontier(args):
         bar.close()
     lams = np.logspace(np.log10(args.lam_min), np.log10(args.lam_max), args.points)
     df = pd.concat([frontier.sweep(p, lams, beta=args.beta, gamma=args.gamma, eps=args.eps),
-                    frontier.peers(p, seed=args.seed)], ignore_index=True)
+                    frontier.peers(p, seed=args.seed,
+                                   names=None if args.oob else frontier.paper_peers())],
+                   ignore_index=True)
     front = frontier.pareto(df, accuracy="val_accuracy")
     df["pareto_val"] = False
     key = set(zip(front["method"], front["params"]))

@@ -21,7 +21,17 @@ from sdwec import combiners, methods
 from sdwec.methods import DEFAULT_LAMS
 from sdwec.solver import PRESETS
 
-__all__ = ["sweep", "peers", "pareto", "over_splits", "COLUMNS", "DEFAULT_LAMS"]
+__all__ = ["sweep", "peers", "pareto", "over_splits", "paper_peers", "COLUMNS", "DEFAULT_LAMS",
+           "OOB_PEERS"]
+
+#: The frontier's methods fitted on every training row's out-of-bag votes (issue 15): far
+#: slower than the rest on large pools (NSL-KDD: minutes), so callers add them on request.
+OOB_PEERS = ("SDWEC-OOB", "SDWEC-OOB path", "reduce-error OOB")
+
+
+def paper_peers():
+    """Names of the frontier's methods that fit on the validation votes (not :data:`OOB_PEERS`)."""
+    return [m.name for m in methods.registered() if m.frontier and m.name not in OOB_PEERS]
 
 COLUMNS = ["method", "params", "param", "n_selected", "sparsity", "val_accuracy",
            "test_accuracy", "abstains"]

@@ -78,3 +78,10 @@ def test_pareto_front_by_hand():
     abstain = pd.DataFrame([{"method": "g", "sparsity": 1.0, "test_accuracy": 0.7,
                              "val_accuracy": 0.7, "abstains": True}])
     assert list(frontier.pareto(pd.concat([df, abstain]))["method"]) == ["a", "f", "b", "d"]
+
+
+def test_the_out_of_bag_peers_are_apart(small_pool):
+    paper = frontier.paper_peers()
+    assert not set(paper) & set(frontier.OOB_PEERS)
+    df = frontier.peers(small_pool, random_draws=2, lasso_alphas=5, names=paper)
+    assert set(df["method"]) == set(paper) and "bagging" in paper

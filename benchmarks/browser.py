@@ -1082,11 +1082,12 @@ PARSE_JS = """
 """
 
 
-#: Where the traced moves start (with :data:`START`'s β, γ, ε): λ = 0.5, then two untimed
-#: moves (to 1 and 2, so that the page's code is warm however the run began), the traced move
-#: to 5 and the profiled one to 10, which change the selected trees (every chart redraws);
-#: k = 24, which no sample uses (the k walk goes up from 25), so every move is solved afresh.
-TRACE_START = {"lam": "0.5", "k": "24"}
+#: Where the traced moves start (with :data:`START`'s β, γ, ε): λ = 5, then two untimed moves
+#: (to 10 and 20, so that the page's code is warm however the run began), the traced move to
+#: 50 and the profiled one to 100, which change the selected trees on sonar and NSL-KDD alike
+#: (every chart redraws; below λ = 10 NSL-KDD keeps no tree); k = 24, which no sample uses
+#: (the k walk goes up from 25), so every move is solved afresh.
+TRACE_START = {"lam": "5", "k": "24"}
 
 
 def trace_move(browser, tab, dataset, n_trees, log=print):
@@ -1172,7 +1173,6 @@ def report(outcome, command=None):
     """The Markdown report of a run."""
     command = command or outcome.command
     st = outcome.settings
-    labels = [a.label for a in outcome.apps]
     datasets = list(st.datasets)
     lines = ["# Browser latency of the Explorer", ""]
     if command:
@@ -1198,101 +1198,104 @@ def report(outcome, command=None):
     lines += _headline(outcome)
     lines += ["## What is measured", "", __doc__.split("\n\n", 1)[1].split(
         "Run ``python")[0].strip(), ""]
-    problems = [s for s in outcome.samples if s.problems]
-    lines += ["## Time to every chart drawn (ms, p50 / p95)", "",
-              "From the input event (keydown; for **load**, the navigation's start) to "
-              "every chart the run changed painted with its new figure and the run over. "
-              "**first load**: one sample, the dataset's first page load in that server "
-              "(pool read from the disk cache; \"–\" where the pool was already in memory).",
-              ""]
-    header = ["dataset"] + [HEADERS[c] for c in CONTROLS] + ["first load"]
+    for section in (_latency_section, _targets, _phase_section, _cpu_section,
+                    _trace_section, _checks_section):
+        lines += section(outcome)
+    return "\n".join(lines)
+
+
+def _latency_section(outcome):
+    """p50 / p95 per (dataset, control) for each checkout, and the ratios to the first."""
+    labels = [a.label for a in outcome.apps]
+    rows_of = list(outcome.settings.datasets) + ["all UCI"]
+
+    def pct(label, d, c):
+        sel = UCI if d == "all UCI" else (d,)
+        return _pct([s.ms for s in timed_samples(outcome, label, None, c) if s.dataset in sel])
+
+    lines = ["## Time to every chart drawn (ms, p50 / p95)", "",
+             "From the input event (keydown; for **load**, the navigation's start) to every "
+             "chart the run changed painted with its new figure and the run over. **first "
+             "load**: one sample, the dataset's first page load in that server (pool read from "
+             "the disk cache; \"–\" where the pool was already in memory).", ""]
+    header = ["dataset"] + [HEADERS[c] for c in CONTROLS]
     for label in labels:
         rows = []
-        for d in datasets + ["all UCI"]:
-            sel = UCI if d == "all UCI" else (d,)
-            row = [d]
-            for c in CONTROLS:
-                row.append(_cell(_pct([s.ms for s in timed_samples(outcome, label, None, c)
-                                       if s.dataset in sel])))
+        for d in rows_of:
             first = [s for s in outcome.samples if s.app == label and s.control == "first"
-                     and s.dataset == d and s.ms is not None]
-            row.append(f"{first[0].ms:.0f}" if first and first[0].cold else "–")
-            rows.append(row)
-        lines += [f"### {label}", "", table(header, rows), ""]
+                     and s.dataset == d and s.ms is not None and s.cold]
+            rows.append([d] + [_cell(pct(label, d, c)) for c in CONTROLS]
+                        + [f"{first[0].ms:.0f}" if first else "–"])
+        lines += [f"### {label}", "", table(header + ["first load"], rows), ""]
     for label in labels[1:]:
-        rows = []
-        for d in datasets + ["all UCI"]:
-            sel = UCI if d == "all UCI" else (d,)
-            row = [d]
-            for c in CONTROLS:
-                new = _pct([s.ms for s in timed_samples(outcome, label, None, c)
-                            if s.dataset in sel])
-                old = _pct([s.ms for s in timed_samples(outcome, labels[0], None, c)
-                            if s.dataset in sel])
-                row.append(_ratio(new, old))
-            rows.append(row)
+        rows = [[d] + [_ratio(pct(label, d, c), pct(labels[0], d, c)) for c in CONTROLS]
+                for d in rows_of]
         lines += [f"### Ratio {label} / {labels[0]} (p50 / p95; below 1 is faster)", "",
-                  table(["dataset"] + [HEADERS[c] for c in CONTROLS], rows), ""]
-    lines += _targets(outcome)
-    lines += ["## Where the time goes, by phase (ms, p50 over every dataset)", "",
-              "**to run start**: input → the server's `new_session` message received (the "
-              "slider's debounce, the request); **run**: → `script_finished` received; "
-              "**drawn**: → the last changed chart's `afterplot`; **painted**: → its frame "
-              "rendered; **settled**: → the last redraw; **total**: the sample's time; "
-              "**KB**: websocket bytes received per action (p50); **changed**: charts the run "
-              "changed (p50 of 4).", ""]
+                  table(header, rows), ""]
+    return lines
+
+
+def _phase_section(outcome):
+    lines = ["## Where the time goes, by phase (ms, p50 over every dataset)", "",
+             "**to run start**: input → the server's `new_session` message received (the "
+             "slider's debounce, the request); **run**: → `script_finished` received; "
+             "**drawn**: → the last changed chart's `afterplot`; **painted**: → its frame "
+             "rendered; **settled**: → the last redraw; **total**: the sample's time; "
+             "**KB**: websocket bytes received per action (p50); **changed**: charts the run "
+             "changed (p50 of 4).", ""]
+
+    def med(values):
+        values = [v for v in values if v is not None]
+        return f"{percentile(values, 50):.0f}" if values else "–"
+
     rows = []
-    for label in labels:
+    for app in outcome.apps:
         for c in CONTROLS:
-            sel = timed_samples(outcome, label, None, c)
-            if not sel:
-                continue
-            med = lambda xs: f"{percentile(xs, 50):.0f}" if xs else "–"  # noqa: E731
-            rows.append([label, HEADERS[c], len(sel),
-                         med([s.start_ms for s in sel]),
-                         med([s.finished_ms - s.start_ms for s in sel]),
-                         med([s.charts_ms for s in sel if s.charts_ms is not None]),
-                         med([s.painted_ms for s in sel if s.painted_ms is not None]),
-                         med([s.settled_ms for s in sel if s.settled_ms is not None]),
-                         med([s.ms for s in sel]),
-                         f"{percentile([s.bytes for s in sel], 50) / 1e3:.0f}",
-                         f"{percentile([len(s.changed) for s in sel], 50):.0f}"])
-    lines += [table(["checkout", "control", "n", "to run start", "run", "drawn", "painted",
-                     "settled",
-                     "total", "KB", "changed"], rows), ""]
-    lines += ["## CPU seconds (server / browser), summed over the timed samples", "",
-              "psutil: the streamlit process (and children) and every Chromium process, from "
-              "just before each input to the quiet page.", ""]
-    rows = []
-    for label in labels:
-        for c in CONTROLS:
-            sel = timed_samples(outcome, label, None, c)
+            sel = timed_samples(outcome, app.label, None, c)
             if sel:
-                rows.append([label, HEADERS[c], len(sel),
-                             f"{sum(s.server_cpu for s in sel):.1f}",
-                             f"{sum(s.browser_cpu for s in sel):.1f}",
-                             f"{1e3 * sum(s.server_cpu for s in sel) / len(sel):.0f}",
-                             f"{1e3 * sum(s.browser_cpu for s in sel) / len(sel):.0f}"])
-        every = [s for s in outcome.samples if s.app == label]
-        rows.append([label, "every action", len(every),
+                rows.append([app.label, HEADERS[c], len(sel), med([s.start_ms for s in sel]),
+                             med([s.finished_ms - s.start_ms for s in sel]),
+                             med([s.charts_ms for s in sel]), med([s.painted_ms for s in sel]),
+                             med([s.settled_ms for s in sel]), med([s.ms for s in sel]),
+                             med([s.bytes / 1e3 for s in sel]),
+                             med([len(s.changed) for s in sel])])
+    return lines + [table(["checkout", "control", "n", "to run start", "run", "drawn",
+                           "painted", "settled", "total", "KB", "changed"], rows), ""]
+
+
+def _cpu_section(outcome):
+    lines = ["## CPU seconds (server / browser), summed over the timed samples", "",
+             "psutil: the streamlit process (and children) and every Chromium process, from "
+             "just before each input to the quiet page.", ""]
+    rows = []
+    for app in outcome.apps:
+        for c in CONTROLS:
+            sel = timed_samples(outcome, app.label, None, c)
+            if sel:
+                server, browser = (sum(s.server_cpu for s in sel),
+                                   sum(s.browser_cpu for s in sel))
+                rows.append([app.label, HEADERS[c], len(sel), f"{server:.1f}", f"{browser:.1f}",
+                             f"{1e3 * server / len(sel):.0f}", f"{1e3 * browser / len(sel):.0f}"])
+        every = [s for s in outcome.samples if s.app == app.label]
+        rows.append([app.label, "every action", len(every),
                      f"{sum(s.server_cpu for s in every):.1f}",
                      f"{sum(s.browser_cpu for s in every):.1f}", "", ""])
-    lines += [table(["checkout", "control", "n", "server CPU-s", "browser CPU-s",
-                     "server ms / sample", "browser ms / sample"], rows), ""]
-    lines += _trace_section(outcome)
+    return lines + [table(["checkout", "control", "n", "server CPU-s", "browser CPU-s",
+                           "server ms / sample", "browser ms / sample"], rows), ""]
+
+
+def _checks_section(outcome):
+    problems = [s for s in outcome.samples if s.problems]
     bad = [s for s in problems if s.timed]
-    lines += ["## Checks", "",
-              f"{len(outcome.samples)} actions, {len([s for s in outcome.samples if s.timed])} "
-              f"timed; {len(bad)} timed and {len(problems) - len(bad)} untimed with a problem "
-              f"(a sample with a problem is left out of the tables); tracebacks in the server "
-              f"logs: " + ", ".join(f"{k} {v}" for k, v in outcome.server_tracebacks.items())
-              + ".", ""]
-    for s in problems[:30]:
-        lines.append(f"- {s.app}, {s.dataset}, {s.control}{'' if s.timed else ' (untimed)'}: "
-                     + "; ".join(s.problems)[:400])
-    if problems:
-        lines.append("")
-    return "\n".join(lines)
+    lines = ["## Checks", "",
+             f"{len(outcome.samples)} actions, {len([s for s in outcome.samples if s.timed])} "
+             f"timed; {len(bad)} timed and {len(problems) - len(bad)} untimed with a problem "
+             f"(a sample with a problem is left out of the tables); tracebacks in the server "
+             f"logs: " + ", ".join(f"{k} {v}" for k, v in outcome.server_tracebacks.items())
+             + ".", ""]
+    lines += [f"- {s.app}, {s.dataset}, {s.control}{'' if s.timed else ' (untimed)'}: "
+              + "; ".join(s.problems)[:400] for s in problems[:30]]
+    return lines + ([""] if problems else [])
 
 
 def _headline(outcome):

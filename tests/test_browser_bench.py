@@ -91,8 +91,8 @@ def test_trace_and_profile_of_a_move(outcome):
     (trace,) = outcome.traces
     assert "error" not in trace and "error" not in trace["trace"], trace
     assert trace["dataset"] == "sonar"
-    # From the link to TRACE_START (λ = 0.5) and two untimed moves: λ 2 -> 5, then 5 -> 10.
-    for move, value in ((trace["traced"], "5"), (trace["profiled"], "10")):
+    # From the link to TRACE_START (λ = 5) and two untimed moves: λ 20 -> 50, then 50 -> 100.
+    for move, value in ((trace["traced"], "50"), (trace["profiled"], "100")):
         assert move["problems"] == [] and move["control"] == "lam", move
         assert move["value"] == value and move["changed"], move
     kinds = trace["trace"]["kinds"]

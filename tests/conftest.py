@@ -31,3 +31,13 @@ def fresh_streamlit(app_pool_dir, monkeypatch):
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty pool disk cache for one test (its folder)."""
+    from sdwec import pool
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(pool.CACHE_ENV, str(folder))
+    return folder

@@ -10,12 +10,6 @@ SMALL = ["--datasets", "wine,sonar", "--repeats", "2", "--trees", "10", "--quiet
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path / "cache"))
-    return tmp_path / "cache"
-
-
-@pytest.fixture
 def first_run(tmp_path, cache):
     out = tmp_path / "run1"
     assert main(["reproduce", *SMALL, "--out", str(out), "--n-jobs", "1"]) == 0

@@ -47,11 +47,6 @@ def small_pool():
     return pool.build_pool(data.X, data.y, n_trees=12, seed=0)
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path / "cache"))
-
-
 def test_a_registered_method_appears_in_the_frontier_with_its_weights(toys, small_pool):
     df = frontier.peers(small_pool, random_draws=2, lasso_alphas=5)
     row = df[df["method"] == "first-half"]

@@ -29,11 +29,6 @@ def multiclass_pool():
     return pool.build_pool(data.X, data.y, n_trees=12, seed=1)
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path / "cache"))
-
-
 def unique_rows(matrix):
     """Distinct rows of a matrix with their counts, in sorted order."""
     rows, counts = np.unique(np.asarray(matrix), axis=0, return_counts=True)

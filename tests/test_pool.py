@@ -14,12 +14,6 @@ from sdwec import datasets, pool, solver
 from sdwec.errors import DataError
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path / "cache"))
-    return tmp_path / "cache"
-
-
 def separable(n=200, labels=(10, 20, 30), seed=0):
     """Three classes decided by one feature: every fully grown tree predicts them exactly."""
     rng = np.random.default_rng(seed)

@@ -6,12 +6,6 @@ from sdwec import __main__ as cli
 from sdwec import pool, timing, warm
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
-    return tmp_path
-
-
 def test_plan_is_cheapest_first():
     keys = warm.plan(["waveform", "wine", "sonar"], n_trees=200)
     assert [k.source for k, _ in keys] == ["wine", "sonar", "waveform"]

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from sdwec import experiments, paper, pool
+from sdwec import experiments, paper
 from sdwec.__main__ import main
 
 SMALL = ["--datasets", "wine,sonar", "--repeats", "2", "--trees", "10", "--quiet"]

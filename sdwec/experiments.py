@@ -40,7 +40,7 @@ from sdwec import methods, oob, paper
 from sdwec.methods import FAIR_REFERENCE
 from sdwec.pool import load_pool
 
-__all__ = ["METHODS", "PAPER_METHODS", "method_rows", "run_job", "reproduce", "summary_table",
+__all__ = ["confirmation_rows", "oob_headline", "METHODS", "PAPER_METHODS", "method_rows", "run_job", "reproduce", "summary_table",
            "paper_table",
            "wins_ties_losses", "wilcoxon_table", "fair_comparison", "abstentions",
            "write_report", "EXPLORATION_SPLITS", "OOB_COMPARISONS", "oob_summary",
@@ -412,6 +412,29 @@ def oob_summary(df):
         if ref in means.columns:
             out[f"vs {ref} (points)"] = 100 * (means.mean() - means[ref].mean())
     return out.rename_axis("method").reset_index()
+
+
+def confirmation_rows(df, exploration=EXPLORATION_SPLITS):
+    """The rows of the confirmation splits (split index ``>= exploration``)."""
+    return df[df["repeat"] >= exploration]
+
+
+def oob_headline(df):
+    """SDWEC-OOB's mean test accuracy over datasets against its comparisons, in points.
+
+    Returns
+    -------
+    dict
+        ``"bagging"``, ``"SDWEC-B"`` and ``"random"`` (a random subset of SDWEC-OOB's own
+        size): SDWEC-OOB minus each, in accuracy points (1 point = 0.01); ``"splits"`` and
+        ``"datasets"``: what the means rest on.
+    """
+    means = _dataset_means(df).mean()
+    refs = {"bagging": "bagging", "SDWEC-B": "SDWEC-B",
+            "random": OOB_COMPARISONS["SDWEC-OOB"][1]}
+    out = {name: 100 * (means["SDWEC-OOB"] - means[ref]) for name, ref in refs.items()}
+    out.update(splits=int(df["repeat"].nunique()), datasets=int(df["dataset"].nunique()))
+    return out
 
 
 def oob_dataset_table(df):

@@ -497,8 +497,8 @@ def report(phases, settings, command=None, wall=0.0):
                      ", ".join(f"{k or '?'}: {v}" for k, v in sorted(f["routes"].items())),
                      "yes" if f["final"] else "**no**"])
     lines += ["## Phases", "",
-              "\"Charts correct\" counts the actions whose run delivered all four Explorer "
-              "charts with data, applied the requested configuration and showed no error "
+              f"\"Charts correct\" counts the actions whose run delivered all {load.N_CHARTS} "
+              "Explorer charts with data, applied the requested configuration and showed no error "
               "(over every action of the phase, warm-up included); \"sessions per replica\" is "
               "the proxy's `X-SDWEC-Replica` on each client's page load.", "",
               table(["phase", "replicas", "sessions held", "actions served", "measured s",

@@ -209,8 +209,9 @@ def _timing_section(ref, sol):
         text + f" **Measured here: ×{measured.speedup:.1f}** (interquartile range "
         f"×{low:.1f}–×{high:.1f} over {measured.repeats} paired runs of "
         f"{measured.n_rows:,} rows: the test rows repeated, each tree's prediction plus the "
-        f"weighted vote). The measured ratio falls short of the formula because the vote and "
-        f"the per-call overhead do not shrink with the number of trees.")
+        f"weighted vote)."
+        + (" The measured ratio falls short of the formula because the vote and the per-call "
+           "overhead do not shrink with the number of trees." if high < formula else ""))
 
 
 def model_bytes(pool, solution):

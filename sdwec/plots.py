@@ -44,7 +44,8 @@ def _figure(traces, title, x_title, y_title, **layout):
                   xaxis=dict(title=dict(text=x_title), **layout.pop("xaxis", {})),
                   yaxis=dict(title=dict(text=y_title), **layout.pop("yaxis", {})),
                   margin=layout.pop("margin", _MARGIN),
-                  legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0), **layout)
+                  legend=layout.pop("legend", dict(orientation="h", yanchor="bottom", y=1.02,
+                                                   x=0.0)), **layout)
     return go.Figure(data=traces, layout=layout)
 
 
@@ -721,6 +722,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     yaxis = dict(range=[max(0.0, min(ys) - 0.02), min(1.0, max(ys)) + 0.01]) if ys else {}
     return _figure(traces, f"Accuracy vs ensemble size ({label})", _X_AXES[x], label,
                    height=600, clickmode="event+select", annotations=notes, xaxis=xaxis,
+                   # A dozen methods: a legend on the right, not rows growing into the title.
+                   legend=dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top"),
                    yaxis=yaxis, margin=dict(_MARGIN, b=70 if notes else 10))
 
 

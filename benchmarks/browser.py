@@ -178,7 +178,10 @@ INIT_JS = r"""
 })();
 """
 
-_CHARTS = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+#: Every drawn chart, in page order: Streamlit's Plotly element, and the in-place charts
+#: of ``dashboard/charts.py`` (a ``sdwec_plotly`` component whose div Plotly draws into).
+_CHARTS = '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot'
+_CONTAINERS = '[data-testid="stPlotlyChart"], .sdwec-chart'
 
 #: Forget what came before an action (the page is quiet when this runs).
 MARK_JS = f"""
@@ -217,7 +220,7 @@ QUIET_JS = f"""
   const S = window.__bench;
   const t = performance.timeOrigin + performance.now();
   return !S.pending && t - Math.max(S.lastDraw, S.lastMsg) >= ms
-    && document.querySelectorAll('[data-testid="stPlotlyChart"]').length
+    && document.querySelectorAll('{_CONTAINERS}').length
        === document.querySelectorAll('{_CHARTS}').length;
 }}
 """
@@ -477,6 +480,16 @@ class Sample:
         return not self.problems and self.ms is not None
 
 
+def _chart_spec(element, kind):
+    """The figure JSON of a chart element: Streamlit's Plotly element, or the in-place chart
+    component of ``dashboard/charts.py`` (its data's ``spec``); ``None`` for anything else."""
+    if kind == "plotly_chart":
+        return element.plotly_chart.spec
+    if kind == "bidi_component" and element.bidi_component.component_name == "sdwec_plotly":
+        return json.loads(element.bidi_component.json)["spec"]
+    return None
+
+
 def _chart_messages(msgs, start, known):
     """Chart elements of the run starting at ``msgs[start]``: ``{delta path: (hash, spec,
     bytes)}`` for Plotly charts in the main area.  ``known`` maps message hashes to
@@ -495,7 +508,9 @@ def _chart_messages(msgs, start, known):
                 continue
             element = msg.delta.new_element
             kind = element.WhichOneof("type")
-            spec = element.plotly_chart.spec if kind == "plotly_chart" else None
+            spec = _chart_spec(element, kind)
+            if spec is not None:
+                kind = "plotly_chart"
             if msg.hash:
                 known[msg.hash] = (kind, spec)
             digest = msg.hash
@@ -786,6 +801,7 @@ class Outcome:
     apps: list
     samples: list = field(default_factory=list)
     traces: list = field(default_factory=list)
+    scrubs: list = field(default_factory=list)  # the λ scrubber's frame rate (scrub_rate)
     load_start: tuple = ()
     load_end: tuple = ()
     started: str = ""
@@ -878,6 +894,7 @@ def measure(settings=None, log=print, out_json=None, command=None):
                 for tab in order:
                     outcome.traces.append(trace_move(browser, tab, dataset, settings.n_trees,
                                                      log))
+                    outcome.scrubs.append(scrub_rate(tab, dataset, settings.n_trees, log))
             if out_json:
                 write_json(outcome, out_json)
         for s in servers:
@@ -1026,10 +1043,16 @@ def summarise_trace(trace, window_ms):
 _PSEUDO = ("(idle)", "(program)", "(garbage collector)", "(root)")
 
 
+#: Plotly.js, whichever copy ran: Streamlit's chunk (``st.plotly_chart``) or the plotly
+#: package's bundle served from ``app/static`` (the in-place charts of dashboard/charts.py).
+PLOTLY_SCRIPT = "Plotly.js"
+
+
 def _script(url):
     """A bundle chunk's name without its content hash (``PlotlyChart.D9Z0_fxz.js`` ->
-    ``PlotlyChart``)."""
-    return Path(urlparse(url).path).name.split(".")[0] or url
+    ``PlotlyChart``); either copy of Plotly.js is :data:`PLOTLY_SCRIPT`."""
+    name = Path(urlparse(url).path).name.split(".")[0] or url
+    return PLOTLY_SCRIPT if name in ("PlotlyChart", "plotly") else name
 
 
 def summarise_profile(profile):
@@ -1090,15 +1113,114 @@ PARSE_JS = """
 TRACE_START = {"lam": "5", "k": "24"}
 
 
+#: Drag the λ scrubber's slider across its whole grid, as a fast hand would: a mouse press on
+#: the rail, then one mouse move per animation frame, each to the next λ, then a release.
+#: Plotly's slider animates at most once per animation frame, to the latest position, so a
+#: slow frame makes it skip λ values.  Every animation frame, the page reads which λ the chart
+#: shows (its title); a change is one redraw on screen.  Returns, per pass, the redraws and
+#: the time from the first move to the last λ shown; and each λ's lag (its move to its title).
+SCRUB_JS = """
+async (passes) => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')]
+    .find(el => el.querySelector('.slider-container'));
+  if (!gd) return {error: 'no scrubber on the page'};
+  const touch = gd.querySelector('.slider-rail-touch-rect');
+  const rail = gd.querySelector('.slider-rail-rect').getBoundingClientRect();
+  const titles = gd._transitionData._frames.map(f => f.layout.title.text);
+  const n = titles.length, y = rail.top + rail.height / 2;
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  const fire = (type, j) => touch.dispatchEvent(new MouseEvent(type, {bubbles: true,
+    cancelable: true, view: window, buttons: 1,
+    clientX: rail.left + rail.width * j / (n - 1), clientY: y}));
+  const out = [];
+  for (let pass = 0; pass < passes; pass++) {
+    const order = [...Array(n).keys()];
+    if (pass % 2) order.reverse();
+    fire('mousedown', order[0]);
+    while (gd.layout.title.text !== titles[order[0]]) await frame();
+    await frame();
+    let shown = gd.layout.title.text, redraws = 0;
+    const asked = {}, lag = [];
+    const look = (t) => {
+      const now = gd.layout.title.text;
+      if (now !== shown) {
+        shown = now;
+        redraws += 1;
+        const j = titles.indexOf(now);
+        if (j in asked) lag.push(t - asked[j]);
+      }
+    };
+    await frame();
+    const t0 = performance.now();
+    for (const j of order.slice(1)) {
+      asked[j] = performance.now();
+      fire('mousemove', j);
+      await frame();
+      look(performance.now());
+    }
+    const last = titles[order[n - 1]], deadline = performance.now() + 5000;
+    let t1 = performance.now();
+    while (shown !== last) {
+      if (performance.now() > deadline) return {error: 'the last λ never drew', out};
+      await frame();
+      t1 = performance.now();
+      look(t1);
+    }
+    fire('mouseup', order[n - 1]);
+    out.push({redraws, ms: t1 - t0, lag});
+    await frame();
+  }
+  return {passes: out, frames: n};
+}
+"""
+SCRUB_PASSES = 4
+
+
+def _open_trace_start(tab, dataset, n_trees, what):
+    """Open the Explorer on ``dataset`` at :data:`TRACE_START` (untimed); raise if it fails."""
+    setup = tab.open(dataset, {**start_query(n_trees), **TRACE_START}, f"{what} set-up",
+                     timed=False)
+    if setup.problems:
+        raise RuntimeError(f"the link before the {what} failed: {setup.problems}")
+
+
+def scrub_rate(tab, dataset, n_trees, log=print):
+    """Frames per second of the λ scrubber dragged across its λ grid on ``tab`` (no server
+    round trip is involved; the page's websocket is watched to make sure)."""
+    out = {"app": tab.app.label, "dataset": dataset}
+    try:
+        _open_trace_start(tab, dataset, n_trees, "scrub")
+        page = tab.page
+        page.get_by_text("Scrub λ in your browser").click()
+        page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')]"
+                               ".some(el => el.querySelector('.slider-container'))",
+                               timeout=KEYED_TIMEOUT * 1e3)
+        page.wait_for_function(QUIET_JS, arg=1000, timeout=KEYED_TIMEOUT * 1e3)
+        page.locator(".slider-container").first.scroll_into_view_if_needed()
+        sent = page.evaluate("() => window.__bench.msgs.length")
+        result = page.evaluate(SCRUB_JS, SCRUB_PASSES)
+        if "error" in result:
+            raise RuntimeError(result["error"])
+        page.wait_for_timeout(500)
+        passes = result["passes"]
+        out.update(passes=passes, frames=result["frames"],
+                   messages=page.evaluate("() => window.__bench.msgs.length") - sent,
+                   fps=1e3 * sum(p["redraws"] for p in passes) / sum(p["ms"] for p in passes))
+        # The toggle is part of the session's state: turn it off for what follows.
+        page.get_by_text("Scrub λ in your browser").click()
+        page.wait_for_function(QUIET_JS, arg=1000, timeout=KEYED_TIMEOUT * 1e3)
+    except Exception as exc:  # noqa: BLE001 -- report, keep going
+        out["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+        log(f"  scrub of {tab.app.label} on {dataset} failed: {out['error']}")
+    return out
+
+
 def trace_move(browser, tab, dataset, n_trees, log=print):
     """Trace one λ move (Chromium's performance trace) and profile the next (V8's sampling
     profiler) on ``tab``, from a link to :data:`TRACE_START`; return the breakdown (a dict)."""
     out = {"app": tab.app.label, "dataset": dataset}
     try:
-        setup = tab.open(dataset, {**start_query(n_trees), **TRACE_START}, "trace set-up",
-                         timed=False)
-        if setup.problems:
-            raise RuntimeError(f"the link before the traced move failed: {setup.problems}")
+        _open_trace_start(tab, dataset, n_trees, "traced move")
         tab.directions["lam"] = 1
         for _ in range(2):
             tab.slide(dataset, "lam", timed=False)
@@ -1198,7 +1320,7 @@ def report(outcome, command=None):
     lines += _headline(outcome)
     lines += ["## What is measured", "", __doc__.split("\n\n", 1)[1].split(
         "Run ``python")[0].strip(), ""]
-    for section in (_latency_section, _targets, _phase_section, _cpu_section,
+    for section in (_latency_section, _targets, _scrub_section, _phase_section, _cpu_section,
                     _trace_section, _checks_section):
         lines += section(outcome)
     return "\n".join(lines)
@@ -1365,6 +1487,43 @@ def _targets(outcome):
                    "target UCI / NSL-KDD", "met"], rows), ""]
 
 
+#: Issue 14's frame rate for scrubbing λ in the page.
+SCRUB_TARGET_FPS = 30
+
+
+def _scrub_section(outcome):
+    """The λ scrubber's frame rate per checkout and traced dataset."""
+    if not outcome.scrubs:
+        return []
+    rows = []
+    for scrub in outcome.scrubs:
+        if "error" in scrub:
+            rows.append([scrub["app"], scrub["dataset"], f"failed: {scrub['error']}"]
+                        + [""] * 5)
+            continue
+        passes = scrub["passes"]
+        steps = (scrub["frames"] - 1) * len(passes)
+        redraws = sum(p["redraws"] for p in passes)
+        lag = _pct([x for p in passes for x in p["lag"]])
+        rows.append([scrub["app"], scrub["dataset"], str(scrub["frames"]),
+                     f"{redraws} of {steps}", f"{lag[0]:.0f} / {lag[1]:.0f}" if lag else "–",
+                     f"{scrub['fps']:.0f}", str(scrub["messages"]),
+                     "yes" if scrub["fps"] >= SCRUB_TARGET_FPS else "**no**"])
+    return ["## Scrubbing λ in the page (frames per second)", "",
+            f"The Explorer's λ scrubber (one Plotly figure with a frame per λ of the sidebar's "
+            f"grid) dragged across its whole slider {SCRUB_PASSES} times, back and forth, by "
+            f"mouse events in the page, one move per animation frame, each to the next λ: as "
+            f"fast as a hand can ask. Plotly's slider animates at most once per animation "
+            f"frame, to the latest position, skipping λ values when a frame is slow. "
+            f"**redraws**: λ values the chart showed on screen (read every animation frame); "
+            f"**fps**: redraws per second of dragging (target ≥ {SCRUB_TARGET_FPS}; the "
+            f"display's 60 bounds it); **lag**: from a λ's mouse move to the frame showing it; "
+            f"**messages**: websocket messages received during the drags (0: no server round "
+            f"trip).", "",
+            table(["checkout", "dataset", "λ values", "redraws", "lag ms, p50 / p95", "fps",
+                   "messages", f"≥ {SCRUB_TARGET_FPS} fps"], rows), ""]
+
+
 def _load_range(outcome):
     loads = [s.load_average for s in outcome.samples]
     if not loads:
@@ -1394,8 +1553,9 @@ def _trace_section(outcome):
              "- **JSON.parse**: the figures the move changed, parsed again in the page as "
              "Streamlit's Plotly element does (`JSON.parse(spec)`).",
              "- **profile**: JavaScript self time by script (bundle chunk), a native DOM "
-             "call counted with the script that made it (`PlotlyChart` is Plotly.js and "
-             "its React wrapper; `react-dom` React's reconciliation; `emotion-styled` "
+             "call counted with the script that made it (`Plotly.js`: Streamlit's Plotly "
+             "chunk with its React wrapper, or the plotly package's bundle that the in-place "
+             "charts of dashboard/charts.py load from app/static; `react-dom` React's reconciliation; `emotion-styled` "
              "Streamlit's CSS-in-JS; `index` Streamlit's core, protobuf decoding included).",
              ""]
     rows, prof_rows, tops = [], [], []
@@ -1507,6 +1667,7 @@ def main(argv=None):
         if raw.exists():  # keep the latency samples, renew the breakdown
             outcome = read_json(raw)
             outcome.traces, outcome.trace_command = traced.traces, command
+            outcome.scrubs = traced.scrubs
         else:
             outcome = traced
         write_json(outcome, raw)

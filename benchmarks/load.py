@@ -105,7 +105,8 @@ READY_JS = """
   const app = document.querySelector('[data-testid="stApp"]');
   if (!window.__sdwec || window.__sdwec.messages < messages || !app
       || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  const charts = document.querySelectorAll(
+    '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot');
   if (charts.length < n) return false;
   for (const c of charts) { if (!c.data || !c.data.length) return false; }
   return true;
@@ -119,9 +120,10 @@ STATE_JS = """
 """
 
 CHARTS_JS = """
-() => ({containers: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+() => ({containers: document.querySelectorAll('[data-testid="stPlotlyChart"], .sdwec-chart').length,
         drawn: Array.from(document.querySelectorAll(
-          '[data-testid="stPlotlyChart"] .js-plotly-plot')).map(c => c.data ? c.data.length : -1),
+          '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot'))
+          .map(c => c.data ? c.data.length : -1),
         metrics: document.querySelectorAll('[data-testid="stMetric"]').length,
         warnings: Array.from(document.querySelectorAll('[data-testid="stAlertContentWarning"]'))
           .map(e => e.innerText.slice(0, 200))})

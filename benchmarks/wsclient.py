@@ -251,6 +251,9 @@ class Session:
             run.problems.append(f"st.error: {body.body[:200]}")
         elif kind == "plotly_chart" and _chart_has_data(body.spec):
             run.charts += 1
+        elif (kind == "bidi_component" and body.component_name == "sdwec_plotly"
+              and _chart_has_data(json.loads(body.json)["spec"])):
+            run.charts += 1  # an in-place chart of dashboard/charts.py
         elif kind == "progress":
             run.progress.append(body.text)
         text = getattr(body, _TEXT_FIELDS[kind]) if kind in _TEXT_FIELDS else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import services
+from dashboard.charts import plotly_chart
 from dashboard.config import LAMBDA_GRID
 from dashboard.glossary import show_glossary
 from dashboard.sidebar import pin_current, unpin
@@ -86,26 +87,26 @@ def show_explorer(config):
     methods_fig, weights_fig = services.explorer_figures(ref, config, result, summary, pinned)
     left, right = st.columns(2)
     with left:
-        left.plotly_chart(methods_fig, key="explorer_methods")
+        plotly_chart(methods_fig, key="explorer_methods")
         show_glossary("What are bagging, WMV, the single tree?",
                       names=("SDWEC", "bagging", "WMV", "single"))
     with right:
         log = st.toggle("Log-scale cost axis", key="explorer_cost_log",
                         help="The first iterations' costs can dwarf the rest.")
-        st.plotly_chart(services.convergence_figure(ref, config, result, log),
-                        key="explorer_convergence")
+        plotly_chart(services.convergence_figure(ref, config, result, log),
+                     key="explorer_convergence")
     st.markdown(cost_note(convergence.describe(sol.history), len(sol.history)))
-    st.plotly_chart(weights_fig, key="explorer_weights")
+    plotly_chart(weights_fig, key="explorer_weights")
     if st.toggle("Show the weights across iterations (▶ plays Algorithm 1 in your browser)",
                  key="explorer_iterations"):
-        st.plotly_chart(services.iterations_figure(ref, config, result),
-                        key="explorer_iterations_chart")
+        plotly_chart(services.iterations_figure(ref, config, result),
+                     key="explorer_iterations_chart")
         st.caption("Drag the slider or press ▶: the bars are each iteration's weights before "
                    "line 15; blue ones are above the threshold (dotted) and would be kept if "
                    "Algorithm 1 stopped there. Watch trees drop out as the L1 term wins.")
     if st.toggle("Scrub λ in your browser (the whole λ grid at once, no waiting)",
                  key="explorer_scrub"):
-        st.plotly_chart(services.scrubber_figure(ref, config), key="explorer_scrubber")
+        plotly_chart(services.scrubber_figure(ref, config), key="explorer_scrubber")
         st.caption(f"The slider under the chart moves through the sidebar's {len(LAMBDA_GRID)} "
                    f"λ values, computed once for this pool and these β, γ, ε, k: the weights, "
                    f"the accuracies beside bagging's and the position among all λ redraw in "
@@ -204,7 +205,8 @@ def _timing_section(ref, sol):
         return
     low, high = measured.speedup_interval
     chart, words = st.columns([3, 2])
-    chart.plotly_chart(plots.prediction_time(measured), key="explorer_timing")
+    with chart:
+        plotly_chart(plots.prediction_time(measured), key="explorer_timing")
     words.markdown(
         text + f" **Measured here: ×{measured.speedup:.1f}** (interquartile range "
         f"×{low:.1f}–×{high:.1f} over {measured.repeats} paired runs of "
@@ -233,15 +235,16 @@ def show_downloads(ref, config, result):
     stem = "sdwec_" + "".join(c if c.isalnum() else "_" for c in str(name)) + f"_lam{config.lam:g}"
     st.subheader("Downloads")
     cols = st.columns(3)
-    cols[0].download_button("Weights (CSV)", export.weights_csv(sol.weights, **meta),
+    # Every file is built only when clicked: a file handed over at each rerun is stored and
+    # fetched by the page on every slider move (benchmarks/browser.py saw it).
+    cols[0].download_button("Weights (CSV)", lambda: export.weights_csv(sol.weights, **meta),
                             file_name=f"{stem}_weights.csv", mime="text/csv",
                             key="download_csv", on_click="ignore", icon=":material/table:")
     cols[1].download_button("Weights and provenance (JSON)",
-                            export.weights_json(sol.weights, **meta),
+                            lambda: export.weights_json(sol.weights, **meta),
                             file_name=f"{stem}_weights.json", mime="application/json",
                             key="download_json", on_click="ignore", icon=":material/data_object:")
     pool = services.get_pool(ref)
-    # Built only when clicked: serialising the trees takes longer than a slider move.
     cols[2].download_button("Pruned model (joblib)", lambda: model_bytes(pool, sol),
                             file_name=f"{stem}_model.joblib",
                             mime="application/octet-stream", key="download_model",

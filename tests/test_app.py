@@ -13,12 +13,13 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from dashboard import config as dashboard_config
 from dashboard.config import Config, config_from_query, config_to_query
-from dashboard.explorer import model_bytes
+from tests.apptest_charts import chart_figures
 from sdwec import DataError, combiners, convergence, datasets, experiments, export, frontier, methods, pool, solver
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -48,7 +49,7 @@ def _metrics(at):
 
 
 def _charts(at):
-    return at.get("plotly_chart")
+    return chart_figures(at)
 
 
 def _direct(name="wine", n_trees=10, seed=0, **params):
@@ -200,7 +201,7 @@ def test_weights_across_iterations_and_log_scale():
     assert len(_charts(at)) == 4
     at.toggle(key="explorer_cost_log").set_value(True).run()
     _ok(at)
-    figures = [json.loads(c.proto.spec) for c in _charts(at)]
+    figures = _charts(at)
     costs = [f for f in figures if f["layout"].get("title", {}).get("text") == "Cost per iteration"]
     assert costs and costs[0]["layout"]["yaxis"]["type"] == "log"
     frames = [f for f in figures if f.get("frames")]
@@ -255,7 +256,7 @@ def test_lambda_scrubber_holds_every_lambda_of_the_grid():
     at = _app()
     at.toggle(key="explorer_scrub").set_value(True).run()
     _ok(at)
-    figures = [json.loads(c.proto.spec) for c in _charts(at)]
+    figures = _charts(at)
     (scrubber,) = [f for f in figures if f.get("frames") and "λ = " in
                    f["layout"]["title"]["text"]]
     grid = dashboard_config.LAMBDA_GRID
@@ -294,7 +295,7 @@ def test_pin_compares_the_live_configuration_with_the_pinned_one():
                                          live.n_selected - pinned.n_selected]
     both = int(np.sum((live.weights > 0) & (pinned.weights > 0)))
     assert any(f"both keep {both} trees" in c.value for c in at.caption)
-    traces = [t for c in _charts(at) for t in json.loads(c.proto.spec)["data"]]
+    traces = [t for figure in _charts(at) for t in figure["data"]]
     (ticks,) = [t for t in traces if t.get("name", "").startswith("pinned")]
     assert ticks["name"] == f"pinned ({pinned.n_selected})"
     at.button(key="explorer_unpin").click().run()
@@ -378,15 +379,23 @@ def test_your_data_selected_without_upload_explains():
 
 @pytest.fixture
 def served_files(monkeypatch):
-    """Capture the bytes every download button hands to Streamlit, by file name."""
+    """Capture what every download button hands to Streamlit, by file name: its bytes, or
+    for a file built on click (deferred), the bytes its callable builds."""
     files = {}
     original = MemoryMediaFileStorage.load_and_get_id
+    original_deferred = MediaFileManager.add_deferred
 
     def record(self, path_or_data, mimetype, kind, filename=None):
         files[filename] = path_or_data
         return original(self, path_or_data, mimetype, kind, filename)
 
+    def record_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        files[file_name] = data_callable
+        return original_deferred(self, data_callable, mimetype, coordinates,
+                                 file_name=file_name, **kwargs)
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record_deferred)
     return files
 
 
@@ -396,17 +405,19 @@ def test_downloads_load_and_predict(served_files):
     p, sol, acc = _direct()
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Weights (CSV)", "Weights and provenance (JSON)", "Pruned model (joblib)"]
-    csv = served_files["sdwec_wine_lam10_weights.csv"]
+    # Every file is built on click (deferred): nothing is stored per slider move.
+    names = [f"sdwec_wine_lam10_{end}" for end in ("weights.csv", "weights.json", "model.joblib")]
+    assert all(callable(served_files[name]) for name in names), served_files
+    csv = served_files["sdwec_wine_lam10_weights.csv"]()
     table, provenance = export.read_weights_csv(csv)
     np.testing.assert_allclose(table["weight"].to_numpy(), sol.weights, rtol=0, atol=0)
     assert provenance["dataset"] == "wine" and provenance["seed"] == 0
     assert provenance["params"]["lam"] == 10.0 and provenance["params"]["n_trees"] == 10
     assert provenance["metrics"]["test_accuracy"] == pytest.approx(acc)
-    document = json.loads(served_files["sdwec_wine_lam10_weights.json"])
+    document = json.loads(served_files["sdwec_wine_lam10_weights.json"]())
     assert document["weights"] == sol.weights.tolist()
     assert document["selected"] == sol.selected.tolist()
-    # The model file is built on click (deferred); build it the same way and use it.
-    model = joblib.load(io.BytesIO(model_bytes(p, sol)))
+    model = joblib.load(io.BytesIO(served_files["sdwec_wine_lam10_model.joblib"]()))
     expected = combiners.vote(sol.weights, p.P_test, p.classes, p.prior)
     np.testing.assert_array_equal(model.predict(p.X_test), expected)
     assert model.score(p.X_test, p.y_test) == pytest.approx(acc)

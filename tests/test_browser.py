@@ -9,6 +9,7 @@ so a test run leaves the checkout clean.  Uses Debian's Chromium (``/usr/bin/chr
 nothing is downloaded.
 """
 
+import json
 import os
 import re
 import shutil
@@ -166,9 +167,14 @@ def _wait_change(page, read, before):
     raise AssertionError(f"the page did not change from {before!r}")
 
 
+#: Drawn charts: Streamlit's Plotly element, and the Explorer's in-place charts
+#: (dashboard/charts.py), in page order.
+CHARTS = '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot'
+
+
 def _clean(page, n_charts):
     """No traceback or error box, and ``n_charts`` drawn Plotly charts."""
-    selector = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+    selector = CHARTS
     page.wait_for_function(
         f"() => document.querySelectorAll('{selector}').length >= {n_charts}", timeout=LOAD_MS)
     body = page.locator("body").inner_text()
@@ -192,7 +198,7 @@ def _shot(page, name, full_page=True):
 
 def _trace_y(page, index=0):
     """The chart's y data as text (Plotly may hold it base64-packed; any change shows)."""
-    return page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').nth(index).evaluate(
+    return page.locator(CHARTS).nth(index).evaluate(
         "el => el.data ? JSON.stringify(el.data.map(t => t.y)) : null")
 
 
@@ -201,10 +207,18 @@ def test_explorer(page, server):
     _clean(page, 3)
     assert "l=50" in page.url and "lam=10" in page.url  # the configuration is in the URL
     before = _metric(page, "Classifiers used")
+    # The Explorer's charts are redrawn in place: the same chart node gets the new figure.
+    weights = page.locator(CHARTS).nth(2)
+    weights.evaluate("el => { el.__beforeMove = true; }")
+    bars_before = _trace_y(page, 2)
     _slide(page, "λ (data fidelity, log scale)", "ArrowRight", "lam=100&")  # λ 10 -> 100
     after = _metric(page, "Classifiers used")
     assert after != before and after.endswith("/ 50")
     _clean(page, 3)
+    page.wait_for_function(f"() => document.querySelectorAll('{CHARTS}')[2].__beforeMove === "
+                           f"true && JSON.stringify(document.querySelectorAll('{CHARTS}')[2]"
+                           f".data.map(t => t.y)) !== {json.dumps(bars_before)}",
+                           timeout=LOAD_MS)
     _shot(page, "explorer")
     # Prediction time is measured on request and drawn with its spread.
     page.get_by_role("button", name="Measure prediction time").click()
@@ -348,7 +362,7 @@ def test_every_page_at_projector_and_desktop_sizes(browser, server, width, heigh
                 # Without scrolling: the headline numbers, the first chart's top and λ.
                 for box in page.locator('[data-testid="stMetric"]').all():
                     assert box.bounding_box()["y"] + box.bounding_box()["height"] <= height
-                chart = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
+                chart = page.locator(CHARTS).first.bounding_box()
                 assert chart["y"] < height - 150, chart
                 lam = page.locator('[data-testid="stSidebar"]').get_by_role(
                     "group", name="λ (data fidelity, log scale)", exact=True).first
@@ -371,7 +385,7 @@ def _scrub_without_the_server(page, server, toggle, first, after):
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
     _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
     page.get_by_text(toggle).click()
-    selector = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+    selector = CHARTS
     page.wait_for_function(f"() => [...document.querySelectorAll('{selector}')]"
                            ".some(el => el.querySelector('.slider-container'))",
                            timeout=LOAD_MS)

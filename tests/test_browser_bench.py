@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from benchmarks import browser, load
-from dashboard.config import config_from_query
+from dashboard.config import LAMBDA_GRID, config_from_query
 
 N_CHARTS = load.N_CHARTS  # Plotly charts on the Explorer (timing is drawn on request)
 MOVES = 2
@@ -100,14 +100,29 @@ def test_trace_and_profile_of_a_move(outcome):
     assert kinds["scripting"] > 0  # the move ran JavaScript on the page's main thread
     assert trace["trace"]["busy_ms"] == pytest.approx(sum(kinds.values()))
     scripts = trace["profile"]["scripts"]
-    assert scripts.get("PlotlyChart", 0) > 0  # Plotly's chunk ran
+    assert scripts.get(browser.PLOTLY_SCRIPT, 0) > 0  # Plotly.js ran
     assert trace["json_parse_ms"] >= 0
+
+
+@pytest.mark.browser
+def test_the_scrubber_is_dragged_without_the_server(outcome):
+    (scrub,) = outcome.scrubs
+    assert "error" not in scrub, scrub
+    assert scrub["dataset"] == "sonar" and scrub["frames"] == len(LAMBDA_GRID)
+    assert len(scrub["passes"]) == browser.SCRUB_PASSES
+    for drag in scrub["passes"]:
+        # Every drag ends on the last λ; each redraw showed a λ the drag asked for.
+        assert 1 <= drag["redraws"] <= len(LAMBDA_GRID) - 1 and drag["ms"] > 0
+        assert len(drag["lag"]) <= drag["redraws"]
+    assert scrub["messages"] == 0  # no rerun, no round trip
+    assert scrub["fps"] > 0
 
 
 @pytest.mark.browser
 def test_report_and_raw_samples(outcome, tmp_path):
     text = browser.report(outcome, "python -m benchmarks.browser --datasets sonar")
     assert "| sonar |" in text and "## Against issue 14's targets" in text
+    assert "## Scrubbing λ in the page" in text
     assert "python -m benchmarks.browser --datasets sonar" in text
     assert "Ratio" not in text  # one checkout: nothing to compare
     again = browser.read_json(outcome.raw_path)
@@ -170,9 +185,9 @@ def test_profile_counts_a_native_call_with_its_script():
     profile = {"nodes": nodes, "samples": [2, 3, 3, 4, 5],
                "timeDeltas": [0, 100, 200, 300, 400]}
     out = browser.summarise_profile(profile)
-    assert out["scripts"] == pytest.approx({"PlotlyChart": 0.6, "(idle)": 0.4,
+    assert out["scripts"] == pytest.approx({browser.PLOTLY_SCRIPT: 0.6, "(idle)": 0.4,
                                             "react-dom": 0.0})
-    assert out["native"] == pytest.approx({"PlotlyChart": 0.5})
+    assert out["native"] == pytest.approx({browser.PLOTLY_SCRIPT: 0.5})
     assert out["busy_ms"] == pytest.approx(0.6)
 
 

@@ -82,6 +82,15 @@ def test_lambda_path_is_one_solve_per_lambda(small_pool):
             small_pool.prior)
     fig = plots.lambda_scrubber(path, lam=1.0)
     assert [f.name for f in fig.frames] == ["0.01", "1", "100"]
+    # Each frame's weights are stems from 0 to every positive weight, at the tree's index.
+    for j, frame in enumerate(fig.frames):
+        stems = frame.data[0]
+        x, y = list(stems.x), list(stems.y)
+        assert x[2::3] == y[2::3] == [None] * (len(x) // 3)
+        assert x[0::3] == x[1::3] and set(y[0::3]) <= {0.0}
+        kept = np.flatnonzero(path.weights[:, j] > 0)
+        assert x[1::3] == kept.tolist()
+        np.testing.assert_array_equal(y[1::3], path.weights[kept, j])
     assert fig.layout.sliders[0].active == 1
     if path.n_selected[0] == 0:
         assert "abstains" in fig.frames[0].layout.title.text

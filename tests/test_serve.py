@@ -260,8 +260,8 @@ def requests_of_a_page_visit(served):
             page.on("request", lambda request: urls.append(request.url))
             page.on("websocket", lambda ws: urls.append(ws.url))
             page.goto(f"{served.url}/?dataset=wine&l=20")
-            page.wait_for_selector('[data-testid="stPlotlyChart"] .js-plotly-plot',
-                                   timeout=180_000)
+            # The Explorer's charts (dashboard/charts.py) load Plotly.js from app/static.
+            page.wait_for_selector('.sdwec-chart.js-plotly-plot', timeout=180_000)
             for name in ("Frontier", "Paper", "How it works", "Your data"):
                 page.get_by_role("link", name=name).first.click()
                 page.wait_for_function(

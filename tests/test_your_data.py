@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.config import USER_DATA
+from tests.apptest_charts import chart_figures
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/your_data.py"
@@ -125,7 +126,7 @@ def test_after_a_reload_the_page_asks_for_the_file_again(page):
     assert any("upload the file again" in e.value for e in at.error), [e.value for e in at.error]
     assert at.selectbox(key="cfg_dataset").value == USER_DATA
     assert "your data (no file in this session)" in at.selectbox(key="cfg_dataset").options
-    assert not at.get("plotly_chart")
+    assert not chart_figures(at)
 
 
 def test_choosing_another_dataset_says_the_file_is_not_in_use():
@@ -134,11 +135,11 @@ def test_choosing_another_dataset_says_the_file_is_not_in_use():
     assert not at.exception
     assert at.query_params["dataset"] == "wine"
     assert any("not in use" in i.value for i in at.info)
-    assert not at.get("plotly_chart")
+    assert not chart_figures(at)
     at.button(key="upload_use_again").click().run()
     _ok(at)
     assert at.query_params["dataset"] == USER_DATA
-    assert at.get("plotly_chart")
+    assert chart_figures(at)
 
 
 def test_the_upload_is_kept_for_the_session_across_pages():
@@ -153,11 +154,11 @@ def test_the_upload_is_kept_for_the_session_across_pages():
     assert any("uploaded earlier in this session" in i.value for i in at.info)
     assert _description(at).startswith("mine.csv: 120 rows")
     assert at.selectbox(key="cfg_dataset").value == USER_DATA
-    assert at.get("plotly_chart")
+    assert chart_figures(at)
     # Another dataset in the sidebar: the kept file is offered again, not analysed.
     at.selectbox(key="cfg_dataset").set_value("wine").run()
-    assert not at.exception and not at.get("plotly_chart")
+    assert not at.exception and not chart_figures(at)
     assert any("mine.csv is not in use" in i.value for i in at.info)
     at.button(key="upload_use_again").click().run()
     _ok(at)
-    assert at.query_params["dataset"] == USER_DATA and at.get("plotly_chart")
+    assert at.query_params["dataset"] == USER_DATA and chart_figures(at)

@@ -1,0 +1,126 @@
+"""Plotly charts that redraw in place: the Explorer's per-move charts.
+
+``st.plotly_chart`` gives a chart an element id derived from its figure, so every slider
+move that changes a figure unmounts the old chart and mounts a new one: Plotly builds it
+from scratch, and Streamlit's wrapper then draws it a second time when it re-applies its
+theme.  benchmarks/browser.py measured that double draw as about half of the browser's
+time per move (results/browser.md).  This module draws a figure with a small
+``st.components.v2`` component instead: its element keeps its key across reruns, so the
+same chart div receives the new figure and Plotly's ``react`` updates it in one pass.
+
+Plotly.js is not reachable from Streamlit's own bundle (it is private to a chunk), so the
+component loads the copy shipped with the ``plotly`` Python package, served by Streamlit's
+static file serving (``server.enableStaticServing`` in ``.streamlit/config.toml``) from
+``static/``, where :func:`ensure_plotly_js` copies it (the copy is git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import plotly
+import plotly.io as pio
+import streamlit as st
+
+#: Streamlit serves ``<app directory>/static`` at ``app/static/``.
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+PLOTLY_JS = "plotly.min.js"
+#: Relative to the page, so it also works under a proxy's base path; the version busts
+#: the browser's cache when the plotly package is upgraded.
+PLOTLY_URL = f"./app/static/{PLOTLY_JS}?v={plotly.__version__}"
+#: Plotly's height when a figure sets none (Streamlit's default for st.plotly_chart).
+DEFAULT_HEIGHT = 450
+#: Replaces plotly.py's default template (~5 kB per figure): Plotly.js's own defaults,
+#: with Streamlit's font so the charts match the page and the other pages' charts.
+TEMPLATE = {"layout": {"font": {"family": '"Source Sans", "Source Sans Pro", sans-serif',
+                                "color": "#31333f"},
+                       "hoverlabel": {"font": {"family": '"Source Sans", sans-serif'}}}}
+CONFIG = {"displaylogo": False, "responsive": True,
+          "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud"]}
+
+# Draws are chained per chart and only the newest figure is drawn, so a burst of moves
+# never draws a stale figure last.  Errors are shown in the chart's place, not thrown.
+_JS = """
+const load = (src) => {
+  window.__sdwecPlotly = window.__sdwecPlotly || new Promise((resolve, reject) => {
+    if (window.Plotly) return resolve(window.Plotly);
+    const script = document.createElement('script');
+    script.src = src;
+    script.onload = () => resolve(window.Plotly);
+    script.onerror = () => { window.__sdwecPlotly = null; reject(new Error('could not load ' + src)); };
+    document.head.appendChild(script);
+  });
+  return window.__sdwecPlotly;
+};
+export default function ({ data, parentElement }) {
+  let gd = parentElement.querySelector('div.sdwec-chart');
+  if (!gd) {
+    gd = document.createElement('div');
+    gd.className = 'sdwec-chart';
+    gd.style.width = '100%';
+    parentElement.appendChild(gd);
+  }
+  gd.style.minHeight = data.height + 'px';
+  gd.__sdwecLatest = data.spec;
+  gd.__sdwecQueue = (gd.__sdwecQueue || Promise.resolve()).then(() => load(data.src)).then((Plotly) => {
+    if (gd.__sdwecLatest !== data.spec || gd.__sdwecDrawn === data.spec) return;
+    const figure = JSON.parse(data.spec);
+    figure.layout.height = data.height;
+    delete figure.layout.width;
+    figure.layout.autosize = true;
+    gd.__sdwecDrawn = data.spec;
+    return Plotly.react(gd, {data: figure.data, layout: figure.layout, frames: figure.frames,
+                             config: data.config});
+  }).catch((err) => {
+    gd.textContent = 'This chart could not be drawn (' + err.message + '). Reload the page.';
+  });
+}
+"""
+
+# Layout containment: Plotly measures text while it draws, which forces a layout; contained,
+# that layout stays inside the chart instead of walking the whole page.
+_CSS = ".sdwec-chart { contain: layout paint; }"
+
+_component = st.components.v2.component("sdwec_plotly", js=_JS, css=_CSS, isolate_styles=False)
+
+
+def ensure_plotly_js(static_dir=STATIC_DIR):
+    """Copy the plotly package's ``plotly.min.js`` into ``static_dir`` unless it is there.
+
+    Returns the path, or ``None`` when the directory cannot be written (a read-only
+    install); the charts then say that they could not load Plotly.
+    """
+    source = Path(plotly.__file__).parent / "package_data" / PLOTLY_JS
+    target = Path(static_dir) / PLOTLY_JS
+    try:
+        if target.exists() and target.stat().st_size == source.stat().st_size:
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Written aside and renamed, so a concurrent request never reads half a file.
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plotly-", suffix=".js")
+        os.close(fd)
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, target)
+        return target
+    except OSError:
+        return None
+
+
+def figure_spec(fig):
+    """``fig`` as the component's JSON, with :data:`TEMPLATE` for plotly.py's template."""
+    spec = json.loads(pio.to_json(fig, validate=False))
+    spec["layout"]["template"] = TEMPLATE
+    return json.dumps(spec, separators=(",", ":"))
+
+
+def plotly_chart(fig, key):
+    """Draw ``fig`` under ``key``; on a rerun the same chart is updated in place."""
+    ensure_plotly_js()
+    height = fig.layout.height or DEFAULT_HEIGHT
+    _component(key=key, data={"spec": figure_spec(fig), "height": height, "config": CONFIG,
+                              "src": PLOTLY_URL},
+               height=height)

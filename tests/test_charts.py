@@ -1,0 +1,94 @@
+"""The Explorer's in-place charts (dashboard/charts.py): the Plotly.js copy, the figure JSON,
+and the element identity that lets a rerun update a chart instead of replacing it."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import plotly
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import charts
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+SOURCE = Path(plotly.__file__).parent / "package_data" / charts.PLOTLY_JS
+
+
+def test_plotly_js_is_copied_once(tmp_path):
+    target = charts.ensure_plotly_js(tmp_path / "static")
+    assert target == tmp_path / "static" / charts.PLOTLY_JS
+    assert target.read_bytes() == SOURCE.read_bytes()
+    stamp = target.stat().st_mtime_ns
+    assert charts.ensure_plotly_js(tmp_path / "static") == target
+    assert target.stat().st_mtime_ns == stamp  # not written again
+    assert [p.name for p in target.parent.iterdir()] == [charts.PLOTLY_JS]  # no temp file left
+
+
+def test_a_stale_copy_is_replaced(tmp_path):
+    (tmp_path / charts.PLOTLY_JS).write_text("old plotly")
+    target = charts.ensure_plotly_js(tmp_path)
+    assert target.stat().st_size == SOURCE.stat().st_size
+
+
+def test_an_unwritable_place_gives_none(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert charts.ensure_plotly_js(blocker / "static") is None
+
+
+def test_the_static_copy_is_ignored_by_git():
+    ignore = (Path(charts.STATIC_DIR) / ".gitignore").read_text().split()
+    assert charts.PLOTLY_JS in ignore
+
+
+def test_figure_spec_keeps_the_data_and_replaces_the_template():
+    y = np.array([0.5, 0.25, 0.125])
+    fig = go.Figure(go.Bar(x=[1, 2, 3], y=y, name="w"), layout=dict(title="t", height=300))
+    spec = json.loads(charts.figure_spec(fig))
+    assert spec["layout"]["template"] == charts.TEMPLATE
+    assert spec["layout"]["title"]["text"] == "t" and spec["layout"]["height"] == 300
+    (trace,) = spec["data"]
+    assert trace["type"] == "bar" and trace["x"] == [1, 2, 3]
+    # plotly.py may pack numpy arrays as base64 typed arrays; either way the values survive.
+    values = trace["y"]
+    if isinstance(values, dict):
+        import base64
+
+        values = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    np.testing.assert_array_equal(values, y)
+    assert fig.layout.template.layout.font.family != charts.TEMPLATE["layout"]["font"]["family"]
+
+
+def _chart_elements(at):
+    found = []
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            if child.type == "bidi_component" and child.proto.component_name == "sdwec_plotly":
+                found.append(child.proto)
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+@pytest.mark.usefixtures("fresh_streamlit")
+def test_a_slider_move_updates_the_same_chart_elements():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"dataset": "wine", "l": "10"})
+    at.run()
+    assert not at.exception
+    before = _chart_elements(at)
+    assert len(before) == 3  # accuracy, costs, weights
+    at.select_slider(key="cfg_lam").set_value(1000.0).run()
+    assert not at.exception
+    after = _chart_elements(at)
+    # Same element ids (so the page keeps the chart and Plotly updates it in place) ...
+    assert [e.id for e in after] == [e.id for e in before]
+    # ... carrying the new figures: the weights changed with λ.
+    weights = [json.loads(json.loads(e.json)["spec"]) for e in (before[2], after[2])]
+    assert weights[0]["data"] != weights[1]["data"]
+    data = json.loads(after[0].json)
+    assert data["src"] == charts.PLOTLY_URL and data["height"] > 0

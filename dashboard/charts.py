@@ -35,10 +35,13 @@ PLOTLY_URL = f"./app/static/{PLOTLY_JS}?v={plotly.__version__}"
 #: Plotly's height when a figure sets none (Streamlit's default for st.plotly_chart).
 DEFAULT_HEIGHT = 450
 #: Replaces plotly.py's default template (~5 kB per figure): Plotly.js's own defaults,
-#: with Streamlit's font so the charts match the page and the other pages' charts.
+#: with Streamlit's font so the charts match the page and the other pages' charts, and
+#: axes that make room for their tick labels and titles (the figures' margins are small
+#: and count on it, as plotly.py's template and Streamlit's theme both do).
 TEMPLATE = {"layout": {"font": {"family": '"Source Sans", "Source Sans Pro", sans-serif',
                                 "color": "#31333f"},
-                       "hoverlabel": {"font": {"family": '"Source Sans", sans-serif'}}}}
+                       "hoverlabel": {"font": {"family": '"Source Sans", sans-serif'}},
+                       "xaxis": {"automargin": True}, "yaxis": {"automargin": True}}}
 CONFIG = {"displaylogo": False, "responsive": True,
           "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud"]}
 

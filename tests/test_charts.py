@@ -48,6 +48,9 @@ def test_figure_spec_keeps_the_data_and_replaces_the_template():
     fig = go.Figure(go.Bar(x=[1, 2, 3], y=y, name="w"), layout=dict(title="t", height=300))
     spec = json.loads(charts.figure_spec(fig))
     assert spec["layout"]["template"] == charts.TEMPLATE
+    # The figures' margins are small: the axes must make room for their labels.
+    assert charts.TEMPLATE["layout"]["xaxis"]["automargin"] is True
+    assert charts.TEMPLATE["layout"]["yaxis"]["automargin"] is True
     assert spec["layout"]["title"]["text"] == "t" and spec["layout"]["height"] == 300
     (trace,) = spec["data"]
     assert trace["type"] == "bar" and trace["x"] == [1, 2, 3]

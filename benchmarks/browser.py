@@ -76,8 +76,8 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from benchmarks.common import healthy, load_average, machine, percentile, stop, table
-from benchmarks.load import LAUNCH_ARGS, SERVER_ENV, UCI, free_port
+from benchmarks.common import CHART_CONTAINERS, CHARTS, load_average, machine, percentile, table
+from benchmarks.load import LAUNCH_ARGS, UCI, Server
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = UCI + ("nsl_kdd",)
@@ -178,10 +178,7 @@ INIT_JS = r"""
 })();
 """
 
-#: Every drawn chart, in page order: Streamlit's Plotly element, and the in-place charts
-#: of ``dashboard/charts.py`` (a ``sdwec_plotly`` component whose div Plotly draws into).
-_CHARTS = '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot'
-_CONTAINERS = '[data-testid="stPlotlyChart"], .sdwec-chart'
+_CHARTS, _CONTAINERS = CHARTS, CHART_CONTAINERS
 
 #: Forget what came before an action (the page is quiet when this runs).
 MARK_JS = f"""
@@ -368,42 +365,15 @@ def warm_pools(app, datasets, n_trees, cache_dir, extra=(), log=print):
         raise RuntimeError(f"warming {app.label}'s pools failed:\n{done.stderr[-3000:]}")
 
 
-class AppServer:
-    """``streamlit run app.py`` in a checkout, on loopback; a context manager that always
-    stops it.  Started as ``scripts/dashboard.sh`` does (``MALLOC_ARENA_MAX=2``), with file
-    watching off (others edit the trees while this runs) and no usage statistics."""
+class AppServer(Server):
+    """``streamlit run app.py`` in a checkout, on loopback (:class:`benchmarks.load.Server`,
+    as ``scripts/dashboard.sh`` starts it: ``MALLOC_ARENA_MAX=2``, no file watching), with
+    the CPU seconds it has used."""
 
     def __init__(self, app, cache_dir, log_dir):
+        super().__init__(cache_dir=cache_dir, log_dir=log_dir, cwd=app.directory,
+                         log_name=f"server-{app.label}.log", start_timeout=120)
         self.app = app
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = Path(log_dir) / f"server-{app.label}.log"
-        self.env = dict(os.environ, **SERVER_ENV, SDWEC_CACHE_DIR=str(cache_dir))
-        self.proc = None
-
-    def command(self):
-        return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                "--server.port", str(self.port), "--server.address", "127.0.0.1",
-                "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-
-    def __enter__(self):
-        with open(self.log_path, "wb") as out:
-            self.proc = subprocess.Popen(self.command(), cwd=self.app.directory, env=self.env,
-                                         stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120
-        while not self._healthy():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.__exit__()
-                raise RuntimeError(f"{self.app.label}: streamlit did not start:\n"
-                                   f"{self.log()[-3000:]}")
-            time.sleep(0.3)
-        return self
-
-    def __exit__(self, *exc):
-        stop(self.proc)
-
-    def _healthy(self):
-        return healthy(self.url)
 
     def cpu(self):
         """CPU seconds of the server process and its children so far."""
@@ -414,12 +384,6 @@ class AppServer:
             return t.user + t.system + t.children_user + t.children_system
         except psutil.NoSuchProcess:
             return 0.0
-
-    def log(self):
-        try:
-            return self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
 
 
 def browser_cpu():

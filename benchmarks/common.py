@@ -51,6 +51,13 @@ def table(header, rows):
     return "\n".join(out)
 
 
+#: Every drawn chart of the dashboard, in page order: Streamlit's Plotly element and the
+#: in-place charts of ``dashboard/charts.py`` (the div Plotly draws into); and their
+#: containers, drawn or not yet.
+CHARTS = '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot'
+CHART_CONTAINERS = '[data-testid="stPlotlyChart"], .sdwec-chart'
+
+
 def load_average(averages=None):
     """The 1, 5 and 15-minute load averages as text (now, or the given triple)."""
     averages = os.getloadavg() if averages is None else averages

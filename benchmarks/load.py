@@ -58,7 +58,8 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import numpy as np
 
-from benchmarks.common import healthy, machine, percentile, stop, table
+from benchmarks.common import (CHART_CONTAINERS, CHARTS, healthy, machine, percentile, stop,
+                               table)
 
 ROOT = Path(__file__).resolve().parent.parent
 UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", "wdbc", "wine",
@@ -105,13 +106,12 @@ READY_JS = """
   const app = document.querySelector('[data-testid="stApp"]');
   if (!window.__sdwec || window.__sdwec.messages < messages || !app
       || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  const charts = document.querySelectorAll(
-    '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot');
+  const charts = document.querySelectorAll('__CHARTS__');
   if (charts.length < n) return false;
   for (const c of charts) { if (!c.data || !c.data.length) return false; }
   return true;
 }
-"""
+""".replace("__CHARTS__", CHARTS)
 
 STATE_JS = """
 () => JSON.stringify([window.__sdwec,
@@ -120,14 +120,13 @@ STATE_JS = """
 """
 
 CHARTS_JS = """
-() => ({containers: document.querySelectorAll('[data-testid="stPlotlyChart"], .sdwec-chart').length,
-        drawn: Array.from(document.querySelectorAll(
-          '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot'))
+() => ({containers: document.querySelectorAll('__CONTAINERS__').length,
+        drawn: Array.from(document.querySelectorAll('__CHARTS__'))
           .map(c => c.data ? c.data.length : -1),
         metrics: document.querySelectorAll('[data-testid="stMetric"]').length,
         warnings: Array.from(document.querySelectorAll('[data-testid="stAlertContentWarning"]'))
           .map(e => e.innerText.slice(0, 200))})
-"""
+""".replace("__CONTAINERS__", CHART_CONTAINERS).replace("__CHARTS__", CHARTS)
 
 CHECK_JS = """
 () => ({
@@ -221,35 +220,41 @@ def free_port():
 
 
 class Server:
-    """``streamlit run app.py`` (or another ``script``) on loopback; a context manager that
-    always stops it."""
+    """``streamlit run app.py`` (or another ``script``) on loopback, from ``cwd``; a context
+    manager that always stops it."""
 
-    def __init__(self, cache_dir=None, log_dir=None, script="app.py", options=(), env=()):
+    def __init__(self, cache_dir=None, log_dir=None, script="app.py", options=(), env=(),
+                 cwd=ROOT, log_name="server.log", start_timeout=90):
         self.script = str(script)
         self.options = list(options)
+        self.cwd = Path(cwd)
+        self.start_timeout = start_timeout
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="sdwec-load-")) / "server.log"
+        self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="sdwec-load-")) / log_name
         self.env = dict(SERVER_ENV, **os.environ)
         self.env.update(dict(env))
         if cache_dir is not None:
             self.env["SDWEC_CACHE_DIR"] = str(cache_dir)
         self.proc = None
 
+    def command(self):
+        return [sys.executable, "-m", "streamlit", "run", self.script, "--server.headless",
+                "true", "--server.port", str(self.port), "--server.address", "127.0.0.1",
+                "--browser.gatherUsageStats", "false",
+                # Others edit the tree while the test runs: no file watching, no reloads.
+                "--server.fileWatcherType", "none"] + self.options
+
     def __enter__(self):
-        cmd = [sys.executable, "-m", "streamlit", "run", self.script, "--server.headless", "true",
-               "--server.port", str(self.port), "--server.address", "127.0.0.1",
-               "--browser.gatherUsageStats", "false",
-               # Others edit the tree while the test runs: no file watching, no reloads.
-               "--server.fileWatcherType", "none"] + self.options
         with open(self.log_path, "wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out,
+            self.proc = subprocess.Popen(self.command(), cwd=self.cwd, env=self.env, stdout=out,
                                          stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + self.start_timeout
         while not self.healthy():
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.__exit__(None, None, None)
-                raise RuntimeError(f"streamlit did not start:\n{self.log()[-3000:]}")
+                raise RuntimeError(f"streamlit in {self.cwd} did not start:\n"
+                                   f"{self.log()[-3000:]}")
             time.sleep(0.3)
         return self
 

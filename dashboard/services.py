@@ -470,12 +470,16 @@ def _read_reproduction(path, mtime):
     return pd.read_csv(path)
 
 
-def stored_reproduction():
-    """The committed reproduction rows (``results/reproduction/results.csv``) or ``None``."""
-    path = REPRODUCTION_CSV
+def _stored(path):
+    """The rows of a committed results CSV, re-read when the file changes, or ``None``."""
     if not path.exists():
         return None
     return _read_reproduction(str(path), path.stat().st_mtime)
+
+
+def stored_reproduction():
+    """The committed reproduction rows (``results/reproduction/results.csv``) or ``None``."""
+    return _stored(REPRODUCTION_CSV)
 
 
 #: Where ``python -m sdwec reproduce --suite oob`` wrote the out-of-bag study (issue 15).
@@ -484,9 +488,7 @@ OOB_CSV = REPRODUCTION_CSV.parent.parent / "oob" / "results.csv"
 
 def stored_oob():
     """The committed out-of-bag study's rows (``results/oob/results.csv``) or ``None``."""
-    if not OOB_CSV.exists():
-        return None
-    return _read_reproduction(str(OOB_CSV), OOB_CSV.stat().st_mtime)
+    return _stored(OOB_CSV)
 
 
 def live_reproduction(names, repeats, n_trees, task="binary"):

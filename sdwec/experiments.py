@@ -40,8 +40,8 @@ from sdwec import methods, oob, paper
 from sdwec.methods import FAIR_REFERENCE
 from sdwec.pool import load_pool
 
-__all__ = ["confirmation_rows", "oob_headline", "METHODS", "PAPER_METHODS", "method_rows", "run_job", "reproduce", "summary_table",
-           "paper_table",
+__all__ = ["METHODS", "PAPER_METHODS", "method_rows", "run_job", "reproduce", "summary_table",
+           "paper_table", "confirmation_rows", "oob_headline",
            "wins_ties_losses", "wilcoxon_table", "fair_comparison", "abstentions",
            "write_report", "EXPLORATION_SPLITS", "OOB_COMPARISONS", "oob_summary",
            "oob_dataset_table", "paired_comparison", "oob_targets", "write_oob_report"]

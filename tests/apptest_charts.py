@@ -1,21 +1,26 @@
-"""The figures an AppTest run drew, whichever element drew them."""
+"""The charts an AppTest run drew, whichever element drew them."""
 
 import json
 
 
-def chart_figures(at):
-    """Every chart's figure (a dict) in page order: ``st.plotly_chart`` elements and the
-    in-place charts of ``dashboard/charts.py`` (component ``sdwec_plotly``)."""
-    figures = []
+def chart_nodes(at):
+    """Every chart element in page order: ``st.plotly_chart`` elements and the in-place
+    charts of ``dashboard/charts.py`` (component ``sdwec_plotly``)."""
+    nodes = []
 
     def walk(node):
         for child in getattr(node, "children", {}).values():
-            if child.type == "plotly_chart":
-                figures.append(json.loads(child.proto.spec))
-            elif (child.type == "bidi_component"
-                  and child.proto.component_name == "sdwec_plotly"):
-                figures.append(json.loads(json.loads(child.proto.json)["spec"]))
+            if child.type == "plotly_chart" or (
+                    child.type == "bidi_component"
+                    and child.proto.component_name == "sdwec_plotly"):
+                nodes.append(child)
             walk(child)
 
     walk(at.main)
-    return figures
+    return nodes
+
+
+def chart_figures(at):
+    """Every chart's figure (a dict), in page order."""
+    return [json.loads(node.proto.spec) if node.type == "plotly_chart"
+            else json.loads(json.loads(node.proto.json)["spec"]) for node in chart_nodes(at)]

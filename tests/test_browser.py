@@ -24,6 +24,8 @@ import numpy as np
 import pytest
 from playwright import sync_api
 
+from benchmarks.common import CHARTS
+
 ROOT = Path(__file__).resolve().parent.parent
 #: Folder the screenshots go to (opt-in), or None to only check that the page renders one.
 SHOTS = Path(os.environ["SDWEC_SCREENSHOTS"]).resolve() if os.environ.get("SDWEC_SCREENSHOTS") \
@@ -165,11 +167,6 @@ def _wait_change(page, read, before):
             return read()
         page.wait_for_timeout(100)
     raise AssertionError(f"the page did not change from {before!r}")
-
-
-#: Drawn charts: Streamlit's Plotly element, and the Explorer's in-place charts
-#: (dashboard/charts.py), in page order.
-CHARTS = '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot'
 
 
 def _clean(page, n_charts):

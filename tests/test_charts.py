@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import charts
+from tests.apptest_charts import chart_nodes
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SOURCE = Path(plotly.__file__).parent / "package_data" / charts.PLOTLY_JS
@@ -65,16 +66,8 @@ def test_figure_spec_keeps_the_data_and_replaces_the_template():
 
 
 def _chart_elements(at):
-    found = []
-
-    def walk(node):
-        for child in getattr(node, "children", {}).values():
-            if child.type == "bidi_component" and child.proto.component_name == "sdwec_plotly":
-                found.append(child.proto)
-            walk(child)
-
-    walk(at.main)
-    return found
+    """The in-place charts' element messages, in page order."""
+    return [node.proto for node in chart_nodes(at) if node.type == "bidi_component"]
 
 
 @pytest.mark.usefixtures("fresh_streamlit")

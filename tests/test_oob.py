@@ -397,4 +397,3 @@ def test_paired_comparison_counts_equal_accuracies_as_ties_whatever_their_last_b
     # the tie is dropped: the test sees the four differences 0.1, 0.1, 0.05, -0.1
     assert first["Wilcoxon p"] == pytest.approx(
         stats.wilcoxon([0.1, 0.1, 0.05, -0.1]).pvalue)
-

@@ -53,6 +53,11 @@ scripting, style and layout, paint, GC) and a V8 CPU profile (JavaScript self ti
 Plotly's chunk, Streamlit's bundle, JSON parsing) of the same move, plus the websocket bytes
 per chart.
 
+**The floor** (``--floor``): the last checkout's ``benchmarks/floor/app.py``, timed as one more
+checkout.  It is the Explorer with everything but its sidebar, its solve and its three charts
+taken out, so it shows how fast a slider move can be while every move is a Streamlit rerun of
+this sidebar and these charts: no trimming of the Explorer's other content can go below it.
+
 Run ``python -m benchmarks.browser --help``; the committed report came from the command in
 ``results/browser.md``'s header.
 """
@@ -307,11 +312,17 @@ MATCH_JS = f"""
 
 @dataclass
 class App:
-    """One checkout of the dashboard under test."""
+    """One checkout of the dashboard under test, and the script its server runs."""
 
     label: str
     directory: Path
     commit: str = ""
+    script: str = "app.py"
+
+    @property
+    def floor(self):
+        """Whether this is a checkout's floor page (:data:`FLOOR_SCRIPT`), not its app."""
+        return self.script == FLOOR_SCRIPT
 
 
 def describe_checkout(directory):
@@ -327,8 +338,13 @@ def describe_checkout(directory):
     return (head[:90] or "not a git checkout") + (" (+ uncommitted changes)" if dirty else "")
 
 
-def make_apps(directories):
-    """:class:`App` per directory, labelled by its folder name (made unique)."""
+#: The Explorer's floor page (``--floor``): its sidebar, solve and three charts, nothing else.
+FLOOR_SCRIPT = "benchmarks/floor/app.py"
+
+
+def make_apps(directories, floor=False):
+    """:class:`App` per directory, labelled by its folder name (made unique); with ``floor``,
+    then the last checkout's floor page (:data:`FLOOR_SCRIPT`), labelled "<label> floor"."""
     apps, seen = [], {}
     for d in directories:
         path = Path(d).resolve()
@@ -338,6 +354,11 @@ def make_apps(directories):
         seen[name] = seen.get(name, 0) + 1
         label = name if seen[name] == 1 else f"{name}-{seen[name]}"
         apps.append(App(label, path, describe_checkout(path)))
+    if floor:
+        last = apps[-1]
+        if not (last.directory / FLOOR_SCRIPT).is_file():
+            raise SystemExit(f"--floor: {last.directory} has no {FLOOR_SCRIPT}")
+        apps.append(App(f"{last.label} floor", last.directory, last.commit, FLOOR_SCRIPT))
     return apps
 
 
@@ -371,8 +392,12 @@ class AppServer(Server):
     the CPU seconds it has used."""
 
     def __init__(self, app, cache_dir, log_dir):
+        # The floor page lives below the checkout: put the checkout on its import path.
+        env = {"PYTHONPATH": str(app.directory)} if app.floor else {}
         super().__init__(cache_dir=cache_dir, log_dir=log_dir, cwd=app.directory,
-                         log_name=f"server-{app.label}.log", start_timeout=120)
+                         script=app.script, env=env,
+                         log_name=f"server-{app.label.replace(' ', '-')}.log",
+                         start_timeout=120)
         self.app = app
 
     def cpu(self):
@@ -756,6 +781,7 @@ class Settings:
     warmup: int = 2  # untimed λ moves at the start of each (checkout, dataset)
     trace: bool = True  # trace and profile a λ move on the TRACED datasets
     trace_only: bool = False  # nothing but those traces
+    floor: bool = False  # also time the last checkout's floor page (FLOOR_SCRIPT)
     cache_dir: str | None = None  # $SDWEC_CACHE_DIR for the servers (None: the current one)
 
 
@@ -818,7 +844,7 @@ def measure(settings=None, log=print, out_json=None, command=None):
                            "(scripts/test.sh does this)")
     cache_dir = Path(settings.cache_dir or os.environ.get("SDWEC_CACHE_DIR")
                      or Path.home() / ".cache" / "sdwec")
-    apps = make_apps(settings.app_dirs)
+    apps = make_apps(settings.app_dirs, settings.floor)
     outcome = Outcome(settings, apps, load_start=os.getloadavg(), command=command,
                       machine=machine(),
                       started=f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC")
@@ -827,7 +853,8 @@ def measure(settings=None, log=print, out_json=None, command=None):
     partners = {partner_of(d, names) for d in names}
     extra = [(p, settings.n_trees) for p in sorted(partners - set(names))] + [(first, 10)]
     for app in apps:
-        warm_pools(app, names, settings.n_trees, cache_dir, extra, log)
+        if not app.floor:  # the floor shares its checkout's pools
+            warm_pools(app, names, settings.n_trees, cache_dir, extra, log)
     begin = time.monotonic()
     log_dir = Path(tempfile.mkdtemp(prefix="sdwec-browser-bench-"))
     from contextlib import ExitStack
@@ -855,7 +882,7 @@ def measure(settings=None, log=print, out_json=None, command=None):
                     f"{', '.join(t.app.label for t in order)}")
                 outcome.samples += measure_dataset(order, dataset, names, settings, log)
             if settings.trace and dataset in TRACED:
-                for tab in order:
+                for tab in (t for t in order if not t.app.floor):  # no scrubber there
                     outcome.traces.append(trace_move(browser, tab, dataset, settings.n_trees,
                                                      log))
                     outcome.scrubs.append(scrub_rate(tab, dataset, settings.n_trees, log))
@@ -1081,8 +1108,9 @@ TRACE_START = {"lam": "5", "k": "24"}
 #: the rail, then one mouse move per animation frame, each to the next λ, then a release.
 #: Plotly's slider animates at most once per animation frame, to the latest position, so a
 #: slow frame makes it skip λ values.  Every animation frame, the page reads which λ the chart
-#: shows (its title); a change is one redraw on screen.  Returns, per pass, the redraws and
-#: the time from the first move to the last λ shown; and each λ's lag (its move to its title).
+#: shows (the heading drawn in its SVG, not the figure's state); a change is one redraw on
+#: screen.  Returns, per pass, the redraws and
+#: the time from the first move to the last λ shown; and each λ's lag (its move to its heading).
 SCRUB_JS = """
 async (passes) => {
   const gd = [...document.querySelectorAll('.js-plotly-plot')]
@@ -1090,7 +1118,14 @@ async (passes) => {
   if (!gd) return {error: 'no scrubber on the page'};
   const touch = gd.querySelector('.slider-rail-touch-rect');
   const rail = gd.querySelector('.slider-rail-rect').getBoundingClientRect();
-  const titles = gd._transitionData._frames.map(f => f.layout.title.text);
+  // A frame's heading: its text trace, or (older scrubbers) its layout title.
+  const heading = (f) => {
+    const text = (f.data || []).find(d => d.mode === 'text');
+    return text ? text.text[0] : f.layout.title.text;
+  };
+  const titles = gd._transitionData._frames.map(heading);
+  const drawn = () => [...gd.querySelectorAll('.gtitle, .scatterlayer text')]
+    .map(t => t.textContent).find(t => titles.includes(t));
   const n = titles.length, y = rail.top + rail.height / 2;
   const frame = () => new Promise(r => requestAnimationFrame(r));
   const fire = (type, j) => touch.dispatchEvent(new MouseEvent(type, {bubbles: true,
@@ -1101,12 +1136,12 @@ async (passes) => {
     const order = [...Array(n).keys()];
     if (pass % 2) order.reverse();
     fire('mousedown', order[0]);
-    while (gd.layout.title.text !== titles[order[0]]) await frame();
+    while (drawn() !== titles[order[0]]) await frame();
     await frame();
-    let shown = gd.layout.title.text, redraws = 0;
+    let shown = drawn(), redraws = 0;
     const asked = {}, lag = [];
     const look = (t) => {
-      const now = gd.layout.title.text;
+      const now = drawn();
       if (now !== shown) {
         shown = now;
         redraws += 1;
@@ -1230,7 +1265,8 @@ def read_json(path):
     data = json.loads(Path(path).read_text())
     data["settings"] = Settings(**{k: tuple(v) if isinstance(v, list) else v
                                    for k, v in data["settings"].items()})
-    data["apps"] = [App(a["label"], Path(a["directory"]), a["commit"]) for a in data["apps"]]
+    data["apps"] = [App(a["label"], Path(a["directory"]), a["commit"],
+                        a.get("script", "app.py")) for a in data["apps"]]
     data["samples"] = [Sample(**s) for s in data["samples"]]
     return Outcome(**data)
 
@@ -1267,7 +1303,9 @@ def report(outcome, command=None):
         lines += ["The last section (trace and profile) was measured by another run:", "",
                   f"```\n{outcome.trace_command}\n```", ""]
     lines += ["Checkouts (the first is the baseline of every ratio):", ""]
-    lines += [f"- **{a.label}**: `{a.directory}` at {a.commit}" for a in outcome.apps]
+    lines += [f"- **{a.label}**: `{a.directory}` at {a.commit}"
+              + (f", its floor page `{a.script}`: the same sidebar, solve and three charts, "
+                 f"nothing else" if a.floor else "") for a in outcome.apps]
     servers = next(iter(outcome.server_commands.values()), "")
     lines += ["", f"Machine: {outcome.machine or machine()}", "",
               f"Run: {outcome.started}, {outcome.wall / 60:.0f} min of wall time; datasets "
@@ -1587,6 +1625,9 @@ def main(argv=None):
     parser.add_argument("--trees", type=int, default=200, help="pool size l")
     parser.add_argument("--warmup", type=int, default=2,
                         help="untimed λ moves at the start of each (checkout, dataset)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time the last checkout's floor page (benchmarks/floor/app.py: "
+                             "the Explorer's sidebar, solve and three charts, nothing else)")
     parser.add_argument("--no-trace", action="store_true",
                         help="skip the traced and profiled λ moves on sonar and nsl_kdd")
     parser.add_argument("--out", default="results/browser.md",
@@ -1619,7 +1660,8 @@ def main(argv=None):
         parser.error("--trace-only and --no-trace exclude each other")
     settings = Settings(app_dirs=tuple(args.app_dir or [str(ROOT)]), datasets=names,
                         n_trees=args.trees, moves=args.moves, warmup=args.warmup,
-                        trace=not args.no_trace, trace_only=args.trace_only)
+                        trace=not args.no_trace, trace_only=args.trace_only,
+                        floor=args.floor)
     command = " ".join(["python -m benchmarks.browser"]
                        + list(sys.argv[1:] if argv is None else argv))
     cache = os.environ.get("SDWEC_CACHE_DIR")

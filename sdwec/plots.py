@@ -326,6 +326,10 @@ def _two_colours(mask, on, off):
                 colorscale=[[0, off], [1, on]])
 
 
+#: How the λ scrubber's heading (a text trace, see :func:`lambda_scrubber`) starts.
+SCRUBBER_HEADING = "λ = "
+
+
 def _stems(idx, weights):
     """Each positive weight as a vertical segment from 0, all in one line trace (``None``
     separates them), with the same hover label at both ends of a segment.
@@ -350,7 +354,12 @@ def lambda_scrubber(path, lam=None):
     One figure, three panels that move together with the slider under them: every tree's
     weight at that λ (top), the ensemble's test and validation accuracy beside bagging's
     (bottom left), and where that λ sits among all of them, trees used against test
-    accuracy (bottom right).
+    accuracy (bottom right).  A line of text above them names the λ shown.
+
+    The slider moves between frames without a full redraw (``redraw: False``): Plotly then
+    only restyles the traces, which fits in one display frame where a redraw took two or
+    three.  What that path does not redraw is kept out of the frames: every axis range is
+    fixed, and the λ line is a text trace, not the layout's title.
 
     Parameters
     ----------
@@ -394,43 +403,48 @@ def lambda_scrubber(path, lam=None):
                     marker=dict(size=16, color=sdwec, line=dict(width=2, color="black")),
                     hovertemplate="λ=" + f"{lams[j]:g}" + ": %{x} trees, test %{y:.4f}"
                                   "<extra></extra>")
-        return [weights, accuracy, here]
-
-    def title(j):
         status = "abstains (no tree kept)" if used[j] == 0 else f"{used[j]} of {l} trees"
-        return f"λ = {lams[j]:g}: {status}, test accuracy {path.test_accuracy[j]:.4f}"
+        heading = dict(type="scatter", xaxis="x4", yaxis="y4", mode="text", x=[0], y=[0.5],
+                       text=[f"{SCRUBBER_HEADING}{lams[j]:g}: {status}, test accuracy "
+                             f"{path.test_accuracy[j]:.4f}"],
+                       textposition="middle right", textfont=dict(size=17),
+                       hoverinfo="skip")
+        return [weights, accuracy, here, heading]
 
     everything = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers+lines",
                       x=used[drawn], y=np.asarray(path.test_accuracy)[drawn],
                       marker=dict(size=6, color=COLORS["dropped"]),
                       line=dict(color=COLORS["dropped"], width=1), hoverinfo="skip")
-    frames = [go.Frame(name=f"{lams[j]:g}", data=panels(j), traces=[0, 1, 2],
-                       layout=dict(title=dict(text=title(j)))) for j in range(n)]
-    # Tick labels at powers of ten only (the title names the current λ): fewer
-    # labels to lay out on every frame's redraw, and a readable rail.
+    frames = [go.Frame(name=f"{lams[j]:g}", data=panels(j), traces=[0, 1, 2, 3])
+              for j in range(n)]
+    # Tick labels at powers of ten only (the heading names the current λ): a readable rail.
     decade = np.isclose(np.log10(lams), np.round(np.log10(lams)))
     steps = [dict(method="animate", label=f"{lams[j]:g}" if decade[j] else "",
                   args=[[f"{lams[j]:g}"], dict(mode="immediate", frame=dict(duration=0,
-                                                                            redraw=True),
+                                                                            redraw=False),
                                               transition=dict(duration=0))])
              for j in range(n)]
     accuracies = np.concatenate([path.test_accuracy, path.val_accuracy,
                                  [path.bagging["test"], path.bagging["validation"]]])
     low = max(0.0, float(accuracies.min()) - 0.05)
+    hidden = dict(visible=False, fixedrange=True, range=[0, 1])
     layout = dict(
-        title=dict(text=title(start), y=0.98, yanchor="top", yref="container"),
-        height=620, showlegend=False, bargap=0.1, margin=dict(l=10, r=10, t=60, b=10),
+        height=620, showlegend=False, bargap=0.1, margin=dict(l=10, r=10, t=10, b=10),
         xaxis=dict(domain=[0, 1], anchor="y", range=[-0.5, l - 0.5],
                    title=dict(text="tree index")),
-        yaxis=dict(domain=[0.62, 1], range=[0, 1.05 * top], title=dict(text="weight")),
+        yaxis=dict(domain=[0.62, 0.92], range=[0, 1.05 * top], title=dict(text="weight")),
         xaxis2=dict(domain=[0, 0.45], anchor="y2"),
         yaxis2=dict(domain=[0.12, 0.48], anchor="x2", range=[low, 1.0],
                     title=dict(text="accuracy")),
+        # Fixed (log10 units): the frames do not recompute an automatic range.
         xaxis3=dict(domain=[0.55, 1], anchor="y3", type="log",
+                    range=[np.log10(0.8), np.log10(1.25 * l)],
                     tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
                     title=dict(text="trees used (log)")),
         yaxis3=dict(domain=[0.12, 0.48], anchor="x3", range=[low, 1.0],
                     title=dict(text="test accuracy")),
+        xaxis4=dict(domain=[0, 1], anchor="y4", **hidden),
+        yaxis4=dict(domain=[0.94, 1], anchor="x4", **hidden),
         sliders=[dict(active=start, steps=steps, x=0, len=1, y=0, yanchor="top",
                       pad=dict(t=30), currentvalue=dict(visible=False))])
     return go.Figure(data=panels(start) + [everything], layout=layout, frames=frames)

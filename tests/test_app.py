@@ -257,15 +257,16 @@ def test_lambda_scrubber_holds_every_lambda_of_the_grid():
     at.toggle(key="explorer_scrub").set_value(True).run()
     _ok(at)
     figures = _charts(at)
-    (scrubber,) = [f for f in figures if f.get("frames") and "λ = " in
-                   f["layout"]["title"]["text"]]
+    (scrubber,) = [f for f in figures if f.get("frames") and "sliders" in f["layout"]
+                   and f["frames"][0]["name"] == f"{dashboard_config.LAMBDA_GRID[0]:g}"]
     grid = dashboard_config.LAMBDA_GRID
     assert [fr["name"] for fr in scrubber["frames"]] == [f"{x:g}" for x in grid]
     # The frame at the sidebar's λ (10) shows what the Explorer shows at λ = 10.
     _, sol, acc = _direct()
     frame = scrubber["frames"][grid.index(10.0)]
-    assert f"{sol.n_selected} of 10 trees" in frame["layout"]["title"]["text"]
-    assert f"test accuracy {acc:.4f}" in frame["layout"]["title"]["text"]
+    heading = frame["data"][3]["text"][0]
+    assert heading.startswith("λ = 10: ")
+    assert f"{sol.n_selected} of 10 trees" in heading and f"test accuracy {acc:.4f}" in heading
     assert scrubber["layout"]["sliders"][0]["active"] == grid.index(10.0)
 
 

@@ -1,7 +1,7 @@
 """The browser latency benchmark (``benchmarks/browser.py``), reduced to a correctness check.
 
 The browser part runs the benchmark's own functions on sonar (l = 20, 2 samples per control,
-this checkout only) in Debian's Chromium and checks what every sample saw: the charts the run
+this checkout and its floor page) in Debian's Chromium and checks what every sample saw: the charts the run
 changed were drawn with the figure the server sent, every chart shows its run's figure, the
 page's address followed each move, no error box.  No timing is asserted (speed lives in
 ``results/browser.md``).  The pure parts (trace and profile accounting, the slider walk, the
@@ -27,7 +27,7 @@ def outcome(tmp_path_factory):
         pytest.fail("Debian's chromium is not installed: run `apt-get install chromium` "
                     "(scripts/test.sh does this)")
     settings = browser.Settings(app_dirs=(str(browser.ROOT),), datasets=("sonar",), n_trees=20,
-                                moves=MOVES, warmup=1, trace=True,
+                                moves=MOVES, warmup=1, trace=True, floor=True,
                                 cache_dir=str(tmp_path_factory.mktemp("pools")))
     raw = tmp_path_factory.mktemp("raw") / "browser.json"
     result = browser.measure(settings, log=lambda *args: None, out_json=raw)
@@ -35,14 +35,30 @@ def outcome(tmp_path_factory):
     return result
 
 
+def _labels(outcome):
+    return [app.label for app in outcome.apps]
+
+
+@pytest.mark.browser
+def test_the_floor_page_is_timed_beside_the_app(outcome):
+    app, floor = outcome.apps
+    assert (app.script, floor.script) == ("app.py", browser.FLOOR_SCRIPT)
+    assert floor.label == f"{app.label} floor" and floor.directory == app.directory
+    assert not app.floor and floor.floor
+    # Only the app has the λ scrubber and the traced move.
+    assert [t["app"] for t in outcome.traces] == [s["app"] for s in outcome.scrubs] == [app.label]
+
+
 @pytest.mark.browser
 def test_every_control_is_sampled(outcome):
-    timed = [s for s in outcome.samples if s.timed]
-    for control in browser.CONTROLS:
-        assert sum(s.control == control for s in timed) == MOVES, control
-    assert [s.dataset for s in timed if s.control == "first"] == ["sonar"]
-    # The first sonar page at l = 20 read its pool from disk (the warm-up used l = 10).
-    assert [s.cold for s in timed if s.control == "first"] == [True]
+    for label in _labels(outcome):
+        timed = [s for s in outcome.samples if s.timed and s.app == label]
+        for control in browser.CONTROLS:
+            assert sum(s.control == control for s in timed) == MOVES, (label, control)
+        assert [s.dataset for s in timed if s.control == "first"] == ["sonar"]
+    # The first sonar page at l = 20 read its pool from disk (the warm-up used l = 10); the
+    # floor's server is another process, so its first page reads the pool from disk too.
+    assert [s.cold for s in outcome.samples if s.timed and s.control == "first"] == [True, True]
 
 
 @pytest.mark.browser
@@ -73,17 +89,18 @@ def test_a_new_session_redraws_every_chart(outcome):
 
 @pytest.mark.browser
 def test_the_address_followed_every_action(outcome):
-    last = {}
-    for s in outcome.samples:
-        shown = browser.query_of(s.url)
-        for key, value in s.expected.items():
-            assert browser._same(shown.get(key), value), (s.control, key, shown)
-        if s.control in browser.SLIDERS:
-            # Each move reached a new value of its slider.
-            assert s.value != last.get(s.control), (s.control, s.value)
-            last[s.control] = s.value
-    loads = [s for s in outcome.samples if s.control == "load"]
-    assert len({s.url for s in loads}) == MOVES  # distinct shared links
+    for label in _labels(outcome):
+        last = {}
+        for s in (s for s in outcome.samples if s.app == label):
+            shown = browser.query_of(s.url)
+            for key, value in s.expected.items():
+                assert browser._same(shown.get(key), value), (label, s.control, key, shown)
+            if s.control in browser.SLIDERS:
+                # Each move reached a new value of its slider.
+                assert s.value != last.get(s.control), (label, s.control, s.value)
+                last[s.control] = s.value
+        loads = [s for s in outcome.samples if s.control == "load" and s.app == label]
+        assert len({s.url for s in loads}) == MOVES  # distinct shared links
 
 
 @pytest.mark.browser
@@ -124,9 +141,12 @@ def test_report_and_raw_samples(outcome, tmp_path):
     assert "| sonar |" in text and "## Against issue 14's targets" in text
     assert "## Scrubbing λ in the page" in text
     assert "python -m benchmarks.browser --datasets sonar" in text
-    assert "Ratio" not in text  # one checkout: nothing to compare
+    app, floor = _labels(outcome)
+    assert f"### Ratio {floor} / {app}" in text  # the floor against its app
+    assert f"its floor page `{browser.FLOOR_SCRIPT}`" in text
     again = browser.read_json(outcome.raw_path)
     assert len(again.samples) == len(outcome.samples)
+    assert again.apps == outcome.apps
     assert browser.report(again, "python -m benchmarks.browser --datasets sonar") == text
 
 

@@ -92,5 +92,14 @@ def test_lambda_path_is_one_solve_per_lambda(small_pool):
         assert x[1::3] == kept.tolist()
         np.testing.assert_array_equal(y[1::3], path.weights[kept, j])
     assert fig.layout.sliders[0].active == 1
-    if path.n_selected[0] == 0:
-        assert "abstains" in fig.frames[0].layout.title.text
+    # The heading is a text trace (the frames redraw traces only), one per frame.
+    headings = [frame.data[3].text[0] for frame in fig.frames]
+    for j, heading in enumerate(headings):
+        assert heading.startswith(f"{plots.SCRUBBER_HEADING}{lams[j]:g}: ")
+        assert heading.endswith(f"test accuracy {path.test_accuracy[j]:.4f}")
+        assert ("abstains" in heading) == (path.n_selected[j] == 0)
+    assert fig.data[3].text[0] == headings[1]
+    # Slider steps restyle the traces only, so nothing may rely on a recomputed range.
+    assert all(step.args[1]["frame"]["redraw"] is False for step in fig.layout.sliders[0].steps)
+    for axis in ("xaxis", "yaxis", "xaxis3", "yaxis2", "yaxis3"):
+        assert fig.layout[axis].range is not None, axis

@@ -1109,8 +1109,8 @@ TRACE_START = {"lam": "5", "k": "24"}
 #: Plotly's slider animates at most once per animation frame, to the latest position, so a
 #: slow frame makes it skip λ values.  Every animation frame, the page reads which λ the chart
 #: shows (the heading drawn in its SVG, not the figure's state); a change is one redraw on
-#: screen.  Returns, per pass, the redraws and
-#: the time from the first move to the last λ shown; and each λ's lag (its move to its heading).
+#: screen.  Returns, per pass, the redraws and the time from the first move to the last λ
+#: shown; and each λ's lag (its move to its heading).
 SCRUB_JS = """
 async (passes) => {
   const gd = [...document.querySelectorAll('.js-plotly-plot')]

@@ -398,8 +398,11 @@ def lambda_scrubber(path, lam=None):
                                                    path.bagging["test"],
                                                    path.bagging["validation"])],
                         textposition="inside", hovertemplate="%{x}: %{y:.4f}<extra></extra>")
+        # An abstaining λ has no place on the log axis: its marker is not drawn (a null
+        # point), and the heading says that it abstains.
         here = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers",
-                    x=[max(int(used[j]), 1)], y=[path.test_accuracy[j]],
+                    x=[int(used[j]) if used[j] else None],
+                    y=[path.test_accuracy[j] if used[j] else None],
                     marker=dict(size=16, color=sdwec, line=dict(width=2, color="black")),
                     hovertemplate="λ=" + f"{lams[j]:g}" + ": %{x} trees, test %{y:.4f}"
                                   "<extra></extra>")

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from sdwec import methods, plots
+from sdwec import comparison, methods, plots
 from sdwec.solver import IterationRecord
 
 
@@ -333,3 +333,28 @@ def test_member_weights_marks_the_pinned_weights():
     assert fig.layout.yaxis2.dtick == 0.25  # accuracy ticks at 0, 0.25, ..., not 0.126
     with pytest.raises(ValueError, match="differ in shape"):
         plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])
+
+
+def test_lambda_scrubber_by_hand():
+    # Three trees, three λ: the first abstains, the second keeps tree 1, the third all three.
+    W = np.array([[0.0, 0.0, 0.5], [0.0, 2.0, 1.0], [0.0, 0.0, 0.25]])
+    path = comparison.LambdaPath(lams=np.array([0.01, 1.0, 100.0]), weights=W,
+                                 val_accuracy=np.array([0.5, 0.75, 1.0]),
+                                 test_accuracy=np.array([0.4, 0.6, 0.8]),
+                                 bagging={"validation": 0.9, "test": 0.7})
+    fig = plots.lambda_scrubber(path, lam=0.9)
+    assert fig.layout.sliders[0].active == 1  # the grid's nearest λ
+    stems, bars, here, heading = (fig.frames[2].data[i] for i in range(4))
+    assert list(stems.x) == [0, 0, None, 1, 1, None, 2, 2, None]
+    assert list(stems.y) == [0.0, 0.5, None, 0.0, 1.0, None, 0.0, 0.25, None]
+    assert list(bars.y) == [0.8, 1.0, 0.7, 0.9] and list(bars.text) == [
+        "0.800", "1.000", "0.700", "0.900"]
+    assert (list(here.x), list(here.y)) == ([3], [0.8])
+    assert heading.text == ("λ = 100: 3 of 3 trees, test accuracy 0.8000",)
+    assert list(fig.frames[1].data[2].x) == [1]
+    # The abstaining λ: no stem, no marker on the log axis, and the heading says so.
+    stems, _, here, heading = (fig.frames[0].data[i] for i in range(4))
+    assert list(stems.x) == [] and list(here.x) == [None] and list(here.y) == [None]
+    assert heading.text == ("λ = 0.01: abstains (no tree kept), test accuracy 0.4000",)
+    # The line of every λ leaves the abstaining one out.
+    assert list(fig.data[4].x) == [1, 3]

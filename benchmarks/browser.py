@@ -81,7 +81,8 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from benchmarks.common import CHART_CONTAINERS, CHARTS, load_average, machine, percentile, table
+from benchmarks.common import (CHART_COMPONENT, CHART_CONTAINERS, CHARTS, load_average,
+                               machine, percentile, table)
 from benchmarks.load import LAUNCH_ARGS, UCI, Server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,15 +184,13 @@ INIT_JS = r"""
 })();
 """
 
-_CHARTS, _CONTAINERS = CHARTS, CHART_CONTAINERS
-
 #: Forget what came before an action (the page is quiet when this runs).
 MARK_JS = f"""
 () => {{
   const S = window.__bench;
   if (!S) return null;
   S.msgs = [];
-  for (const gd of document.querySelectorAll('{_CHARTS}')) gd.__benchDraws = [];
+  for (const gd of document.querySelectorAll('{CHARTS}')) gd.__benchDraws = [];
   return S.keys.length;
 }}
 """
@@ -222,8 +221,8 @@ QUIET_JS = f"""
   const S = window.__bench;
   const t = performance.timeOrigin + performance.now();
   return !S.pending && t - Math.max(S.lastDraw, S.lastMsg) >= ms
-    && document.querySelectorAll('{_CONTAINERS}').length
-       === document.querySelectorAll('{_CHARTS}').length;
+    && document.querySelectorAll('{CHART_CONTAINERS}').length
+       === document.querySelectorAll('{CHARTS}').length;
 }}
 """
 
@@ -244,7 +243,7 @@ COLLECT_JS = f"""
   const msgs = S.msgs.map((m, i) => ({{t: m.t, n: m.n, type: m.type, status: m.status,
     data: (withData && i >= start && (m.type === 5 || m.type === 11) && m.data)
       ? b64(m.data) : null}}));
-  const charts = Array.from(document.querySelectorAll('{_CHARTS}')).map(
+  const charts = Array.from(document.querySelectorAll('{CHARTS}')).map(
     gd => (gd.__benchDraws || []).map(d => d[0]));
   return {{
     msgs, charts, keys: S.keys.length, key: S.keys[S.keys.length - 1],
@@ -278,7 +277,7 @@ READY_JS = f"""
 ([changed, t0]) => {{
   {_FP}
   const want = window.__bench.want;
-  const gds = Array.from(document.querySelectorAll('{_CHARTS}'));
+  const gds = Array.from(document.querySelectorAll('{CHARTS}'));
   if (gds.length !== want.length) return false;
   return gds.every((gd, i) => want[i] === null || (fp(gd.data) === want[i]
     && (!changed.includes(i)
@@ -293,7 +292,7 @@ MATCH_JS = f"""
 (t0) => {{
   {_FP}
   const want = window.__bench.want;
-  const gds = Array.from(document.querySelectorAll('{_CHARTS}'));
+  const gds = Array.from(document.querySelectorAll('{CHARTS}'));
   return want.map((w, i) => {{
     const gd = gds[i];
     if (!gd || w === null) return {{first: null, shows: null}};
@@ -474,7 +473,7 @@ def _chart_spec(element, kind):
     component of ``dashboard/charts.py`` (its data's ``spec``); ``None`` for anything else."""
     if kind == "plotly_chart":
         return element.plotly_chart.spec
-    if kind == "bidi_component" and element.bidi_component.component_name == "sdwec_plotly":
+    if kind == "bidi_component" and element.bidi_component.component_name == CHART_COMPONENT:
         return json.loads(element.bidi_component.json)["spec"]
     return None
 
@@ -1557,8 +1556,9 @@ def _trace_section(outcome):
              "- **profile**: JavaScript self time by script (bundle chunk), a native DOM "
              "call counted with the script that made it (`Plotly.js`: Streamlit's Plotly "
              "chunk with its React wrapper, or the plotly package's bundle that the in-place "
-             "charts of dashboard/charts.py load from app/static; `react-dom` React's reconciliation; `emotion-styled` "
-             "Streamlit's CSS-in-JS; `index` Streamlit's core, protobuf decoding included).",
+             "charts of dashboard/charts.py load from app/static; `react-dom` React's "
+             "reconciliation; `emotion-styled` Streamlit's CSS-in-JS; `index` Streamlit's "
+             "core, protobuf decoding included).",
              ""]
     rows, prof_rows, tops = [], [], []
     for t in outcome.traces:

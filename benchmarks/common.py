@@ -56,6 +56,9 @@ def table(header, rows):
 #: containers, drawn or not yet.
 CHARTS = '[data-testid="stPlotlyChart"] .js-plotly-plot, .sdwec-chart.js-plotly-plot'
 CHART_CONTAINERS = '[data-testid="stPlotlyChart"], .sdwec-chart'
+#: The in-place charts' component (``dashboard.charts.COMPONENT``; not imported, so that a
+#: benchmark does not load Streamlit to read one name; tests/test_charts.py checks they agree).
+CHART_COMPONENT = "sdwec_plotly"
 
 
 def load_average(averages=None):

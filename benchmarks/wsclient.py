@@ -21,6 +21,8 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from benchmarks.common import CHART_COMPONENT
+
 #: Deltas for elements drawn by a run: element type -> field holding the user-visible text.
 _TEXT_FIELDS = {"markdown": "body", "alert": "body", "exception": "message", "text": "body",
                 "caption": "body"}
@@ -251,7 +253,7 @@ class Session:
             run.problems.append(f"st.error: {body.body[:200]}")
         elif kind == "plotly_chart" and _chart_has_data(body.spec):
             run.charts += 1
-        elif (kind == "bidi_component" and body.component_name == "sdwec_plotly"
+        elif (kind == "bidi_component" and body.component_name == CHART_COMPONENT
               and _chart_has_data(json.loads(body.json)["spec"])):
             run.charts += 1  # an in-place chart of dashboard/charts.py
         elif kind == "progress":

@@ -54,7 +54,10 @@ const load = (src) => {
     const script = document.createElement('script');
     script.src = src;
     script.onload = () => resolve(window.Plotly);
-    script.onerror = () => { window.__sdwecPlotly = null; reject(new Error('could not load ' + src)); };
+    script.onerror = () => {
+      window.__sdwecPlotly = null;
+      reject(new Error('could not load ' + src));
+    };
     document.head.appendChild(script);
   });
   return window.__sdwecPlotly;
@@ -69,7 +72,8 @@ export default function ({ data, parentElement }) {
   }
   gd.style.minHeight = data.height + 'px';
   gd.__sdwecLatest = data.spec;
-  gd.__sdwecQueue = (gd.__sdwecQueue || Promise.resolve()).then(() => load(data.src)).then((Plotly) => {
+  const queue = gd.__sdwecQueue || Promise.resolve();
+  gd.__sdwecQueue = queue.then(() => load(data.src)).then((Plotly) => {
     if (gd.__sdwecLatest !== data.spec || gd.__sdwecDrawn === data.spec) return;
     const figure = JSON.parse(data.spec);
     figure.layout.height = data.height;
@@ -88,7 +92,9 @@ export default function ({ data, parentElement }) {
 # that layout stays inside the chart instead of walking the whole page.
 _CSS = ".sdwec-chart { contain: layout paint; }"
 
-_component = st.components.v2.component("sdwec_plotly", js=_JS, css=_CSS, isolate_styles=False)
+#: The component's name, by which the tests and the benchmarks find these charts.
+COMPONENT = "sdwec_plotly"
+_component = st.components.v2.component(COMPONENT, js=_JS, css=_CSS, isolate_styles=False)
 
 
 def ensure_plotly_js(static_dir=STATIC_DIR):

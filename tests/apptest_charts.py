@@ -2,17 +2,19 @@
 
 import json
 
+from dashboard.charts import COMPONENT
+
 
 def chart_nodes(at):
     """Every chart element in page order: ``st.plotly_chart`` elements and the in-place
-    charts of ``dashboard/charts.py`` (component ``sdwec_plotly``)."""
+    charts of ``dashboard/charts.py`` (component :data:`~dashboard.charts.COMPONENT`)."""
     nodes = []
 
     def walk(node):
         for child in getattr(node, "children", {}).values():
             if child.type == "plotly_chart" or (
                     child.type == "bidi_component"
-                    and child.proto.component_name == "sdwec_plotly"):
+                    and child.proto.component_name == COMPONENT):
                 nodes.append(child)
             walk(child)
 

@@ -171,14 +171,13 @@ def _wait_change(page, read, before):
 
 def _clean(page, n_charts):
     """No traceback or error box, and ``n_charts`` drawn Plotly charts."""
-    selector = CHARTS
     page.wait_for_function(
-        f"() => document.querySelectorAll('{selector}').length >= {n_charts}", timeout=LOAD_MS)
+        f"() => document.querySelectorAll('{CHARTS}').length >= {n_charts}", timeout=LOAD_MS)
     body = page.locator("body").inner_text()
     assert "Traceback" not in body
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
-    charts = page.locator(selector)
+    charts = page.locator(CHARTS)
     assert charts.count() == n_charts
     # Every chart has drawn at least one trace.
     for i in range(n_charts):
@@ -389,12 +388,11 @@ def _scrub_without_the_server(page, server, toggle, first, after):
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
     _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
     page.get_by_text(toggle).click()
-    selector = CHARTS
-    page.wait_for_function(f"() => [...document.querySelectorAll('{selector}')]"
+    page.wait_for_function(f"() => [...document.querySelectorAll('{CHARTS}')]"
                            ".some(el => el.querySelector('.slider-container'))",
                            timeout=LOAD_MS)
     _idle(page)
-    chart = page.locator(selector).filter(has=page.locator(".slider-container")).first
+    chart = page.locator(CHARTS).filter(has=page.locator(".slider-container")).first
     assert first in chart.evaluate(_HEADING_JS)
     before = len(sent)
     chart.locator(".slider-rail-rect").first.scroll_into_view_if_needed()

@@ -1,9 +1,9 @@
 """The browser latency benchmark (``benchmarks/browser.py``), reduced to a correctness check.
 
 The browser part runs the benchmark's own functions on sonar (l = 20, 2 samples per control,
-this checkout and its floor page) in Debian's Chromium and checks what every sample saw: the charts the run
-changed were drawn with the figure the server sent, every chart shows its run's figure, the
-page's address followed each move, no error box.  No timing is asserted (speed lives in
+this checkout and its floor page) in Debian's Chromium and checks what every sample saw: the
+charts the run changed were drawn with the figure the server sent, every chart shows its run's
+figure, the page's address followed each move, no error box.  No timing is asserted (speed lives in
 ``results/browser.md``).  The pure parts (trace and profile accounting, the slider walk, the
 message decoding) are checked against hand-built inputs without a browser.
 """

@@ -1,6 +1,7 @@
 """The Explorer's in-place charts (dashboard/charts.py): the Plotly.js copy, the figure JSON,
 and the element identity that lets a rerun update a chart instead of replacing it."""
 
+import base64
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from benchmarks.common import CHART_COMPONENT, CHARTS
 from dashboard import charts
 from tests.apptest_charts import chart_nodes
 
@@ -39,6 +41,12 @@ def test_an_unwritable_place_gives_none(tmp_path):
     assert charts.ensure_plotly_js(blocker / "static") is None
 
 
+def test_the_benchmarks_find_these_charts():
+    assert CHART_COMPONENT == charts.COMPONENT
+    assert ".sdwec-chart.js-plotly-plot" in CHARTS  # the div the component's script draws into
+    assert "gd.className = 'sdwec-chart'" in charts._JS
+
+
 def test_the_static_copy_is_ignored_by_git():
     ignore = (Path(charts.STATIC_DIR) / ".gitignore").read_text().split()
     assert charts.PLOTLY_JS in ignore
@@ -58,8 +66,6 @@ def test_figure_spec_keeps_the_data_and_replaces_the_template():
     # plotly.py may pack numpy arrays as base64 typed arrays; either way the values survive.
     values = trace["y"]
     if isinstance(values, dict):
-        import base64
-
         values = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
     np.testing.assert_array_equal(values, y)
     assert fig.layout.template.layout.font.family != charts.TEMPLATE["layout"]["font"]["family"]

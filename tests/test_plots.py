@@ -344,6 +344,7 @@ def test_lambda_scrubber_by_hand():
                                  bagging={"validation": 0.9, "test": 0.7})
     fig = plots.lambda_scrubber(path, lam=0.9)
     assert fig.layout.sliders[0].active == 1  # the grid's nearest λ
+    assert tuple(fig.layout.yaxis2.range) == (0, 1.0)  # accuracy bars start at 0
     stems, bars, here, heading = (fig.frames[2].data[i] for i in range(4))
     assert list(stems.x) == [0, 0, None, 1, 1, None, 2, 2, None]
     assert list(stems.y) == [0.0, 0.5, None, 0.0, 1.0, None, 0.0, 0.25, None]

@@ -9,7 +9,7 @@ from dashboard.charts import plotly_chart
 from dashboard.config import LAMBDA_GRID
 from dashboard.glossary import show_glossary
 from dashboard.sidebar import pin_current, unpin
-from sdwec import comparison, convergence, export, plots
+from sdwec import comparison, convergence, export, plots, voting
 
 
 def _label_formatter(classes):
@@ -70,8 +70,13 @@ def show_explorer(config):
         st.info("**SDWEC-OOB (ours, beyond the paper):** the weights are fitted on the "
                 "training rows' out-of-bag votes (each tree votes only on rows outside its "
                 "bootstrap sample) stacked with the validation rows, and the kept trees vote "
-                "with equal weights. The paper's SDWEC uses the validation rows only. "
-                "Evidence and the size-targeted version: results/oob/ and the Frontier.")
+                "with equal weights: the weights chart, the downloaded files and the "
+                "downloaded model all hold those votes, 1 for each kept tree (Algorithm 1's "
+                "own weights, which only choose the trees, are in the files' `solver_weight` "
+                "and in the weights across iterations). The paper's SDWEC uses the validation "
+                "rows only and votes with its weights. Here λ is the sidebar's; the "
+                "size-targeted version (λ searched to keep a fifth of the trees) and the "
+                "evidence: results/oob/ and the Frontier.")
     fmt = _label_formatter(result.classes)
     abstain = fmt(result.abstain_label)
     if sol.n_selected == 0:
@@ -216,9 +221,10 @@ def _timing_section(ref, sol):
            "overhead do not shrink with the number of trees." if high < formula else ""))
 
 
-def model_bytes(pool, solution):
-    """The pruned model of ``solution`` on ``pool`` as a joblib file (``bytes``)."""
-    model = export.pruned_model(pool, solution.weights, params=solution.params,
+def model_bytes(pool, solution, fit_on="validation"):
+    """The pruned model of ``solution`` on ``pool`` as a joblib file (``bytes``), voting as
+    the fit ``fit_on`` does (equal votes for SDWEC-OOB)."""
+    model = export.pruned_model(pool, solution.weights, fit_on=fit_on, params=solution.params,
                                 solution=solution)
     return export.model_joblib(model)
 
@@ -228,8 +234,9 @@ def show_downloads(ref, config, result):
     sol = result.solution
     row = result.methods[0]
     name = ref.label
-    meta = dict(params=dict(sol.params, n_trees=config.n_trees, task=config.task),
-                dataset=name, seed=config.seed,
+    fit_on = config.compare_params()["fit_on"]
+    meta = dict(fit_on=fit_on,
+                params=dict(sol.params, n_trees=config.n_trees, task=config.task), dataset=name, seed=config.seed,
                 metrics={"test_accuracy": row["test"], "validation_accuracy": row["validation"],
                          "sparsity": sol.sparsity, "n_selected": sol.n_selected})
     stem = "sdwec_" + "".join(c if c.isalnum() else "_" for c in str(name)) + f"_lam{config.lam:g}"
@@ -245,11 +252,17 @@ def show_downloads(ref, config, result):
                             file_name=f"{stem}_weights.json", mime="application/json",
                             key="download_json", on_click="ignore", icon=":material/data_object:")
     pool = services.get_pool(ref)
-    cols[2].download_button("Pruned model (joblib)", lambda: model_bytes(pool, sol),
+    cols[2].download_button("Pruned model (joblib)", lambda: model_bytes(pool, sol, fit_on),
                             file_name=f"{stem}_model.joblib",
                             mime="application/octet-stream", key="download_model",
                             on_click="ignore", icon=":material/forest:")
-    st.caption("The model file holds an `SDWECClassifier` with only the selected trees: "
-               "`joblib.load(path).predict(X)` with X's columns in the dataset's order "
-               "(`sdwec` must be importable: `pip install .` in this project; load only files you "
-               "trust).")
+    vote = ("one vote each (SDWEC-OOB's equal votes: the files' `weight` column is 1 on "
+            "every kept tree, `solver_weight` holds Algorithm 1's weights that chose them)"
+            if voting.vote_of(fit_on) == "equal" else "their SDWEC weights")
+    st.caption(f"The files hold the weights the ensemble votes with, and their provenance "
+               f"(`fit`: {voting.fit_name(fit_on)}, `vote`: {voting.vote_of(fit_on)}). The "
+               f"model file holds an `SDWECClassifier` with only the selected trees, voting "
+               f"with {vote}, so it predicts what this page scores: "
+               f"`joblib.load(path).predict(X)` with X's columns in the dataset's order "
+               f"(`sdwec` must be importable: `pip install .` in this project; load only files "
+               f"you trust).")

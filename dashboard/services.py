@@ -22,7 +22,7 @@ import streamlit as st
 
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
 from sdwec import (comparison, datasets, experiments, frontier, plots, pool, solver,
-                   timing)
+                   timing, voting)
 from sdwec.errors import DataError
 
 #: Bounds of the caches.
@@ -297,11 +297,15 @@ def compare(ref, config):
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     """The Explorer's accuracy and weights figures for one configuration (shared, read-only)."""
-    sol = _result.solution
-    threshold = sol.threshold if np.isfinite(sol.threshold) else None
+    sol, fit_on = _result.solution, dict(params)["fit_on"]
+    # The chart shows what votes: SDWEC-OOB's kept trees one vote each, with no threshold
+    # (it cut Algorithm 1's weights, not these).
+    equal = voting.vote_of(fit_on) == "equal"
+    threshold = sol.threshold if np.isfinite(sol.threshold) and not equal else None
+    pinned = None if _pinned is None else voting.voting_weights(_pinned.solution.weights, fit_on)
     return (plots.method_comparison(_summary),
-            plots.member_weights(sol.weights, _result.member_accuracy, threshold,
-                                 pinned=None if _pinned is None else _pinned.solution.weights))
+            plots.member_weights(voting.voting_weights(sol.weights, fit_on),
+                                 _result.member_accuracy, threshold, pinned=pinned))
 
 
 def explorer_figures(ref, config, result, summary, pinned=None):

@@ -1,10 +1,15 @@
 """Files the dashboard offers for download: weights as CSV and JSON, the pruned model as joblib.
 
 Every function returns ``bytes`` ready for ``st.download_button``.  The weight files carry
-their provenance (parameters, dataset, seed, metrics) so that a downloaded file says how it
-was produced; :func:`read_weights_csv` reads a CSV back.  The model file holds a fitted
+their provenance (parameters, dataset, seed, metrics, what the weights were fitted on and how
+the kept trees vote) so that a downloaded file says how it was produced;
+:func:`read_weights_csv` reads a CSV back.  The model file holds a fitted
 :class:`~sdwec.estimator.SDWECClassifier` that keeps only the selected trees, so
 ``joblib.load(path).predict(X)`` works directly (with ``sdwec`` importable).
+
+Every function takes Algorithm 1's weights and the fit they come from (``fit_on``); files and
+model hold the weights the ensemble *votes* with (:func:`sdwec.voting.voting_weights`): for
+SDWEC-OOB, 1 on each kept tree, Algorithm 1's weights kept beside them as ``solver_weight``.
 """
 
 import io
@@ -16,14 +21,17 @@ import pandas as pd
 from sklearn.tree import DecisionTreeClassifier
 
 import sdwec
+from sdwec import voting
 from sdwec._util import plain_json
 from sdwec.estimator import SDWECClassifier
 
 __all__ = ["weights_frame", "weights_csv", "weights_json", "read_weights_csv", "pruned_model",
            "model_joblib", "FORMAT"]
 
-FORMAT = "sdwec-weights/1"
-"""Identifies the layout of the weight files; bump it when the layout changes."""
+FORMAT = "sdwec-weights/2"
+"""Identifies the layout of the weight files; bump it when the layout changes (2: the
+``weight`` column holds the voting weights, ``solver_weight`` Algorithm 1's; ``fit`` and
+``vote`` in the provenance)."""
 
 _SOLVER_PARAMS = ("lam", "beta", "gamma", "eps", "iterations", "threshold")
 
@@ -37,28 +45,37 @@ def _check_weights(weights):
     return w
 
 
-def weights_frame(weights):
+def weights_frame(weights, fit_on="validation"):
     """The weights as a table: one row per pool member.
 
     Parameters
     ----------
     weights : array-like of shape (l,)
+        Algorithm 1's weights (zeros for the pruned members).
+    fit_on : {"validation", "oob+validation"}, default="validation"
+        The fit the weights come from (:mod:`sdwec.voting`).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``member`` (pool index), ``weight`` and ``selected`` (weight non-zero).
+        Columns ``member`` (pool index), ``weight`` (what the member votes with),
+        ``solver_weight`` (Algorithm 1's weight; equal to ``weight`` for a weighted vote) and
+        ``selected`` (weight non-zero).
     """
     w = _check_weights(weights)
-    return pd.DataFrame({"member": np.arange(len(w)), "weight": w, "selected": w != 0})
+    vote = voting.voting_weights(w, fit_on)
+    return pd.DataFrame({"member": np.arange(len(w)), "weight": vote, "solver_weight": w,
+                         "selected": vote != 0})
 
 
-def _provenance(weights, params, dataset, seed, metrics):
-    w = _check_weights(weights)
+def _provenance(weights, fit_on, params, dataset, seed, metrics):
+    w = voting.voting_weights(_check_weights(weights), fit_on)
     n_selected = int(np.count_nonzero(w))
     return {
         "format": FORMAT,
         "sdwec_version": sdwec.__version__,
+        "fit": voting.fit_name(fit_on),
+        "vote": voting.vote_of(fit_on),
         "dataset": plain_json(dataset),
         "seed": plain_json(seed),
         "params": plain_json(dict(params or {})),
@@ -69,7 +86,8 @@ def _provenance(weights, params, dataset, seed, metrics):
     }
 
 
-def weights_csv(weights, *, params=None, dataset=None, seed=None, metrics=None):
+def weights_csv(weights, *, fit_on="validation", params=None, dataset=None, seed=None,
+                metrics=None):
     """The weights as CSV, preceded by ``# key: <JSON value>`` provenance lines.
 
     Read it back with :func:`read_weights_csv`, or with
@@ -78,7 +96,11 @@ def weights_csv(weights, *, params=None, dataset=None, seed=None, metrics=None):
     Parameters
     ----------
     weights : array-like of shape (l,)
-        Weight of every pool member (zeros for the pruned ones).
+        Algorithm 1's weight of every pool member (zeros for the pruned ones).
+    fit_on : {"validation", "oob+validation"}, default="validation"
+        What the weights were fitted on; it decides how the kept members vote
+        (:mod:`sdwec.voting`), recorded as ``fit`` (``"validation"``/``"oob"``) and ``vote``
+        (``"weighted"``/``"equal"``).
     params : dict, optional
         Parameters that produced the weights (λ, β, γ, ε, iterations, threshold, pool size...).
     dataset : str, optional
@@ -93,9 +115,10 @@ def weights_csv(weights, *, params=None, dataset=None, seed=None, metrics=None):
     bytes
         UTF-8 text.
     """
-    header = _provenance(weights, params, dataset, seed, metrics)
+    header = _provenance(weights, fit_on, params, dataset, seed, metrics)
     lines = [f"# {key}: {json.dumps(value, allow_nan=False)}" for key, value in header.items()]
-    table = weights_frame(weights).to_csv(index=False, float_format="%.17g", lineterminator="\n")
+    table = weights_frame(weights, fit_on).to_csv(index=False, float_format="%.17g",
+                                                 lineterminator="\n")
     return ("\n".join(lines) + "\n" + table).encode("utf-8")
 
 
@@ -109,7 +132,7 @@ def read_weights_csv(data):
     Returns
     -------
     table : pandas.DataFrame
-        Columns ``member``, ``weight``, ``selected``.
+        Columns ``member``, ``weight`` (the voting weights), ``solver_weight``, ``selected``.
     provenance : dict
         The ``# key: value`` lines, values decoded from JSON.
 
@@ -135,41 +158,52 @@ def read_weights_csv(data):
     return table, provenance
 
 
-def weights_json(weights, *, params=None, dataset=None, seed=None, metrics=None):
+def weights_json(weights, *, fit_on="validation", params=None, dataset=None, seed=None,
+                 metrics=None):
     """The weights and their provenance as one JSON document.
 
     Parameters are those of :func:`weights_csv`.  The document has the provenance keys
-    (``format``, ``sdwec_version``, ``dataset``, ``seed``, ``params``, ``metrics``,
-    ``n_members``, ``n_selected``, ``sparsity``) plus ``weights`` (all ``l`` of them) and
-    ``selected`` (indices of the non-zero ones).  NaN and infinite values become ``null``.
+    (``format``, ``sdwec_version``, ``fit``, ``vote``, ``dataset``, ``seed``, ``params``,
+    ``metrics``, ``n_members``, ``n_selected``, ``sparsity``) plus ``weights`` (the voting
+    weights, all ``l`` of them), ``solver_weights`` (Algorithm 1's) and ``selected`` (indices
+    of the non-zero ones).  NaN and infinite values become ``null``.
 
     Returns
     -------
     bytes
         UTF-8 JSON.
     """
-    document = _provenance(weights, params, dataset, seed, metrics)
+    document = _provenance(weights, fit_on, params, dataset, seed, metrics)
     w = _check_weights(weights)
-    document["weights"] = w.tolist()
-    document["selected"] = np.flatnonzero(w).tolist()
+    vote = voting.voting_weights(w, fit_on)
+    document["weights"] = vote.tolist()
+    document["solver_weights"] = w.tolist()
+    document["selected"] = np.flatnonzero(vote).tolist()
     return json.dumps(document, indent=2, allow_nan=False).encode("utf-8")
 
 
-def pruned_model(pool, weights, *, params=None, solution=None, feature_names=None):
-    """A fitted :class:`SDWECClassifier` made of a pool's trees with the given weights.
+def pruned_model(pool, weights, *, fit_on="validation", params=None, solution=None,
+                 feature_names=None):
+    """A fitted :class:`SDWECClassifier` made of a pool's trees, voting as the fit says.
 
-    No solver run and no training: the weights are used as given (typically the dashboard's
-    current ``Solution.weights``) and only the trees with a non-zero weight are kept
+    No solver run and no training: the weights (typically the dashboard's current
+    ``Solution.weights``) become the voting weights of ``fit_on``
+    (:func:`sdwec.voting.voting_weights`: as given for ``"validation"``, 1 on each kept tree
+    for SDWEC-OOB) and only the trees with a non-zero weight are kept
     (:meth:`SDWECClassifier.from_weights`).  The model predicts exactly like
-    :func:`sdwec.combiners.vote` with these weights over the whole pool, ties going to the
-    pool's most frequent validation class first (``pool.prior``).
+    :func:`sdwec.combiners.vote` with these voting weights over the whole pool, ties going to
+    the pool's most frequent validation class first (``pool.prior``).
 
     Parameters
     ----------
     pool : sdwec.pool.Pool
         The pool the weights belong to.
     weights : array-like of shape (l,)
-        Non-negative member weights.
+        Non-negative member weights (Algorithm 1's).
+    fit_on : {"validation", "oob+validation"}, default="validation"
+        The fit the weights come from; recorded in the model's ``fit_on`` and ``vote``
+        parameters (``"weighted"`` or ``"uniform"``), so ``clone(model).fit(X, y)`` fits the
+        same way.
     params : dict, optional
         Solver parameters that produced the weights; the entries named like
         :class:`SDWECClassifier` parameters (``lam``, ``beta``, ``gamma``, ``eps``,
@@ -193,8 +227,10 @@ def pruned_model(pool, weights, *, params=None, solution=None, feature_names=Non
     """
     chosen = {k: v for k, v in dict(params or {}).items() if k in _SOLVER_PARAMS}
     tree_params = pool.meta.get("tree_params") or {}
+    vote = voting.vote_of(fit_on)
     return SDWECClassifier.from_weights(
-        pool.ensemble, _check_weights(weights), tie_order=pool.prior,
+        pool.ensemble, voting.voting_weights(_check_weights(weights), fit_on),
+        fit_on=fit_on, vote="uniform" if vote == "equal" else "weighted", tie_order=pool.prior,
         feature_names=feature_names, solution=solution,
         estimator=DecisionTreeClassifier(**tree_params) if tree_params else None,
         n_estimators=len(pool.estimators), random_state=pool.meta.get("seed"), **chosen)

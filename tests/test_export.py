@@ -10,7 +10,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.frozen import FrozenEstimator
 
-from sdwec import combiners, export
+from sdwec import combiners, comparison, export, voting
 from sdwec.estimator import SDWECClassifier
 from sdwec.pool import build_pool
 from sdwec.solver import solve
@@ -51,7 +51,11 @@ def test_weights_csv_round_trip_keeps_weights_and_provenance():
     assert meta["format"] == export.FORMAT
     # plain pandas reads the table by skipping the comment lines
     plain = pd.read_csv(io.BytesIO(data), comment="#")
-    assert list(plain.columns) == ["member", "weight", "selected"] and len(plain) == 5
+    assert list(plain.columns) == ["member", "weight", "solver_weight", "selected"]
+    assert len(plain) == 5
+    # the paper's fit votes with Algorithm 1's weights: both columns hold them
+    np.testing.assert_array_equal(plain["solver_weight"], weights)
+    assert meta["fit"] == "validation" and meta["vote"] == "weighted"
 
 
 def test_weights_json_holds_weights_selection_and_provenance():
@@ -61,6 +65,8 @@ def test_weights_json_holds_weights_selection_and_provenance():
                                metrics={"val_accuracy": 0.9, "auc": np.nan})
     doc = json.loads(data)
     assert doc["weights"] == [0.0, 0.7, 0.0, 0.25]
+    assert doc["solver_weights"] == [0.0, 0.7, 0.0, 0.25]
+    assert doc["fit"] == "validation" and doc["vote"] == "weighted"
     assert doc["selected"] == [1, 3]
     assert doc["n_selected"] == 2 and doc["sparsity"] == 0.5
     assert doc["dataset"] == "sonar" and doc["seed"] == 0
@@ -175,3 +181,60 @@ def test_pruned_model_checks_weights_and_feature_names(binary_pool):
     np.testing.assert_array_equal(model.predict(frame), expected)
     with pytest.raises(ValueError, match="feature names"):
         model.predict(frame.rename(columns={"f0": "g0"}))
+
+
+# --------------------------------------------------------------------------- SDWEC-OOB: what votes
+
+
+def test_voting_weights_of_each_fit():
+    w = np.array([0.0, 2.5, 0.4, 0.0, 1e-9])
+    np.testing.assert_array_equal(voting.voting_weights(w, "validation"), w)
+    np.testing.assert_array_equal(voting.voting_weights(w, "oob+validation"), [0, 1, 1, 0, 1])
+    assert voting.fit_name("oob+validation") == "oob" and voting.vote_of("oob+validation") == "equal"
+    assert voting.fit_name("validation") == "validation"
+    assert voting.vote_of("validation") == "weighted"
+    with pytest.raises(ValueError, match="fit_on must be one of"):
+        voting.voting_weights(w, "oob")
+
+
+def test_oob_weight_files_hold_equal_votes_and_say_so():
+    solver_weights = np.array([0.0, 2.5, 0.4, 0.0])
+    table, meta = export.read_weights_csv(
+        export.weights_csv(solver_weights, fit_on="oob+validation", dataset="wine", seed=0))
+    np.testing.assert_array_equal(table["weight"], [0.0, 1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(table["solver_weight"], solver_weights)
+    np.testing.assert_array_equal(table["selected"], [False, True, True, False])
+    assert meta["fit"] == "oob" and meta["vote"] == "equal"
+    assert meta["n_selected"] == 2 and meta["sparsity"] == 0.5
+    doc = json.loads(export.weights_json(solver_weights, fit_on="oob+validation"))
+    assert doc["weights"] == [0.0, 1.0, 1.0, 0.0]
+    assert doc["solver_weights"] == [0.0, 2.5, 0.4, 0.0]
+    assert doc["fit"] == "oob" and doc["vote"] == "equal" and doc["selected"] == [1, 2]
+
+
+@pytest.mark.parametrize("pool_name", ["binary_pool", "wine_pool"])
+@pytest.mark.parametrize("fit_on", ["validation", "oob+validation"])
+def test_downloaded_model_predicts_what_the_explorer_scores(pool_name, fit_on, request):
+    # The Explorer scores comparison.compare's first method; the downloaded model must be
+    # that ensemble: Algorithm 1's weights for the paper's fit, one vote per kept tree for
+    # SDWEC-OOB.
+    pool = request.getfixturevalue(pool_name)
+    result = comparison.compare(pool, fit_on=fit_on, **PARAMS)
+    sol = result.solution
+    assert 0 < sol.n_selected < pool.n_trees
+    expected_weights = sol.weights if fit_on == "validation" else (sol.weights > 0) * 1.0
+    expected = combiners.vote(expected_weights, pool.P_test, pool.classes, pool.prior)
+    weighted = combiners.vote(sol.weights, pool.P_test, pool.classes, pool.prior)
+    if fit_on == "oob+validation":
+        assert (weighted != expected).any()  # the premise: the two votes tell apart here
+    data = export.model_joblib(export.pruned_model(pool, sol.weights, fit_on=fit_on,
+                                                   params=sol.params, solution=sol))
+    model = joblib.load(io.BytesIO(data))
+    np.testing.assert_array_equal(model.predict(pool.X_test), expected)
+    assert model.score(pool.X_test, pool.y_test) == pytest.approx(result.methods[0]["test"])
+    assert model.get_params()["fit_on"] == fit_on
+    assert model.get_params()["vote"] == ("uniform" if fit_on == "oob+validation"
+                                          else "weighted")
+    table, meta = export.read_weights_csv(export.weights_csv(sol.weights, fit_on=fit_on))
+    np.testing.assert_array_equal(table["weight"], expected_weights)
+    assert meta["fit"] == voting.fit_name(fit_on)

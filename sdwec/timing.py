@@ -5,14 +5,22 @@ measured: every member with a non-zero weight predicts the rows and the weighted
 vote combines them, exactly the work a deployed pruned ensemble does; the full ensemble does
 the same with all ``l`` members.  A measurement is only worth showing with its noise, so:
 
-* the rows are the given rows repeated until there are at least ``min_rows`` of them (a
-  validation or test split of 20-80 rows is predicted in well under a millisecond, where
-  timer resolution and scheduling noise dominate);
+* the rows are the given rows, repeated until there are at least ``min_rows`` of them when
+  there are fewer (a validation or test split of 20-80 rows is predicted in well under a
+  millisecond, where timer resolution and scheduling noise dominate);
 * runs of the two ensembles are interleaved, so that a burst of load on the machine hits
   both, and each pair of runs gives one ratio; the ratio reported is the median of the pairs
   with their interquartile range;
-* an ensemble that keeps every tree is the same ensemble (ratio 1 by definition, not
-  measured) and one that keeps none abstains (it predicts a constant: nothing to time).
+* an ensemble that keeps every tree evaluates the same trees as the full one (ratio 1 by
+  definition, not measured; its weights, and so its predictions, may still differ from the
+  full ensemble's equal votes) and one that keeps none abstains (it predicts a constant:
+  nothing to time).
+
+The paper's formula ``(1 - sparsity) T(l)`` counts every tree alike. A measured ratio can
+fall below it (work that does not shrink with the trees: each run's setup and the vote) or
+rise above it (the kept trees are cheaper than the average tree: smaller trees to walk, a
+smaller working set in the processor's caches); :attr:`PredictionTiming.against_formula`
+says which, and the node counts say whether the kept trees are smaller.
 """
 
 from __future__ import annotations
@@ -58,6 +66,11 @@ class PredictionTiming:
     full_runs, pruned_runs : tuple of float
         Seconds of every timed run, in pairs (``pruned_runs`` is empty when only the full
         ensemble was timed).
+    n_given : int or None
+        Rows given, before any repetition up to ``n_rows`` (``None``: not recorded).
+    full_nodes, pruned_nodes : float
+        Mean node count of the members each ensemble evaluates (NaN when the members are not
+        trees).
     """
 
     full_seconds: float
@@ -68,6 +81,14 @@ class PredictionTiming:
     repeats: int
     full_runs: tuple = ()
     pruned_runs: tuple = ()
+    n_given: int | None = None
+    full_nodes: float = float("nan")
+    pruned_nodes: float = float("nan")
+
+    @property
+    def repeated(self):
+        """True when the given rows were repeated to reach ``n_rows``."""
+        return self.n_given is not None and self.n_rows > self.n_given
 
     @property
     def ratios(self):
@@ -76,19 +97,19 @@ class PredictionTiming:
 
     @property
     def status(self):
-        """``"abstains"`` (no member kept), ``"same ensemble"`` (every member kept) or
-        ``"pruned"``."""
+        """``"abstains"`` (no member kept), ``"every member"`` (all kept: the same trees as
+        the full ensemble, though not necessarily the same weights) or ``"pruned"``."""
         if self.n_pruned == 0:
             return "abstains"
         if self.n_pruned == self.n_full:
-            return "same ensemble"
+            return "every member"
         return "pruned"
 
     @property
     def speedup(self):
-        """Median over the paired runs of ``full / pruned`` seconds (1 for the same
-        ensemble; NaN when the ensemble abstains)."""
-        if self.status == "same ensemble":
+        """Median over the paired runs of ``full / pruned`` seconds (1 when every member is
+        kept; NaN when the ensemble abstains)."""
+        if self.status == "every member":
             return 1.0
         if not self.ratios:
             return float("nan")
@@ -97,7 +118,7 @@ class PredictionTiming:
     @property
     def speedup_interval(self):
         """Interquartile range ``(low, high)`` of the paired ratios (NaN when not timed)."""
-        if self.status == "same ensemble":
+        if self.status == "every member":
             return (1.0, 1.0)
         if not self.ratios:
             return (float("nan"), float("nan"))
@@ -108,6 +129,25 @@ class PredictionTiming:
     def formula_speedup(self):
         """The paper's ``T(l) / ((1 - sparsity) T(l)) = l / n_pruned`` (inf when abstaining)."""
         return self.n_full / self.n_pruned if self.n_pruned else float("inf")
+
+    @property
+    def against_formula(self):
+        """Where the measured ratio lies against :attr:`formula_speedup`: ``"above"`` (the
+        whole interquartile range is above it), ``"below"`` (all of it below), ``"agrees"``
+        (the range holds it) or ``None`` (not a paired measurement)."""
+        if self.status != "pruned" or not self.ratios:
+            return None
+        low, high = self.speedup_interval
+        if low > self.formula_speedup:
+            return "above"
+        if high < self.formula_speedup:
+            return "below"
+        return "agrees"
+
+
+def _mean_nodes(members):
+    counts = [getattr(getattr(m, "tree_", None), "node_count", np.nan) for m in members]
+    return float(np.mean(counts)) if counts else float("nan")
 
 
 def _predictor(estimators, weights, X, classes, prior):
@@ -221,6 +261,8 @@ def measure(estimators, weights, X, classes, prior, repeats=REPEATS, min_rows=MI
     weights = _checked(estimators, weights, repeats)
     classes = np.asarray(classes)
     rows = _tiled(X, min_rows)
+    nodes = dict(n_given=len(X), full_nodes=_mean_nodes(estimators),
+                 pruned_nodes=_mean_nodes([estimators[i] for i in np.flatnonzero(weights)]))
     full, n_full = _predictor(estimators, np.ones(len(estimators)), rows, classes, prior)
     pruned, n_pruned = _predictor(estimators, weights, rows, classes, prior)
     paired = 0 < n_pruned < n_full
@@ -239,11 +281,11 @@ def measure(estimators, weights, X, classes, prior, repeats=REPEATS, min_rows=MI
         return PredictionTiming(full_seconds=full_seconds,
                                 pruned_seconds=full_seconds if same else float("nan"),
                                 n_full=n_full, n_pruned=n_pruned, n_rows=len(rows),
-                                repeats=int(repeats), full_runs=tuple(t_full))
+                                repeats=int(repeats), full_runs=tuple(t_full), **nodes)
     return PredictionTiming(full_seconds=full_seconds, pruned_seconds=float(np.median(t_pruned)),
                             n_full=n_full, n_pruned=n_pruned, n_rows=len(rows),
                             repeats=int(repeats), full_runs=tuple(t_full),
-                            pruned_runs=tuple(t_pruned))
+                            pruned_runs=tuple(t_pruned), **nodes)
 
 
 def table5(names, sizes, seed=0, repeats=3, load=None, progress=None):

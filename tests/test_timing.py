@@ -62,7 +62,7 @@ def test_keeping_every_tree_is_the_same_ensemble_and_none_abstains(small_pool):
     trees = [CountingTree(t) for t in small_pool.estimators]
     same = timing.measure(trees, np.full(8, 0.3), small_pool.X_test, small_pool.classes,
                           small_pool.prior, repeats=2, min_rows=10)
-    assert same.status == "same ensemble" and same.speedup == 1.0
+    assert same.status == "every member" and same.speedup == 1.0
     assert same.speedup_interval == (1.0, 1.0) and same.pruned_runs == ()
     assert [t.calls for t in trees] == [3] * 8  # only the full ensemble was run
     none = timing.measure(small_pool.estimators, np.zeros(8), small_pool.X_test,

@@ -3,9 +3,11 @@
 import streamlit as st
 
 from dashboard.config import BETA_RANGE, EPS_GRID, GAMMA_RANGE
+from dashboard.docs import show_doc_section
 from dashboard.guard import guard
 from dashboard.sidebar import page_setup
-from sdwec import plots
+from sdwec import plots, teaching
+from sdwec.formatting import significant
 
 #: γ of section 2's default: the paper's Figure 2 uses 10, where the rounding is hard to see.
 FIGURE2_GAMMA = 3.0
@@ -24,8 +26,9 @@ st.markdown(
 st.latex(r"J(w) = \frac{\lambda}{m}\sum_{s=1}^{m}\big(\operatorname{sgn}(H_s w) - y_s\big)^2"
          r" + \frac{1}{l}\lVert w\rVert_1 + \frac{\beta}{l}\sum_{r=1}^{l}\max(-w_r, 0)")
 st.markdown(
-    "The first term counts mistakes, the second switches trees off, the third keeps weights "
-    "non-negative. `sgn`, `|·|` and `max` make this cost jumpy and non-differentiable, so each "
+    "Here `m` is the number of validation rows, `l` the number of trees and `H_s` row `s` of "
+    "`H`. The first term counts mistakes, the second switches trees off, the third keeps "
+    "weights non-negative. `sgn`, `|·|` and `max` make this cost jumpy and non-differentiable, so each "
     "is replaced by a smooth stand-in that is accurate **near the current guess ŵ**, and the "
     "problem is solved again and again around the new guess. The plots below are computed by "
     "the same functions the solver uses; each section reruns on its own when you move its "
@@ -46,18 +49,28 @@ def sign_section():
     left, right = st.columns([2, 3])
     with left:
         st.markdown(
-            "Around a row where the current ensemble scores `H_s ŵ`, the step of `sgn` is "
-            "replaced by a straight line through the origin that reaches ±1 near `H_s ŵ`. "
-            "It is linear in `w`, so the fidelity term becomes a least-squares term. A smaller "
-            "ε makes the line pass closer to (H_s ŵ, ±1).")
+            "Around a row where the current ensemble scores `H_s ŵ` (ŵ: the weights of the "
+            "previous iteration), the step of `sgn` is replaced by a straight line through "
+            "the origin with slope 1/(|H_s ŵ| + ε). It is linear in `w`, so the fidelity term "
+            "becomes a least-squares term. The line reaches ±1 at H_s w = ±(|H_s ŵ| + ε), "
+            "**ε beyond** the expansion point; at the point itself it is short of ±1 by "
+            "ε/(|H_s ŵ| + ε). A smaller ε brings both closer.")
         eps = _eps_slider("how_sign_eps")
         points = st.multiselect("Expansion points H_s ŵ", [-2.0, -1.0, -0.5, 0.5, 1.0, 2.0],
                                 default=[0.5, 2.0], key="how_sign_points")
     with right:
         with guard("the sign plot"):
             st.plotly_chart(plots.sign_relaxation(points, eps), key="how_sign_chart")
-        st.caption("Look at where each dashed line crosses ±1: near its expansion point, and "
-                   "closer to it as ε shrinks. Far from the point the line and the step part.")
+        lines = [teaching.sign_line(c, eps) for c in sorted(points)]
+        st.caption(
+            f"Each dotted line is the relaxation around one expansion point (the dot). With "
+            f"ε = {eps:g}: "
+            + "; ".join(f"around {significant(t.point)} the line is at "
+                        f"{significant(t.value_at_point)} there and reaches "
+                        f"{'−1' if t.point < 0 else '+1'} at {significant(t.reaches_one_at)}"
+                        for t in lines)
+            + ". Far from the point the line and the step part." if lines else
+            "Choose an expansion point to draw its relaxation.")
 
 
 @st.fragment
@@ -71,10 +84,11 @@ def abs_section():
         st.markdown(
             "The log-sum-exp is a smooth `max(-w, w)`; its sharpness γ would overflow `exp` "
             "for large |w|, so SDWEC scales it by the current weight: large weights get a "
-            "gentler curve, weights near zero a sharp one. At w = 0 the approximation equals "
-            "ε·log 2 / γ. Leave ŵ on *follow w* to see the paper's Figure 2, or fix it to see "
-            "the curve one iteration actually uses. The paper's Figure 2 uses γ = 10; a "
-            "smaller γ makes the gap easier to see.")
+            "gentler curve, weights near zero a sharp one. At w = 0 the approximation is "
+            "(|ŵ| + ε)·log 2 / γ above the corner of |w| (ε·log 2 / γ when ŵ follows w). Leave "
+            "ŵ on *follow w* to see the paper's Figure 2, or fix it to see the curve one "
+            "iteration actually uses. The paper's Figure 2 uses γ = 10; a smaller γ makes the "
+            "gap easier to see.")
         gamma = st.slider("γ", *GAMMA_RANGE[:2], value=FIGURE2_GAMMA, step=GAMMA_RANGE[2],
                           format="%g", key="how_abs_gamma")
         eps_values = st.multiselect("ε values", EPS_GRID, default=[0.1, 1.0],
@@ -85,8 +99,11 @@ def abs_section():
         with guard("the |w| plot"):
             st.plotly_chart(plots.abs_approximation(gamma, eps_values, w_hat=w_hat),
                             key="how_abs_chart")
-        st.caption("Look at w = 0: the smooth curve sits ε·log 2 / γ above the corner of |w|, "
-                   "so a larger ε or a smaller γ rounds the corner more.")
+        gaps = ", ".join(f"{significant(teaching.abs_gap_at_zero(gamma, e, w_hat))} for "
+                         f"ε = {e:g}" for e in sorted(eps_values))
+        st.caption(f"Look at w = 0: the smooth curve sits (|ŵ| + ε)·log 2 / γ above the corner "
+                   f"of |w|" + (f" (here, γ = {gamma:g}: {gaps})" if gaps else "")
+                   + ", so a larger ε or a smaller γ rounds the corner more.")
 
 
 @st.fragment
@@ -98,10 +115,11 @@ def penalty_section():
     with left:
         st.markdown(
             "The penalty is large for negative weights and fades for positive ones. After the "
-            "last iteration, Algorithm 1 (line 15) drops every weight below the point where "
-            "P falls to 10⁻³: such a weight is too small for the smooth cost to tell it from "
-            "zero. With the *paper* rule this point is read at the sharpest γ_r, γ/ε "
-            "(see docs/algorithm.md for this reading of the paper).")
+            "last iteration, Algorithm 1 (line 15) sets to zero every weight at or below the "
+            "threshold t where P falls to 10⁻³: such a weight is too small for the smooth "
+            "cost to tell it from zero. P depends on each weight's γ_r = γ/(|ŵ_r| + ε); with "
+            "the *paper* rule t is read at the sharpest of them, **g = γ/ε** (γ_r at ŵ_r = 0), "
+            "the value the plot uses.")
         beta = st.slider("β", *BETA_RANGE[:2], value=config.beta,
                          step=BETA_RANGE[2], format="%g", key="how_pen_beta")
         gamma = st.slider("γ", *GAMMA_RANGE[:2], value=config.gamma,
@@ -110,22 +128,32 @@ def penalty_section():
     with right:
         with guard("the penalty plot"):
             st.plotly_chart(plots.penalty_threshold(beta, gamma, eps), key="how_pen_chart")
-        st.caption("Look at the dotted line: every final weight left of it is set to zero. "
-                   "Raising β or ε moves it right, so fewer trees survive.")
+        cut = teaching.penalty_cut(beta, gamma, eps)
+        st.caption(f"The dotted horizontal line is the level P = 10⁻³; the dashed vertical "
+                   f"line is where P meets it, the threshold t = {significant(cut.threshold)} "
+                   f"(g = {significant(cut.g)}). Every final weight at or left of the dashed "
+                   f"line is set to zero. Raising β or ε moves it right, so fewer trees "
+                   f"survive.")
+    show_doc_section("algorithm.md", "Readings of ambiguities",
+                     label="How this project reads line 15, and other readings of the paper "
+                           "(docs/algorithm.md)")
 
 
 @st.fragment
 def taylor_section():
     st.subheader("4 · A quadratic model, then one linear solve per iteration")
-    st.latex(r"\tfrac{1}{\gamma_r}\log(e^{-\gamma_r w}+e^{\gamma_r w}) + P(w)"
+    st.latex(r"\frac{1}{\gamma_r}\log\!\left(e^{-\gamma_r w}+e^{\gamma_r w}\right) + P(w)"
              r" \approx A_r + B_r w + C_r w^2")
-    st.latex(r"\Big(\tfrac{2\lambda}{m}(SH)^\top SH + \tfrac{2}{l}(C + I)\Big)\,w"
-             r" = \tfrac{2\lambda}{m}(SH)^\top y + \tfrac{2\hat w - v_B}{l}")
+    st.latex(r"\left(\frac{2\lambda}{m}(SH)^\top SH + \frac{2}{l}(C + I)\right)w"
+             r" = \frac{2\lambda}{m}(SH)^\top y + \frac{2\hat w - v_B}{l}")
     left, right = st.columns([2, 3])
     with left:
         st.markdown(
             "The smooth per-weight terms are replaced by their second-order Taylor model "
-            "around ŵ, and a slow-step term (w − ŵ)²/l keeps the new w close to ŵ where the "
+            "around ŵ: `A_r`, `B_r`, `C_r` are weight r's constant, linear and quadratic "
+            "coefficients. In the linear system, `v_B` is the vector of the `B_r`, `C` the "
+            "diagonal matrix of the `C_r`, `S` the diagonal matrix of the `S_s` of section 1, "
+            "`I` the identity. A slow-step term (w − ŵ)²/l keeps the new w close to ŵ where the "
             "models are accurate. The cost is then a strictly convex quadratic: one linear "
             "system per iteration, then negative weights are set to 0. Start from w = 1, "
             "repeat k times, threshold.")

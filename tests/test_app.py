@@ -616,3 +616,37 @@ def test_upload_with_text_classes():
     at.file_uploader(key="upload_file").upload("colours.csv", content, "text/csv").run()
     _ok(at)
     assert _metrics(at)["Classifiers used"].endswith("/ 10")
+
+
+# --------------------------------------------------------------------------- issue 21: sentences
+
+
+def test_how_it_works_states_what_its_figures_draw():
+    at = _app(page="pages/how_it_works.py")
+    _ok(at)
+    captions = " ".join(c.value for c in at.caption)
+    # Section 1 at ε = 1 (SDWEC-B), points 0.5 and 2: x / (|c| + 1) is 0.5/1.5 and 2/3 at
+    # the points, and reaches 1 at 1.5 and 3 (by hand).
+    assert "around 0.5 the line is at 0.333 there and reaches +1 at 1.5" in captions
+    assert "around 2 the line is at 0.667 there and reaches +1 at 3" in captions
+    assert "dotted line" in captions and "dashed line crosses" not in captions
+    # Section 2 at γ = 3, ŵ following w: ε·log 2 / γ = 0.1·0.6931/3 and 0.6931/3.
+    assert "0.0231 for ε = 0.1, 0.231 for ε = 1" in captions
+    # Section 3 at β = γ = 15, ε = 1: g = 15, t = −log(e^(0.001·15/15) − 1)/15 = 0.4605.
+    assert "threshold t = 0.46 (g = 15)" in captions
+    assert "left of the dashed line" in captions and "dotted line: every" not in captions
+    text = " ".join(m.value for m in at.markdown)
+    assert "g = γ/ε" in text and "`v_B` is the vector of the `B_r`" in text
+    assert not any(r"\tfrac" in x.value for x in at.latex)  # full-size fractions
+    expanders = [e.label for e in at.expander]
+    assert any("docs/algorithm.md" in label for label in expanders)
+    at.select_slider(key="how_sign_eps").set_value(0.1).run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "around 0.5 the line is at 0.833 there and reaches +1 at 0.6" in captions
+
+
+def test_how_it_works_renders_the_reading_of_line_15():
+    at = _app(page="pages/how_it_works.py")
+    _ok(at)
+    rendered = " ".join(m.value for m in at.markdown)
+    assert "Threshold (line 15)" in rendered  # docs/algorithm.md's section, in the app

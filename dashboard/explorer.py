@@ -96,8 +96,8 @@ def show_explorer(config):
     left, right = st.columns(2)
     with left:
         plotly_chart(methods_fig, key="explorer_methods")
-        show_glossary("What are bagging, WMV, the single tree?",
-                      names=("SDWEC", "bagging", "WMV", "single"))
+        show_glossary("What are bagging, WMV, the single tree?", page="explorer",
+                      names=(result.methods[0]["method"], "bagging", "WMV", "single"))
     with right:
         log = st.toggle("Log-scale cost axis", key="explorer_cost_log",
                         help="The first iterations' costs can dwarf the rest.")

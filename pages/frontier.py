@@ -4,7 +4,7 @@ import streamlit as st
 
 from dashboard import services
 from dashboard.config import SECOND_SWEEPS, point_config, point_values
-from dashboard.glossary import show_glossary
+from dashboard.glossary import show_glossary, term_markdown
 from dashboard.guard import guard
 from dashboard.sidebar import page_setup, send_to_explorer, show_config_problems
 from sdwec import frontier, plots
@@ -25,7 +25,7 @@ st.markdown(
 show_config_problems()
 left, right = st.columns([1, 3])
 with left:
-    show_glossary()
+    show_glossary("What are these methods, and the Pareto front?", terms=("Pareto front",))
 oob = right.toggle(
     "Add SDWEC-OOB (ours): fitted on the training rows' out-of-bag votes",
     key="frontier_oob",
@@ -81,6 +81,7 @@ with guard("the frontier"):
                        file_name=f"sdwec_frontier_{first.label}.csv", mime="text/csv",
                        on_click="ignore", icon=":material/download:")
     st.subheader("SDWEC's Pareto front")
+    st.caption(term_markdown("Pareto front"))
     st.dataframe(front[["params", "n_selected", "sparsity", "val_accuracy", "test_accuracy"]],
                  hide_index=True)
     st.subheader("Single ensembles")

@@ -423,7 +423,9 @@ BUILTIN = (
            "Mao et al. (2015), Pattern Recognition 48(5) (our reading: docs/combiners.md)",
            "paper", "#e377c2", symbol="triangle-up"),
     Method("SDWEC-A", "SDWEC-A", "point", _sdwec_a,
-           "Algorithm 1 (eq. 4: λ/m misclassification + L1 + β non-negativity), preset A "
+           "Algorithm 1 (eq. 4: λ/m misclassification + L1 + β non-negativity); on bagged "
+           "trees it keeps every tree (sparsity 0, as the paper reports) but votes with its "
+           "own weights, so it is not bagging's equal vote; preset A "
            "(λ=0.1, β=35, γ=5, ε=0.1)", _PAPER, "paper", "#393b79", symbol="star",
            frontier=False),
     Method("SDWEC-B", "SDWEC-B", "point", _sdwec_b,

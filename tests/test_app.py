@@ -650,3 +650,89 @@ def test_how_it_works_renders_the_reading_of_line_15():
     _ok(at)
     rendered = " ".join(m.value for m in at.markdown)
     assert "Threshold (line 15)" in rendered  # docs/algorithm.md's section, in the app
+
+
+def _weights_chart(at):
+    figures = [f for f in _charts(at)
+               if f["layout"].get("title", {}).get("text") == "Weights of the ensemble members"]
+    assert len(figures) == 1
+    return figures[0]
+
+
+def _array(values):
+    """A figure's array, plain or Plotly's typed form ``{"dtype", "bdata"}`` (base64)."""
+    if isinstance(values, dict):
+        import base64
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    return np.asarray(values)
+
+
+def _bars(figure):
+    """tree index -> drawn weight, over every bar trace."""
+    return {int(x): float(y) for t in figure["data"] if t.get("type") == "bar"
+            for x, y in zip(_array(t.get("x", [])), _array(t.get("y", [])))}
+
+
+@pytest.mark.parametrize("fit", ["paper", "oob"])
+def test_what_the_page_says_votes_is_what_it_shows_and_hands_out(fit, served_files):
+    at = _app(dict(SMALL, fit=fit))
+    _ok(at)
+    p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
+    votes = p.votes("oob+val") if fit == "oob" else p.votes("val")
+    sol = solver.solve(votes, None, **Config().solver_params())
+    # What votes, by the page's own words: SDWEC-OOB's kept trees one vote each.
+    voting = (sol.weights > 0) * 1.0 if fit == "oob" else sol.weights
+    assert 0 < sol.n_selected < 10
+    if fit == "oob":
+        assert any("1 for each kept tree" in i.value for i in at.info)
+        assert len(set(sol.weights[sol.weights > 0])) > 1  # the raw weights differ
+    acc = combiners.accuracy(voting, p.P_test, p.y_test, p.classes, p.prior)
+    assert _metrics(at)["Test accuracy (SDWEC)"] == f"{acc:.4f}"
+    # The chart draws the voting weights, and a threshold line only for the weighted vote.
+    chart = _weights_chart(at)
+    drawn = _bars(chart)
+    np.testing.assert_allclose([drawn[i] for i in range(10)], voting)
+    threshold_lines = [s for s in chart["layout"].get("shapes", []) if s.get("y0") == s.get("y1")]
+    assert bool(threshold_lines) == (fit == "paper")
+    # The files hold the same weights and say how they vote.
+    table, provenance = export.read_weights_csv(served_files["sdwec_wine_lam10_weights.csv"]())
+    np.testing.assert_array_equal(table["weight"].to_numpy(), voting)
+    np.testing.assert_array_equal(table["solver_weight"].to_numpy(), sol.weights)
+    assert provenance["fit"] == ("oob" if fit == "oob" else "validation")
+    assert provenance["vote"] == ("equal" if fit == "oob" else "weighted")
+    document = json.loads(served_files["sdwec_wine_lam10_weights.json"]())
+    assert document["weights"] == voting.tolist()
+    assert (document["fit"], document["vote"]) == (provenance["fit"], provenance["vote"])
+    # The model predicts what the page scores.
+    model = joblib.load(io.BytesIO(served_files["sdwec_wine_lam10_model.joblib"]()))
+    expected = combiners.vote(voting, p.P_test, p.classes, p.prior)
+    np.testing.assert_array_equal(model.predict(p.X_test), expected)
+    assert model.score(p.X_test, p.y_test) == pytest.approx(acc)
+
+
+def test_explorer_glossary_describes_the_explorers_sdwec():
+    at = _app()
+    _ok(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "at the sidebar's one setting of λ, β, γ, ε and k" in text
+    assert "along a λ grid" not in text
+    at = _app(dict(SMALL, fit="oob"))
+    text = " ".join(m.value for m in at.markdown)
+    assert "**SDWEC-OOB** (ours)" in text and "only chooses the trees" in text
+    assert "bisection" not in text  # the Frontier's size-targeted SDWEC-OOB is not this one
+
+
+def test_frontier_defines_the_pareto_front():
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    shown = " ".join(x.value for x in list(at.markdown) + list(at.caption))
+    assert "**Pareto front**: the SDWEC settings no other setting beats" in shown
+
+
+def test_explorer_renders_why_the_costs_rise():
+    at = _app()
+    _ok(at)
+    labels = [e.label for e in at.expander]
+    assert any(label.startswith("When the costs rise") for label in labels)
+    assert any("decrease steadily" in m.value and "Each iteration minimises a different "
+               "function" in m.value for m in at.markdown)

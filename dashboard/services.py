@@ -303,9 +303,12 @@ def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     equal = voting.vote_of(fit_on) == "equal"
     threshold = sol.threshold if np.isfinite(sol.threshold) and not equal else None
     pinned = None if _pinned is None else voting.voting_weights(_pinned.solution.weights, fit_on)
-    return (plots.method_comparison(_summary),
-            plots.member_weights(voting.voting_weights(sol.weights, fit_on),
-                                 _result.member_accuracy, threshold, pinned=pinned))
+    weights = plots.member_weights(voting.voting_weights(sol.weights, fit_on),
+                                   _result.member_accuracy, threshold, pinned=pinned)
+    if equal:
+        weights.update_layout(title_text="Votes of the ensemble members: one per kept tree "
+                                         "(SDWEC-OOB)")
+    return plots.method_comparison(_summary), weights
 
 
 def explorer_figures(ref, config, result, summary, pinned=None):

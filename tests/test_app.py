@@ -658,8 +658,9 @@ def test_how_it_works_renders_the_reading_of_line_15():
 
 
 def _weights_chart(at):
-    figures = [f for f in _charts(at)
-               if f["layout"].get("title", {}).get("text") == "Weights of the ensemble members"]
+    titles = ("Weights of the ensemble members",
+              "Votes of the ensemble members: one per kept tree (SDWEC-OOB)")
+    figures = [f for f in _charts(at) if f["layout"].get("title", {}).get("text") in titles]
     assert len(figures) == 1
     return figures[0]
 
@@ -695,6 +696,7 @@ def test_what_the_page_says_votes_is_what_it_shows_and_hands_out(fit, served_fil
     assert _metrics(at)["Test accuracy (SDWEC)"] == f"{acc:.4f}"
     # The chart draws the voting weights, and a threshold line only for the weighted vote.
     chart = _weights_chart(at)
+    assert ("one per kept tree" in chart["layout"]["title"]["text"]) == (fit == "oob")
     drawn = _bars(chart)
     np.testing.assert_allclose([drawn[i] for i in range(10)], voting)
     threshold_lines = [s for s in chart["layout"].get("shapes", []) if s.get("y0") == s.get("y1")]

@@ -4,6 +4,7 @@ import streamlit as st
 
 from dashboard import services
 from dashboard.config import POOL_SIZES
+from dashboard.docs import show_doc_section
 from dashboard.glossary import show_glossary
 from dashboard.guard import guard
 from dashboard.sidebar import page_setup, show_config_problems
@@ -87,6 +88,8 @@ st.markdown(
     "solver collapses identical rows of the vote matrix before iterating (see "
     "docs/algorithm.md); the machines differ, so compare how the times grow with l and m "
     "as much as the times themselves.")
+show_doc_section("algorithm.md", "Exact speed-ups (issue 6)",
+                 label="Why our solver is faster: exact speed-ups (docs/algorithm.md)")
 cols = st.columns(2)
 time_names = cols[0].multiselect("Datasets", datasets.names(),
                                  default=["wine", "sonar"], key="paper_time_names")

@@ -743,3 +743,10 @@ def test_explorer_renders_why_the_costs_rise():
     assert any(label.startswith("When the costs rise") for label in labels)
     assert any("decrease steadily" in m.value and "Each iteration minimises a different "
                "function" in m.value for m in at.markdown)
+
+
+def test_paper_page_renders_the_solvers_speed_ups():
+    at = _app(page="pages/paper.py")
+    _ok(at)
+    assert any("docs/algorithm.md" in e.label for e in at.expander)
+    assert any("**Unique rows.**" in m.value for m in at.markdown)

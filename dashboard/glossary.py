@@ -15,15 +15,16 @@ from sdwec import methods
 
 _SOURCE = {"paper": "in the paper", "peer": "peer from the literature", "ours": "ours"}
 
-#: (page, method name) -> (label, description) where the page shows the method its own way.
+#: (page, method name) -> (label, source, description) where the page shows the method its
+#: own way.
 ON_PAGE = {
     ("explorer", "SDWEC"): (
-        "SDWEC",
+        "SDWEC", "paper",
         "Algorithm 1 at the sidebar's one setting of λ, β, γ, ε and k, its weights fitted "
         "on the validation split; the kept trees vote with those weights (the Frontier "
         "sweeps λ)"),
     ("explorer", "SDWEC-OOB"): (
-        "SDWEC-OOB",
+        "SDWEC-OOB", "ours",
         "Algorithm 1 at the sidebar's setting, fitted on the training rows' out-of-bag votes "
         "stacked with the validation votes; it only chooses the trees, which then vote "
         "with equal weights (the Frontier's SDWEC-OOB instead searches λ to keep a fifth "
@@ -49,13 +50,14 @@ def glossary_markdown(names=None, page=None):
         Method names (default: every registered method).
     page : str, optional
         The page the glossary is on (``"explorer"``): its :data:`ON_PAGE` entries replace
-        the registry's label and description.
+        the registry's label, source and description.
     """
     chosen = methods.registered() if names is None else [methods.get(n) for n in names]
     lines = []
     for m in chosen:
-        label, description = ON_PAGE.get((page, m.name), (m.label, m.description))
-        lines.append(f"- **{label}** ({_SOURCE.get(m.source, m.source)}): {description}. "
+        label, source, description = ON_PAGE.get((page, m.name),
+                                                 (m.label, m.source, m.description))
+        lines.append(f"- **{label}** ({_SOURCE.get(source, source)}): {description}. "
                      f"*{m.reference}.*")
     return "\n".join(lines)
 

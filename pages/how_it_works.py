@@ -46,15 +46,18 @@ def sign_section():
     st.subheader("1 · A convex stand-in for the sign (eq. 6)")
     st.latex(r"\operatorname{sgn}(H_s w) \approx \frac{H_s w}{|H_s\hat w| + \epsilon}"
              r" = S_s H_s w")
+    st.latex(r"S_s H_s w = \pm 1 \iff H_s w = \pm\left(|H_s\hat w| + \epsilon\right),"
+             r"\qquad S_s H_s \hat w = \pm\left(1 - \frac{\epsilon}{|H_s\hat w| + \epsilon}"
+             r"\right)")
     left, right = st.columns([2, 3])
     with left:
         st.markdown(
             "Around a row where the current ensemble scores `H_s ŵ` (ŵ: the weights of the "
             "previous iteration), the step of `sgn` is replaced by a straight line through "
-            "the origin with slope 1/(|H_s ŵ| + ε). It is linear in `w`, so the fidelity term "
-            "becomes a least-squares term. The line reaches ±1 at H_s w = ±(|H_s ŵ| + ε), "
-            "**ε beyond** the expansion point; at the point itself it is short of ±1 by "
-            "ε/(|H_s ŵ| + ε). A smaller ε brings both closer.")
+            "the origin with slope S_s. It is linear in `w`, so the fidelity term becomes a "
+            "least-squares term. As the second line above says, it reaches ±1 **ε beyond** "
+            "the expansion point, and at the point itself it falls short of ±1. A smaller ε "
+            "brings both closer.")
         eps = _eps_slider("how_sign_eps")
         points = st.multiselect("Expansion points H_s ŵ", [-2.0, -1.0, -0.5, 0.5, 1.0, 2.0],
                                 default=[0.5, 2.0], key="how_sign_points")

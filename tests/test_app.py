@@ -721,7 +721,8 @@ def test_explorer_glossary_describes_the_explorers_sdwec():
     at = _app()
     _ok(at)
     text = " ".join(m.value for m in at.markdown)
-    assert "at the sidebar's one setting of λ, β, γ, ε and k" in text
+    assert "**SDWEC** (in the paper): Algorithm 1 at the sidebar's one setting of λ, β, γ, ε " \
+        "and k" in text
     assert "along a λ grid" not in text
     at = _app(dict(SMALL, fit="oob"))
     text = " ".join(m.value for m in at.markdown)

@@ -132,7 +132,9 @@ COSTS_SECTION = "When the costs rise"
 
 
 def _percent(share):
-    return f"{significant(100 * share, 2)} %"
+    """``0.25`` -> ``"25 %"``, ``1.67`` -> ``"167 %"``, ``9.1e-5`` -> ``"0.0091 %"``."""
+    value = 100 * share
+    return f"{value:.0f} %" if abs(value) >= 10 else f"{significant(value, 2)} %"
 
 
 def cost_note(behaviour, k):

@@ -102,3 +102,9 @@ def test_the_algorithm_note_is_read_from_docs():
     assert "## Readings of ambiguities" not in text  # stops at the next section
     assert doc_section("algorithm.md", "No such section") is None
     assert doc_section("no-such-file.md", "When the costs rise") is None
+
+
+def test_a_large_rise_reads_in_plain_per_cent():
+    # Like vote's iteration 12 with SDWEC-B (2.00 -> 5.33): 2 -> 5 is +150 %, not "+1.5e+02 %".
+    behaviour = convergence.describe(_history([3.0, 2.0, 5.0]))
+    assert "iteration 3, 2 → 5, +150 %" in cost_note(behaviour, 3)

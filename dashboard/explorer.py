@@ -299,7 +299,8 @@ def show_downloads(ref, config, result):
     name = ref.label
     fit_on = config.compare_params()["fit_on"]
     meta = dict(fit_on=fit_on,
-                params=dict(sol.params, n_trees=config.n_trees, task=config.task), dataset=name, seed=config.seed,
+                params=dict(sol.params, n_trees=config.n_trees, task=config.task),
+                dataset=name, seed=config.seed,
                 metrics={"test_accuracy": row["test"], "validation_accuracy": row["validation"],
                          "sparsity": sol.sparsity, "n_selected": sol.n_selected})
     stem = "sdwec_" + "".join(c if c.isalnum() else "_" for c in str(name)) + f"_lam{config.lam:g}"

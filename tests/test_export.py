@@ -186,17 +186,6 @@ def test_pruned_model_checks_weights_and_feature_names(binary_pool):
 # --------------------------------------------------------------------------- SDWEC-OOB: what votes
 
 
-def test_voting_weights_of_each_fit():
-    w = np.array([0.0, 2.5, 0.4, 0.0, 1e-9])
-    np.testing.assert_array_equal(voting.voting_weights(w, "validation"), w)
-    np.testing.assert_array_equal(voting.voting_weights(w, "oob+validation"), [0, 1, 1, 0, 1])
-    assert voting.fit_name("oob+validation") == "oob" and voting.vote_of("oob+validation") == "equal"
-    assert voting.fit_name("validation") == "validation"
-    assert voting.vote_of("validation") == "weighted"
-    with pytest.raises(ValueError, match="fit_on must be one of"):
-        voting.voting_weights(w, "oob")
-
-
 def test_oob_weight_files_hold_equal_votes_and_say_so():
     solver_weights = np.array([0.0, 2.5, 0.4, 0.0])
     table, meta = export.read_weights_csv(

@@ -148,7 +148,10 @@ def _read_vote(folder: Path):
     # reproduces the paper's 232 rows; y -> 1, n -> 0.
     raw = _read_table(folder / "house-votes-84.data", na_values="?", keep_default_na=False)
     raw = raw.dropna()
-    votes = raw.iloc[:, 1:].replace({"y": 1, "n": 0})
+    # map, not replace: pandas 2.x warns that replace's silent downcast to int will go.
+    votes = raw.iloc[:, 1:].apply(lambda column: column.map({"y": 1, "n": 0}))
+    if votes.isna().any(axis=None):
+        raise DataError("vote: a vote other than y, n or ? in house-votes-84.data")
     names = ["handicapped_infants", "water_project_cost_sharing",
              "adoption_of_the_budget_resolution", "physician_fee_freeze", "el_salvador_aid",
              "religious_groups_in_schools", "anti_satellite_test_ban",

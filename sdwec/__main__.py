@@ -285,6 +285,11 @@ def _pool_progress(quiet, todo):
     return progress, bar
 
 
+def _low_priority():
+    if hasattr(os, "nice"):
+        os.nice(10)
+
+
 def _dashboard_app():
     for app in (_INSTALLED_APP, _CHECKOUT_APP):
         if app.is_file():
@@ -309,7 +314,7 @@ def _dashboard(args, streamlit_args):
         with open(folder / "warm.log", "wb") as log:
             warmer = subprocess.Popen([sys.executable, "-m", "sdwec", "warm", "--quiet"],
                                       stdout=log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, preexec_fn=lambda: os.nice(10))
+                                      stdin=subprocess.DEVNULL, preexec_fn=_low_priority)
         print(f"Warming the default pools in the background (log: {folder / 'warm.log'})",
               flush=True)
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), *port,

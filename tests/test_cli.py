@@ -205,3 +205,54 @@ def test_one_repeat_report_prints_means_without_a_spread(tmp_path, cache):
     df = pd.read_csv(out / "results.csv")
     bagging = df.loc[df["method"] == "bagging", "accuracy"].item()
     assert f"{bagging:.4f}" in report
+
+
+class _FakePopen:
+    """Records the processes ``sdwec dashboard`` starts instead of starting them."""
+
+    started = []
+
+    def __init__(self, argv, **kwargs):
+        self.argv, self.kwargs, self.terminated = argv, kwargs, False
+        _FakePopen.started.append(self)
+
+    def wait(self):
+        return 0
+
+    def poll(self):
+        return None
+
+    def terminate(self):
+        self.terminated = True
+
+
+def test_dashboard_runs_streamlit_on_the_app_and_warms_in_the_background(monkeypatch, cache):
+    import sdwec.__main__ as cli
+
+    monkeypatch.setattr(cli.subprocess, "Popen", _FakePopen)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)
+    monkeypatch.delenv("SDWEC_WARM", raising=False)
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    _FakePopen.started = []
+    assert main(["dashboard", "--port", "8642", "--server.headless", "true"]) == 0
+    warmer, server = _FakePopen.started
+    assert warmer.argv[1:] == ["-m", "sdwec", "warm", "--quiet"]
+    assert warmer.kwargs["preexec_fn"] is cli._low_priority and warmer.terminated
+    assert (cache / "warm.log").exists()
+    app = server.argv[4]
+    assert server.argv[1:4] == ["-m", "streamlit", "run"] and app.endswith("app.py")
+    assert server.argv[5:] == ["--server.port", "8642", "--server.headless", "true"]
+    assert server.kwargs["env"]["MALLOC_ARENA_MAX"] == "2"  # as scripts/dashboard.sh sets
+    _FakePopen.started = []
+    assert main(["dashboard", "--no-warm"]) == 0
+    assert [p.argv[1:4] for p in _FakePopen.started] == [["-m", "streamlit", "run"]]
+
+
+def test_dashboard_without_streamlit_says_what_to_install(monkeypatch, capsys):
+    import sdwec.__main__ as cli
+
+    real = cli.importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "streamlit" else real(name, *a))
+    assert main(["dashboard", "--no-warm"]) == 2
+    assert 'pip install "sdwec[dashboard]"' in capsys.readouterr().err

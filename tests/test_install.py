@@ -95,11 +95,14 @@ def _outside(site, tmp_path, argv, blocked=("streamlit",)):
     return result.stdout
 
 
-def _tracked(*patterns):
-    """Files git tracks under ``patterns`` (paths relative to the checkout)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--", *patterns], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout
-    return {name for name in listed.split("\0") if name}
+def _tracked(*paths):
+    """Source files at or under ``paths`` (relative to the checkout; no caches)."""
+    found = set()
+    for path in map(ROOT.joinpath, paths):
+        for file in [path] if path.is_file() else path.rglob("*"):
+            if file.is_file() and "__pycache__" not in file.parts:
+                found.add(file.relative_to(ROOT).as_posix())
+    return found
 
 
 def test_wheel_holds_the_library_datasets_and_dashboard_with_its_metadata(installed):

@@ -13,6 +13,7 @@ import argparse
 import importlib.util
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -298,11 +299,26 @@ def _dashboard_app():
                   "pip install \"sdwec[dashboard]\"")
 
 
+def _writable_app(app):
+    """``app``, or a copy of the installed app's folder in the cache when it cannot be written.
+
+    The charts copy plotly.min.js into the app's ``static/`` folder at run time
+    (dashboard/charts.py); a system-wide install is read-only for its users.  (A checkout's
+    app is its whole tree: never copied.)
+    """
+    if app != _INSTALLED_APP or os.access(app.parent, os.W_OK):
+        return app
+    copy = cache_dir() / f"app-{__version__}"
+    shutil.copytree(app.parent, copy, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return copy / app.name
+
+
 def _dashboard(args, streamlit_args):
     """Run ``streamlit run`` on the installed app (as scripts/dashboard.sh does in a checkout)."""
     if importlib.util.find_spec("streamlit") is None:
         raise OSError("the dashboard needs Streamlit and Plotly: pip install \"sdwec[dashboard]\"")
-    app = _dashboard_app()
+    app = _writable_app(_dashboard_app())
     # Two malloc arenas instead of glibc's 8 per core: every session's script runs in its own
     # thread; fewer arenas held ~50 MiB less under 10 sessions (results/load.md).
     env = {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2")}

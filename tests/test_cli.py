@@ -1,6 +1,7 @@
 """The command line end to end: reproduce (local and Dask), frontier, help and errors."""
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -256,3 +257,32 @@ def test_dashboard_without_streamlit_says_what_to_install(monkeypatch, capsys):
                         lambda name, *a: None if name == "streamlit" else real(name, *a))
     assert main(["dashboard", "--no-warm"]) == 2
     assert 'pip install "sdwec[dashboard]"' in capsys.readouterr().err
+
+
+def test_dashboard_runs_a_copy_of_a_read_only_app_from_the_cache(monkeypatch, cache, tmp_path):
+    import sdwec.__main__ as cli
+
+    app = tmp_path / "site" / "sdwec" / "app" / "app.py"  # an installed app, read-only
+    for name in ("app.py", "pages/explorer.py", ".streamlit/config.toml"):
+        (app.parent / name).parent.mkdir(parents=True, exist_ok=True)
+        (app.parent / name).write_text(f"# {name}\n")
+    monkeypatch.setattr(cli, "_INSTALLED_APP", app)
+    monkeypatch.setattr(cli.subprocess, "Popen", _FakePopen)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: Path(path) != app.parent)
+    _FakePopen.started = []
+    assert main(["dashboard", "--no-warm"]) == 0
+    (server,) = _FakePopen.started
+    copy = Path(server.argv[4])
+    assert copy == cache / f"app-{sdwec.__version__}" / "app.py"
+    assert copy.read_bytes() == app.read_bytes()
+    assert (copy.parent / "pages" / "explorer.py").read_bytes() == \
+        (app.parent / "pages" / "explorer.py").read_bytes()
+    assert (copy.parent / ".streamlit" / "config.toml").is_file()
+    # A writable install, and a checkout, run in place.
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: True)
+    _FakePopen.started = []
+    assert main(["dashboard", "--no-warm"]) == 0
+    assert _FakePopen.started[0].argv[4] == str(app)
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: False)
+    assert cli._writable_app(cli._CHECKOUT_APP) == cli._CHECKOUT_APP

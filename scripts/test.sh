@@ -3,6 +3,9 @@
 #   Debian's chromium for the browser tests and nginx for the serving tests (apt, when
 #   missing), a virtual environment in .venv with requirements-dev.txt, then pytest.  Extra
 #   arguments go to pytest.
+# Without arguments (what CI runs) a second run follows: the library's tests in .venv-min,
+# on the oldest versions sdwec supports (requirements-min.txt, the lower bounds of
+# pyproject.toml). SDWEC_MIN_TESTS=0 skips it; the exit code is non-zero if either run fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # /usr/sbin, where nginx is, is not on an ordinary user's PATH.
@@ -15,4 +18,25 @@ if ! command -v chromium >/dev/null 2>&1 || ! { command -v nginx || [ -x /usr/sb
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-exec .venv/bin/python -m pytest "$@"
+if [ "$#" -gt 0 ] || [ "${SDWEC_MIN_TESTS:-1}" = 0 ]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+status=0
+.venv/bin/python -m pytest || status=$?
+
+# The library's tests (no dashboard, browser, serving or install tests: those need the
+# dashboard's packages, whose bounds are the current versions) on the minimum versions.
+MIN_TESTS=(
+  tests/test_solver.py tests/test_votes.py tests/test_combiners.py tests/test_datasets.py
+  tests/test_csv_loader.py tests/test_pool.py tests/test_estimator.py tests/test_export.py
+  tests/test_frontier.py tests/test_experiments.py tests/test_oob.py tests/test_warm.py
+  tests/test_cli.py tests/test_formatting.py tests/test_util.py tests/test_convergence.py
+  tests/test_timing.py
+  --deselect tests/test_cli.py::test_dask_backend_gives_the_same_numbers  # dask: a dev tool
+)
+echo "== the library's tests on the minimum versions (requirements-min.txt, .venv-min) =="
+[ -x .venv-min/bin/python ] || python3 -m venv .venv-min
+.venv-min/bin/python -m pip install -q --disable-pip-version-check -r requirements-min.txt
+.venv-min/bin/python -c 'import numpy, scipy, sklearn, pandas; print("numpy", numpy.__version__, "scipy", scipy.__version__, "scikit-learn", sklearn.__version__, "pandas", pandas.__version__)'
+.venv-min/bin/python -m pytest -p no:cacheprovider "${MIN_TESTS[@]}" || status=$?
+exit "$status"

@@ -18,9 +18,14 @@ _LAZY_MODULES = {
 }
 _LAZY_ATTRS = {"SDWECClassifier": "estimator"}
 
+# ``from sdwec import *`` must work on the base install: sdwec.plots needs the dashboard
+# extra (plotly), so it stays out of ``__all__`` (``sdwec.plots`` and ``from sdwec import
+# plots`` still work where plotly is installed).
+_NEEDS_EXTRA = {"plots"}
+
 __all__ = [
     "DataError", "Solution", "Votes", "VoteTable", "compress", "correctness_matrix", "solve",
-    "SDWECClassifier", "__version__", *sorted(_LAZY_MODULES),
+    "SDWECClassifier", "__version__", *sorted(_LAZY_MODULES - _NEEDS_EXTRA),
 ]
 
 

@@ -1,15 +1,21 @@
-"""Command line: ``sdwec reproduce|frontier|warm`` (or ``python -m sdwec ...``).
+"""Command line: ``sdwec reproduce|frontier|warm|dashboard`` (or ``python -m sdwec ...``).
 
 ``reproduce`` runs the paper's Table 3 experiment (plus modern peers) and writes a CSV of every
 (dataset, repeat, method) row and a Markdown report; ``frontier`` writes the accuracy-vs-sparsity
-points of an SDWEC λ sweep and of the peers' curves on one pool; ``warm`` trains the shipped
-datasets' default pools into the disk cache. Run with ``--help`` for options.
+points of an SDWEC λ sweep and of the peers' curves on one pool per dataset; ``warm`` trains the
+shipped datasets' default pools into the disk cache; ``dashboard`` starts the Streamlit app
+installed with the package (``pip install "sdwec[dashboard]"``). Run with ``--help`` for options.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import shlex
+import shutil
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,21 +23,32 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from sdwec import datasets, experiments, frontier, pool, warm
+from sdwec import __version__, datasets, experiments, frontier, pool, warm
+from sdwec.cache import cache_dir
 from sdwec.errors import DataError
+
+# The dashboard: installed inside the package (sdwec/app/, mapped from the checkout's top
+# level at build time: pyproject.toml), or a checkout's own app.py when run from a checkout.
+_INSTALLED_APP = Path(__file__).resolve().parent / "app" / "app.py"
+_CHECKOUT_APP = Path(__file__).resolve().parent.parent / "app.py"
 
 
 def _dataset_list(text):
     if text.strip().lower() == "all":
         return datasets.names()
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    known = set(datasets.names())
-    unknown = [name for name in names if name not in known]
+    names, unknown = [], []
+    for name in (part.strip() for part in text.split(",")):
+        if not name:
+            continue
+        try:
+            names.append(datasets.canonical_name(name))  # the paper's names are accepted too
+        except ValueError:
+            unknown.append(name)
     if unknown or not names:
         raise argparse.ArgumentTypeError(
             f"unknown dataset(s) {unknown or text!r}; choose from {', '.join(datasets.names())} "
             "or 'all'")
-    return names
+    return list(dict.fromkeys(names))
 
 
 def _positive_int(text):
@@ -82,6 +99,7 @@ def build_parser(prog="python -m sdwec"):
     parser = argparse.ArgumentParser(
         prog=prog,
         description="SDWEC Explorer: reproduce the paper's experiments from the command line.")
+    parser.add_argument("--version", action="version", version=f"sdwec {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     rep = sub.add_parser(
@@ -103,7 +121,7 @@ def build_parser(prog="python -m sdwec"):
                      help="label task (default: binary, the paper's)")
     rep.add_argument("--suite", choices=list(_DEFAULT_OUT), default="paper",
                      help="paper: Table 3 and peers (default); oob: SDWEC on out-of-bag votes "
-                          "at a target size (docs/oob.md)")
+                          "at a target size (SDWEC-OOB, beyond the paper)")
     rep.add_argument("--size", type=_size, default=None, metavar="K",
                      help="target size of the oob suite: trees (e.g. 40) or a share of the "
                           "pool (e.g. 0.2, the default)")
@@ -126,11 +144,13 @@ def build_parser(prog="python -m sdwec"):
     fr = sub.add_parser(
         "frontier", help="accuracy-vs-sparsity points of an SDWEC sweep and the peers (CSV)",
         description="Sweep SDWEC's λ on a log grid (other parameters fixed, SDWEC-B's by "
-                    "default) on one pool, add the peers' points and curves (bagging, WMV, "
-                    "QFWEC, NNLS, single tree, reduce-error, orientation, random subsets, "
-                    "positive Lasso path), and write them as CSV with a 'pareto' column.")
-    fr.add_argument("--dataset", required=True, type=lambda t: _dataset_list(t)[0],
-                    help="dataset name")
+                    "default) on one pool per dataset, add the peers' points and curves "
+                    "(bagging, WMV, QFWEC, NNLS, single tree, reduce-error, orientation, random "
+                    "subsets, positive Lasso path), and write them as CSV with a 'pareto_val' "
+                    "column, one file per dataset.")
+    fr.add_argument("--dataset", "--datasets", dest="dataset", required=True,
+                    type=_dataset_list, metavar="NAMES",
+                    help="dataset name, several comma-separated (one CSV each), or 'all'")
     fr.add_argument("--task", choices=["binary", "multiclass"], default="binary",
                     help="label task (default: binary)")
     fr.add_argument("--seed", type=int, default=0, help="split and pool seed (default: 0)")
@@ -144,8 +164,8 @@ def build_parser(prog="python -m sdwec"):
     fr.add_argument("--gamma", type=float, default=15.0, help="γ (default: 15, SDWEC-B)")
     fr.add_argument("--eps", type=float, default=1.0, help="ε (default: 1, SDWEC-B)")
     fr.add_argument("--out", type=Path, default=None,
-                    help="CSV file (default: frontier-DATASET-TASK-sSEED.csv in the current "
-                         "folder)")
+                    help="CSV file, for one dataset (default: frontier-DATASET-TASK-sSEED.csv "
+                         "in the current folder, one per dataset)")
     fr.add_argument("--n-jobs", type=int, default=None,
                     help="cores used to train the pool if it is not cached (default: all)")
     fr.add_argument("--oob", action="store_true",
@@ -159,7 +179,7 @@ def build_parser(prog="python -m sdwec"):
         description="Build every shipped dataset's default pool (binary task, l = 200, seed "
                     "0: what the dashboard opens) into the disk cache ($SDWEC_CACHE_DIR or "
                     "~/.cache/sdwec), smallest first, on every core; cached pools are "
-                    "skipped. scripts/dashboard.sh runs it in the background.")
+                    "skipped. 'sdwec dashboard' runs it in the background.")
     wm.add_argument("--datasets", type=_dataset_list, default=None,
                     help="comma-separated names or 'all' (default: all)")
     wm.add_argument("--trees", type=_positive_int, default=200,
@@ -169,18 +189,33 @@ def build_parser(prog="python -m sdwec"):
     wm.add_argument("--n-jobs", type=int, default=-1,
                     help="cores that train each pool (default: -1, all)")
     wm.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    db = sub.add_parser(
+        "dashboard", help="start the dashboard (needs pip install \"sdwec[dashboard]\")",
+        allow_abbrev=False,
+        usage=f"{prog} dashboard [-h] [--no-warm] [--port PORT] [STREAMLIT OPTIONS ...]",
+        description="Start the SDWEC Explorer dashboard installed with sdwec (streamlit run "
+                    "with its settings), from any folder. Unless --no-warm is given (or "
+                    "SDWEC_WARM=0), 'sdwec warm' trains the shipped datasets' default pools "
+                    "into the disk cache in the background at low priority (log: warm.log in "
+                    "the cache folder). Other options go to 'streamlit run', e.g. "
+                    "--server.headless true --server.address 0.0.0.0.")
+    db.add_argument("--no-warm", action="store_true",
+                    help="do not warm the default pools in the background")
+    db.add_argument("--port", type=_positive_int, default=None,
+                    help="port to serve on (default: Streamlit's, 8501)")
     return parser
 
 
-def _tqdm_progress(quiet, desc):
+def _share_progress(quiet, desc):
+    """A bar in whole percent for ``progress(done, total, message)`` given as a share of work."""
     if quiet:
         return None, None
-    bar = tqdm(total=1, desc=desc, unit="step")
+    bar = tqdm(total=100, desc=desc, unit="%")
 
     def progress(done, total, message):
-        bar.total = total
         bar.set_postfix_str(message, refresh=False)
-        bar.update(done - bar.n)
+        bar.update(int(100 * done / total) - bar.n if total else 0)
 
     return progress, bar
 
@@ -203,8 +238,17 @@ def _reproduce(args, argv, prog):
 def _frontier(args):
     if not args.lam_min > 0 or not args.lam_max >= args.lam_min:
         raise ValueError("need 0 < --lam-min <= --lam-max")
-    progress, bar = _tqdm_progress(args.quiet, f"pool {args.dataset}")
-    p = pool.load_pool(args.dataset, task=args.task, n_trees=args.trees, seed=args.seed,
+    if args.out is not None and len(args.dataset) > 1:
+        raise ValueError(f"--out names one CSV file but --dataset names {len(args.dataset)} "
+                         "datasets: leave --out out (each dataset is written to "
+                         "frontier-DATASET-TASK-sSEED.csv) or run one dataset at a time")
+    for name in args.dataset:
+        _frontier_one(args, name)
+
+
+def _frontier_one(args, name):
+    progress, bar = _share_progress(args.quiet, f"pool {name}")
+    p = pool.load_pool(name, task=args.task, n_trees=args.trees, seed=args.seed,
                        n_jobs=args.n_jobs, progress=progress, cache=not args.no_cache)
     if bar is not None:
         bar.close()
@@ -217,16 +261,97 @@ def _frontier(args):
     df["pareto_val"] = False
     key = set(zip(front["method"], front["params"]))
     df["pareto_val"] = [(m, q) in key for m, q in zip(df["method"], df["params"])]
-    out = args.out or Path(f"frontier-{args.dataset}-{args.task}-s{args.seed}.csv")
+    out = args.out or Path(f"frontier-{name}-{args.task}-s{args.seed}.csv")
     out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(out, index=False, float_format="%.10g")
     print(f"wrote {out} ({len(df)} points)")
 
 
+def _pool_progress(quiet, todo):
+    """A bar counting whole pools, for :func:`sdwec.warm.warm`'s progress in estimated seconds.
+
+    ``warm`` adds each pool's estimate to ``done`` when the pool is ready, in ``todo``'s
+    order, so the pools ready are those whose running sum of estimates ``done`` has reached.
+    """
+    if quiet:
+        return None, None
+    ends = np.cumsum([estimate for _, estimate in todo])
+    bar = tqdm(total=len(todo), desc="warm pools", unit="pool")
+
+    def progress(done, total, message):
+        ready = int(np.searchsorted(ends, done + 1e-9 * max(total, 1.0), side="right"))
+        bar.set_postfix_str(message, refresh=False)
+        bar.update(ready - bar.n)
+
+    return progress, bar
+
+
+def _low_priority():
+    if hasattr(os, "nice"):
+        os.nice(10)
+
+
+def _dashboard_app():
+    for app in (_INSTALLED_APP, _CHECKOUT_APP):
+        if app.is_file():
+            return app
+    raise OSError(f"the dashboard is not installed (no {_INSTALLED_APP}): reinstall with "
+                  "pip install \"sdwec[dashboard]\"")
+
+
+def _writable_app(app):
+    """``app``, or a copy of the installed app's folder in the cache when it cannot be written.
+
+    The charts copy plotly.min.js into the app's ``static/`` folder at run time
+    (dashboard/charts.py); a system-wide install is read-only for its users.  (A checkout's
+    app is its whole tree: never copied.)
+    """
+    if app != _INSTALLED_APP or os.access(app.parent, os.W_OK):
+        return app
+    copy = cache_dir() / f"app-{__version__}"
+    shutil.copytree(app.parent, copy, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return copy / app.name
+
+
+def _dashboard(args, streamlit_args):
+    """Run ``streamlit run`` on the installed app (as scripts/dashboard.sh does in a checkout)."""
+    if importlib.util.find_spec("streamlit") is None:
+        raise OSError("the dashboard needs Streamlit and Plotly: pip install \"sdwec[dashboard]\"")
+    app = _writable_app(_dashboard_app())
+    # Two malloc arenas instead of glibc's 8 per core: every session's script runs in its own
+    # thread; fewer arenas held ~50 MiB less under 10 sessions (results/load.md).
+    env = {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2")}
+    port = [] if args.port is None else ["--server.port", str(args.port)]
+    warmer = None
+    if not args.no_warm and os.environ.get("SDWEC_WARM", "1") != "0":
+        folder = cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / "warm.log", "wb") as log:
+            warmer = subprocess.Popen([sys.executable, "-m", "sdwec", "warm", "--quiet"],
+                                      stdout=log, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL, preexec_fn=_low_priority)
+        print(f"Warming the default pools in the background (log: {folder / 'warm.log'})",
+              flush=True)
+    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), *port,
+                               *streamlit_args], env=env)
+    # A SIGTERM to this process stops the server (and the warmer) as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: server.terminate())
+    try:
+        return server.wait()
+    except KeyboardInterrupt:  # the terminal sent SIGINT to the server too
+        return server.wait()
+    finally:
+        if warmer is not None and warmer.poll() is None:
+            warmer.terminate()
+            warmer.wait()
+
+
 def _warm(args):
     if args.seeds < 1:
         raise ValueError("--seeds must be at least 1")
-    progress, bar = _tqdm_progress(args.quiet, "warm pools")
+    progress, bar = _pool_progress(args.quiet, warm.plan(args.datasets, n_trees=args.trees,
+                                                         seeds=range(args.seeds)))
     results = warm.warm(args.datasets, n_trees=args.trees, seeds=range(args.seeds),
                         n_jobs=args.n_jobs, progress=progress)
     if bar is not None:
@@ -252,8 +377,14 @@ def main(argv=None):
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = _program_name()
-    args = build_parser(prog).parse_args(argv)
+    parser = build_parser(prog)
+    # Only the dashboard takes options of its own (streamlit's); the others refuse unknowns.
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "dashboard":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
+        if args.command == "dashboard":
+            return _dashboard(args, extra)
         if args.command == "reproduce":
             _reproduce(args, argv, prog)
         elif args.command == "warm":

@@ -1,4 +1,4 @@
-"""The paper's 11 datasets, read offline from ``data/``.
+"""The paper's 11 datasets, read offline from ``data/`` (``sdwec/data/`` once installed).
 
 Every choice made while preprocessing (rows dropped, encodings, which class is +1, how the
 multi-class sets were binarised) is documented next to the code below and in ``data/README.md``.
@@ -54,14 +54,21 @@ __all__ = [
     "MISSING_TOKENS", "MISSING_STRATEGIES",
 ]
 
-#: Environment variable naming the folder of the shipped datasets (default: the checkout's
-#: ``data/``, beside this package; an installed wheel carries the code only).
+#: Environment variable naming another folder of the shipped datasets.
 DATA_ENV = "SDWEC_DATA_DIR"
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+# An installed wheel carries the datasets inside the package (sdwec/data/, mapped from the
+# checkout's data/ at build time: pyproject.toml); a checkout keeps them at its top level.
+# The package's own folder comes first, so that an installed copy never reads a data/ folder
+# that happens to sit beside site-packages.
+_PACKAGED_DIR = Path(__file__).resolve().parent / "data"
+_CHECKOUT_DIR = Path(__file__).resolve().parent.parent / "data"
+#: Default folder of the shipped datasets: the installed package's ``sdwec/data/``, or the
+#: checkout's ``data/``.
+DATA_DIR = _PACKAGED_DIR if _PACKAGED_DIR.is_dir() else _CHECKOUT_DIR
 
 
 def data_dir() -> Path:
-    """Folder of the shipped datasets: ``$SDWEC_DATA_DIR`` if set, else the checkout's ``data/``."""
+    """Folder of the shipped datasets: ``$SDWEC_DATA_DIR`` if set, else :data:`DATA_DIR`."""
     env = os.environ.get(DATA_ENV)
     return Path(env).expanduser() if env else DATA_DIR
 
@@ -141,7 +148,10 @@ def _read_vote(folder: Path):
     # reproduces the paper's 232 rows; y -> 1, n -> 0.
     raw = _read_table(folder / "house-votes-84.data", na_values="?", keep_default_na=False)
     raw = raw.dropna()
-    votes = raw.iloc[:, 1:].replace({"y": 1, "n": 0})
+    # map, not replace: pandas 2.x warns that replace's silent downcast to int will go.
+    votes = raw.iloc[:, 1:].apply(lambda column: column.map({"y": 1, "n": 0}))
+    if votes.isna().any(axis=None):
+        raise DataError("vote: a vote other than y, n or ? in house-votes-84.data")
     names = ["handicapped_infants", "water_project_cost_sharing",
              "adoption_of_the_budget_resolution", "physician_fee_freeze", "el_salvador_aid",
              "religious_groups_in_schools", "anti_satellite_test_ban",
@@ -378,10 +388,12 @@ def load(name: str, task: str = "binary") -> Dataset:
 def _read_raw(key: str) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     folder = data_dir() / key
     if not folder.is_dir():
+        where = (f"{DATA_ENV}={os.environ[DATA_ENV]!r}, which has" if os.environ.get(DATA_ENV)
+                 else f"{folder.parent}, which has")
         raise DataError(
-            f"the shipped dataset {key!r} is not in {folder.parent}: the datasets live in the "
-            f"project's data/ folder, which an installed copy of sdwec does not contain. Set "
-            f"{DATA_ENV} to a checkout's data/ folder, or run from the checkout.")
+            f"the shipped dataset {key!r} is missing: {where} no {key}/ folder. Unset "
+            f"{DATA_ENV} to read the datasets installed with sdwec, point it at a folder "
+            f"holding the shipped datasets (a checkout's data/), or reinstall sdwec.")
     features, labels = _SPECS[key].read(folder)
     X = read_only(np.ascontiguousarray(features.to_numpy(np.float64)))
     return X, read_only(labels), tuple(features.columns)

@@ -37,6 +37,7 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from sdwec import methods, oob, paper
+from sdwec.formatting import mean_sd
 from sdwec.methods import FAIR_REFERENCE
 from sdwec.pool import load_pool
 
@@ -222,11 +223,13 @@ def _means(df, value="accuracy"):
 
 
 def summary_table(df):
-    """Mean ± standard deviation of the test accuracy per dataset and method (Markdown cells)."""
+    """Mean ± standard deviation of the test accuracy per dataset and method (Markdown cells;
+    the mean alone where one repeat leaves no spread)."""
     grouped = df.groupby(["dataset", "method"], sort=False)["accuracy"]
-    mean, std = grouped.mean().unstack(), grouped.std(ddof=1).unstack().fillna(0.0)
+    mean, std = grouped.mean().unstack(), grouped.std(ddof=1).unstack()
     order = [m for m in method_rows() if m in mean.columns]
-    cells = mean[order].map(lambda v: f"{v:.4f}") + " ± " + std[order].map(lambda v: f"{v:.4f}")
+    cells = pd.DataFrame({m: [mean_sd(mean.loc[d, m], std.loc[d, m], 4) for d in mean.index]
+                          for m in order}, index=mean.index)
     return cells.loc[list(dict.fromkeys(df["dataset"]))]
 
 
@@ -289,7 +292,7 @@ def _paper_comparison(df):
     for name in means.index:
         row = {"dataset": paper.PAPER_ROW_NAMES.get(name, name)}
         for method in method_rows("paper"):
-            ours = f"{means.loc[name, method]:.4f} ± {std.loc[name, method]:.4f}"
+            ours = mean_sd(means.loc[name, method], std.loc[name, method], 4)
             if method.startswith("SDWEC"):
                 ours += f" ({sparsity.loc[name, method]:.2f})"
             # the paper's experiments are binary: no published number for other tasks
@@ -438,13 +441,14 @@ def oob_headline(df):
 
 
 def oob_dataset_table(df):
-    """Mean ± sd of the test accuracy per dataset and method, with the mean trees kept."""
+    """Mean ± sd of the test accuracy per dataset and method (the mean alone where one split
+    leaves no spread), with the mean trees kept."""
     grouped = df.groupby(["dataset", "method"], sort=False)
     mean = grouped["accuracy"].mean().unstack()
-    std = grouped["accuracy"].std(ddof=1).unstack().fillna(0.0)
+    std = grouped["accuracy"].std(ddof=1).unstack()
     kept = grouped["n_selected"].mean().unstack()
     order = [m for m in _row_order(df) if m in mean.columns]
-    cells = pd.DataFrame({m: [f"{mean.loc[d, m]:.4f} ± {std.loc[d, m]:.4f} ({kept.loc[d, m]:.0f})"
+    cells = pd.DataFrame({m: [f"{mean_sd(mean.loc[d, m], std.loc[d, m], 4)} ({kept.loc[d, m]:.0f})"
                               for d in mean.index] for m in order}, index=mean.index)
     return cells.loc[list(dict.fromkeys(df["dataset"]))]
 

@@ -154,7 +154,10 @@ def read_weights_csv(data):
         except ValueError as exc:
             raise ValueError(f"malformed provenance line {line!r} ({exc}); expected "
                              "'# key: <JSON value>'") from None
-    table = pd.read_csv(io.StringIO(text), comment="#")
+    # pandas < 3 parses floats to within an ulp unless asked; pandas 3 round-trips by default
+    # (and deprecates the option).
+    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+    table = pd.read_csv(io.StringIO(text), comment="#", **exact)
     return table, provenance
 
 

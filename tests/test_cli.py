@@ -1,8 +1,12 @@
 """The command line end to end: reproduce (local and Dask), frontier, help and errors."""
 
+import re
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+import sdwec
 from sdwec import experiments, paper
 from sdwec.__main__ import main
 
@@ -121,3 +125,164 @@ def test_multiclass_reproduction_has_no_paper_numbers(tmp_path, cache):
     assert set(df["task"]) == {"multiclass"} and df["accuracy"].between(0, 1).all()
     table3 = (out / "report.md").read_text().split("## All methods")[0]
     assert f"{paper.TABLE3['wine']['QFWEC']:.4f}" not in table3  # the paper is binary only
+
+
+# ---- hygiene: --version, lists of datasets, whole-step progress, no "± nan" ------------------
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"sdwec {sdwec.__version__}"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", sdwec.__version__)
+
+
+FRONTIER_SMALL = ["--trees", "6", "--points", "3", "--quiet"]
+
+
+def test_frontier_takes_a_list_of_datasets_one_file_each(tmp_path, cache, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # The paper's names are accepted (heartC is heart); a name given twice runs once.
+    assert main(["frontier", "--dataset", "wine, heartC,wine", *FRONTIER_SMALL]) == 0
+    written = sorted(p.name for p in tmp_path.glob("frontier-*.csv"))
+    assert written == ["frontier-heart-binary-s0.csv", "frontier-wine-binary-s0.csv"]
+    # Each file is what a run on that dataset alone writes.
+    for name in ("wine", "heart"):
+        alone = tmp_path / f"{name}-alone.csv"
+        assert main(["frontier", "--dataset", name, *FRONTIER_SMALL, "--out", str(alone)]) == 0
+        assert alone.read_bytes() == (tmp_path / f"frontier-{name}-binary-s0.csv").read_bytes()
+
+
+def test_frontier_refuses_one_out_file_for_several_datasets(tmp_path, cache, capsys):
+    out = tmp_path / "f.csv"
+    assert main(["frontier", "--dataset", "wine,sonar", *FRONTIER_SMALL, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--out names one CSV file" in err and "2 datasets" in err
+    assert not out.exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["frontier", "--dataset", "wine,nope"])
+    assert exc.value.code == 2 and "unknown dataset(s) ['nope']" in capsys.readouterr().err
+
+
+def test_options_of_another_command_are_refused(capsys):
+    # Only `dashboard` passes unknown options on (to streamlit).
+    with pytest.raises(SystemExit) as exc:
+        main(["warm", "--server.port", "8600"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --server.port 8600" in capsys.readouterr().err
+
+
+def _bar_counts(text):
+    """The ``n/total`` counters of every tqdm refresh in ``text``."""
+    return re.findall(r"\|\s*([0-9.]+)/([0-9.]+) \[", text)
+
+
+def test_warm_progress_counts_whole_pools(cache, capsys):
+    assert main(["warm", "--datasets", "wine,sonar,heart", "--trees", "4"]) == 0
+    counts = _bar_counts(capsys.readouterr().err)
+    assert counts and all(n.isdigit() and total == "3" for n, total in counts)
+    assert counts[-1] == ("3", "3")
+    assert main(["warm", "--datasets", "wine,sonar,heart", "--trees", "4"]) == 0  # cached
+    captured = capsys.readouterr()
+    assert _bar_counts(captured.err)[-1] == ("3", "3") and "0 trained now" in captured.out
+
+
+def test_frontier_pool_progress_is_in_whole_percent(tmp_path, cache, capsys):
+    assert main(["frontier", "--dataset", "wine", "--trees", "6", "--points", "3",
+                 "--out", str(tmp_path / "f.csv")]) == 0
+    counts = _bar_counts(capsys.readouterr().err)
+    assert counts and all(n.isdigit() and total == "100" for n, total in counts)
+    assert counts[-1] == ("100", "100")
+
+
+def test_one_repeat_report_prints_means_without_a_spread(tmp_path, cache):
+    out = tmp_path / "one"
+    assert main(["reproduce", "--datasets", "wine", "--repeats", "1", "--trees", "6",
+                 "--out", str(out), "--n-jobs", "1", "--quiet"]) == 0
+    report = (out / "report.md").read_text()
+    assert "nan" not in report.lower()
+    rows = [line for line in report.splitlines() if line.startswith("| wine")]
+    assert rows and not any("±" in row for row in rows)  # one repeat has no spread
+    df = pd.read_csv(out / "results.csv")
+    bagging = df.loc[df["method"] == "bagging", "accuracy"].item()
+    assert f"{bagging:.4f}" in report
+
+
+class _FakePopen:
+    """Records the processes ``sdwec dashboard`` starts instead of starting them."""
+
+    started = []
+
+    def __init__(self, argv, **kwargs):
+        self.argv, self.kwargs, self.terminated = argv, kwargs, False
+        _FakePopen.started.append(self)
+
+    def wait(self):
+        return 0
+
+    def poll(self):
+        return None
+
+    def terminate(self):
+        self.terminated = True
+
+
+def test_dashboard_runs_streamlit_on_the_app_and_warms_in_the_background(monkeypatch, cache):
+    import sdwec.__main__ as cli
+
+    monkeypatch.setattr(cli.subprocess, "Popen", _FakePopen)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)
+    monkeypatch.delenv("SDWEC_WARM", raising=False)
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    _FakePopen.started = []
+    assert main(["dashboard", "--port", "8642", "--server.headless", "true"]) == 0
+    warmer, server = _FakePopen.started
+    assert warmer.argv[1:] == ["-m", "sdwec", "warm", "--quiet"]
+    assert warmer.kwargs["preexec_fn"] is cli._low_priority and warmer.terminated
+    assert (cache / "warm.log").exists()
+    app = server.argv[4]
+    assert server.argv[1:4] == ["-m", "streamlit", "run"] and app.endswith("app.py")
+    assert server.argv[5:] == ["--server.port", "8642", "--server.headless", "true"]
+    assert server.kwargs["env"]["MALLOC_ARENA_MAX"] == "2"  # as scripts/dashboard.sh sets
+    _FakePopen.started = []
+    assert main(["dashboard", "--no-warm"]) == 0
+    assert [p.argv[1:4] for p in _FakePopen.started] == [["-m", "streamlit", "run"]]
+
+
+def test_dashboard_without_streamlit_says_what_to_install(monkeypatch, capsys):
+    import sdwec.__main__ as cli
+
+    real = cli.importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "streamlit" else real(name, *a))
+    assert main(["dashboard", "--no-warm"]) == 2
+    assert 'pip install "sdwec[dashboard]"' in capsys.readouterr().err
+
+
+def test_dashboard_runs_a_copy_of_a_read_only_app_from_the_cache(monkeypatch, cache, tmp_path):
+    import sdwec.__main__ as cli
+
+    app = tmp_path / "site" / "sdwec" / "app" / "app.py"  # an installed app, read-only
+    for name in ("app.py", "pages/explorer.py", ".streamlit/config.toml"):
+        (app.parent / name).parent.mkdir(parents=True, exist_ok=True)
+        (app.parent / name).write_text(f"# {name}\n")
+    monkeypatch.setattr(cli, "_INSTALLED_APP", app)
+    monkeypatch.setattr(cli.subprocess, "Popen", _FakePopen)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: Path(path) != app.parent)
+    _FakePopen.started = []
+    assert main(["dashboard", "--no-warm"]) == 0
+    (server,) = _FakePopen.started
+    copy = Path(server.argv[4])
+    assert copy == cache / f"app-{sdwec.__version__}" / "app.py"
+    assert copy.read_bytes() == app.read_bytes()
+    assert (copy.parent / "pages" / "explorer.py").read_bytes() == \
+        (app.parent / "pages" / "explorer.py").read_bytes()
+    assert (copy.parent / ".streamlit" / "config.toml").is_file()
+    # A writable install, and a checkout, run in place.
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: True)
+    _FakePopen.started = []
+    assert main(["dashboard", "--no-warm"]) == 0
+    assert _FakePopen.started[0].argv[4] == str(app)
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: False)
+    assert cli._writable_app(cli._CHECKOUT_APP) == cli._CHECKOUT_APP

@@ -48,7 +48,7 @@ def expected_failed_checks(estimator):
 # of these seeds.
 @parametrize_with_checks([SDWECClassifier(n_estimators=n, random_state=seed)
                           for n in (3, 4, 10) for seed in (0, 1, 2)],
-                         expected_failed_checks=expected_failed_checks, xfail_strict=True)
+                         expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -62,7 +62,7 @@ OOB_COMBINATIONS = [dict(fit_on=fit_on, n_members=n_members, vote=vote)
 
 @parametrize_with_checks([SDWECClassifier(n_estimators=4, random_state=1, **params)
                           for params in OOB_COMBINATIONS],
-                         expected_failed_checks=expected_failed_checks, xfail_strict=True)
+                         expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks_with_oob_parameters(estimator, check):
     check(estimator)
 

@@ -81,8 +81,7 @@ class Progress:
     The bar says how long the work has run and, once a tenth of what remained when it first
     reported is done, about how long is left (the library reports steps weighted by their
     cost, so the rate is meaningful).  Before that it shows ``estimate``, a (low, high)
-    range of seconds for the whole work, if given.  :meth:`waiting` reports a pool that
-    another process is training.
+    range of seconds for the whole work, if given.
     """
 
     def __init__(self, label, estimate=None):
@@ -112,11 +111,6 @@ class Progress:
             self.bar = self.slot.progress(fraction, text=text)
         else:
             self.bar.progress(fraction, text=text)
-
-    def waiting(self, record):
-        """``waiting`` callback of :func:`sdwec.pool.load_pool`: another process (the
-        background warm-up, another replica) is training the pool this page needs."""
-        self(*_waiting_report(record, 0.0, 1.0, 1.0))
 
     def close(self):
         self.slot.empty()
@@ -557,24 +551,30 @@ def _sweep_chunk(ref, lams, fixed, second):
                           second=second)
 
 
-#: Arguments of the Frontier's cached steps computed in this process: a step not in it
-#: shows the bar *before* it runs (a cached step would only flash it).  Streamlit's cache
-#: may evict a step after it is recorded; that step then runs without a bar, nothing worse.
-_computed = set()
+@st.cache_resource(show_spinner=False)
+def _computed_steps():
+    """Arguments of the Frontier's cached steps computed in this process: a step not in it
+    shows the bar *before* it runs (a cached step would only flash it).  Cleared with
+    Streamlit's caches; a step evicted after it was recorded shows the bar once it is done."""
+    return set()
 
 
 def _stepwise(label, steps):
     """Run ``steps`` (``(message, cached step, its arguments)``), one bar over all of them,
     shown before each step this process has not computed yet; returns their results."""
     progress = Progress(label)
+    computed = _computed_steps()
     results = []
     try:
         for done, (message, step, args) in enumerate(steps):
             marker = (step.__name__, *args)
-            if marker not in _computed:
+            if marker not in computed:
                 progress(done, len(steps), message)
+            start = time.perf_counter()
             results.append(step(*args))
-            _computed.add(marker)
+            if time.perf_counter() - start > 0.1:
+                progress(done + 1, len(steps), message)
+            computed.add(marker)
     finally:
         progress.close()
     return results
@@ -723,8 +723,7 @@ def training_times(names, sizes, seed=0):
 
 def clear_caches():
     """Empty the dashboard's Streamlit caches (tests call this between runs)."""
-    _computed.clear()
-    for cached in (_pool_slot, _compare, _measure, _sweep_chunk, _peer, _explorer_figures,
+    for cached in (_computed_steps, _pool_slot, _compare, _measure, _sweep_chunk, _peer, _explorer_figures,
                    _convergence_figure, _iterations_figure, _lambda_path, _scrubber_figure,
                    _read_reproduction, _shape_of):
         cached.clear()

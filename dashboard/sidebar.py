@@ -217,17 +217,18 @@ def sidebar(cold_note=None, warm=None):
                           help="Seeds the train/validation/test split and the bagging.")
     col_l.select_slider("Pool size l", cfg.POOL_SIZES, **_bound("n_trees"),
                         help="Number of bagged CART trees the weights are chosen from.")
-    notes = sb.empty()
+    # One element per placeholder: a redraw replaces it (a container's old children stay).
+    note_slot, disk_slot = sb.empty(), sb.empty()
 
     def draw_notes():
         config = current_config()
-        with notes.container():
-            if cold_note is not None:
-                note = cold_note(config)
-                if note:
-                    st.info(note)
-            if warm is not None:
-                st.caption(_disk_caption(config, warm))
+        note = cold_note(config) if cold_note is not None else None
+        if note:
+            note_slot.info(note)
+        else:
+            note_slot.empty()
+        if warm is not None:
+            disk_slot.caption(_disk_caption(config, warm))
 
     draw_notes()
     # Pools trained later in this run change both notes: they are drawn again then.

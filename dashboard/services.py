@@ -92,15 +92,18 @@ class Progress:
         self.start = time.monotonic()
         self.origin = None  # (seconds, fraction) of the first report: the rate's baseline
 
-    def __call__(self, done, total, message):
+    def __call__(self, done, total, message, left=None):
+        """Draw ``done`` of ``total``; ``left``: seconds left if the caller knows better
+        (another process's training, timed since it started)."""
         fraction = min(max(done / total, 0.0), 1.0) if total else 1.0
         now = time.monotonic()
         if self.origin is None:
             self.origin = (now, fraction)
         since, first = self.origin
         text = f"{self.label}: {message} · {_duration(now - self.start)} elapsed"
-        if fraction < 1.0 and fraction - first >= 0.1 * (1.0 - first):
+        if left is None and fraction < 1.0 and fraction - first >= 0.1 * (1.0 - first):
             left = (now - since) * (1.0 - fraction) / (fraction - first)
+        if left is not None and fraction < 1.0:
             text += f", about {_duration(left)} left"
         elif fraction < 1.0 and self.estimate is not None:
             text += f" (roughly {duration_range(*self.estimate)} in all)"
@@ -117,15 +120,22 @@ class Progress:
 
 
 def _waiting_report(record, before, weight, total, prefix=""):
-    """``(done, total, message)`` of a pool another process trains (its progress file),
-    placed at ``before .. before + weight`` of a bar over ``total``."""
+    """``(done, total, message, seconds left)`` of a pool another process trains (its
+    progress file), placed at ``before .. before + weight`` of a bar over ``total``.
+
+    The time left is timed on that process since it started, and assumes the pools after
+    this one go at the same pace per unit of ``weight``; ``None`` until a twentieth is done.
+    """
     if record is None:
         return (before, total, f"{prefix}waiting for another process that is training this "
-                               f"pool (it has reported no progress yet)")
-    running = _duration(max(0.0, time.time() - record.started))
-    return (before + weight * record.fraction, total,
+                               f"pool (it has reported no progress yet)", None)
+    running = max(0.0, time.time() - record.started)
+    done = before + weight * record.fraction
+    left = (running / (weight * record.fraction) * (total - done)
+            if record.fraction >= 0.05 else None)
+    return (done, total,
             f"{prefix}another process (pid {record.pid}) is training this pool, running for "
-            f"{running}: {record.message}; this page uses it when it is done")
+            f"{_duration(running)}: {record.message}; this page uses it when it is done", left)
 
 
 def _duration(seconds):
@@ -146,10 +156,11 @@ def duration_range(low, high):
 #: Training seconds per tree, as (per-tree overhead, seconds per unit of n·log2(n)·features,
 #: n the training rows), for a fast and a slow case: measured on this project's busy 2-core
 #: machines with one core per pool (the dashboard's), l = 200.  The slow end is waveform
-#: (deep trees on noisy data: 8–12 s a pool), the fast end NSL-KDD (2.5 min a pool, while
-#: waveform's rate would predict 11 min), the overhead sonar's and vehicle's (1–2 s a pool).
-#: Rows x features x trees cannot tell how deep the trees grow, hence a range.
-_TRAINING_RATES = ((0.002, 1.0e-8), (0.008, 5.0e-8))
+#: (deep trees on noisy data: 8–12 s a pool, and 65 s for l = 500 beside other work), the
+#: fast end NSL-KDD (2.5 min a pool, while waveform's rate would predict 15 min), the
+#: overhead sonar's and vehicle's (1–2 s a pool).  Rows x features x trees cannot tell how
+#: deep the trees grow, nor how busy the machine is, hence a range.
+_TRAINING_RATES = ((0.002, 1.0e-8), (0.010, 7.0e-8))
 
 
 def training_seconds_range(n_rows, n_features, n_trees, pools=1):
@@ -166,7 +177,7 @@ def training_seconds_range(n_rows, n_features, n_trees, pools=1):
     Returns
     -------
     (float, float)
-        Increasing in every argument; ``high`` is 4 to 5 times ``low``.
+        Increasing in every argument; ``high`` is 5 to 7 times ``low``.
     """
     n_train = max(2.0, 0.8 * float(n_rows))
     units = n_train * np.log2(n_train) * max(1, int(n_features))
@@ -336,8 +347,12 @@ def cold_start_note(config):
     if high < COLD_NOTE_SECONDS and not busy:
         return None
     first = todo[0]
-    count = (f"This pool is not trained yet" if len(refs) == 1 else
-             f"{len(todo)} of the {len(refs)} pools (one per split) are not trained yet")
+    if len(refs) == 1:
+        count = "This pool is not trained yet"
+    elif len(todo) == len(refs):
+        count = f"The {len(refs)} pools (one per split) are not trained yet"
+    else:
+        count = f"{len(todo)} of the {len(refs)} pools (one per split) are not trained yet"
     note = (f"{count}: {len(todo) * first.n_trees:,} trees on {first.label} in all take roughly "
             f"{duration_range(low, high)} on this 2-core machine (longer when busy). ")
     if busy:
@@ -387,8 +402,9 @@ def get_pools(refs):
     first = refs[0]
     r = len(refs)
     if todo:
-        label = (f"Training {first.n_trees} trees on {first.label}" if r == 1 else
-                 f"Training {len(todo)} of {r} pools of {first.n_trees} trees on {first.label}")
+        pools = "" if r == 1 else f"{len(todo)} pools of " if len(todo) == r else \
+            f"{len(todo)} of {r} pools of "
+        label = f"Training {pools}{first.n_trees} trees on {first.label}"
         estimate = training_seconds_range(*_shape(first), first.n_trees, pools=len(todo))
     else:
         label, estimate = f"Loading {r} pools of {first.label} from disk", None

@@ -257,7 +257,8 @@ def _disk_caption(config, warm):
     else:
         head = (f"Pools on disk for l = {config.n_trees}, seeds {seeds[0]}–{seeds[-1]} "
                 f"({len(seeds)} splits): all {len(seeds)} for {ready} of {len(counts)} datasets")
-        rest = ", ".join(f"{name} {n} of {len(seeds)}" for name, n in missing)
+        rest = ", ".join(f"{name} ({n} of {len(seeds)})" if n else name
+                         for name, n in missing)
     return head + (f" (not yet: {rest})." if missing else ".")
 
 

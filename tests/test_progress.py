@@ -187,3 +187,19 @@ def test_training_time_range_holds_the_measured_pools():
     (5, 20, "5–20 s"), (0.2, 3, "1–3 s"), (120, 540, "2–9 min"), (40, 200, "40 s–3 min")])
 def test_duration_ranges_read_as_a_person_says_them(low, high, text):
     assert services.duration_range(low, high) == text
+
+
+def test_time_left_while_waiting_is_timed_on_the_other_process():
+    """Half of the first of two equal pools took the other process 10 s: 10 s more for it,
+    20 s for the second."""
+    now = time.time()
+    record = disk_cache.BuildProgress(50, 100, "trained 100 of 200 trees", now - 10, now, 1, "h")
+    done, total, message, left = services._waiting_report(record, 0.0, 1.0, 2.0, "split 1 of 2: ")
+    assert (done, total) == (0.5, 2.0)
+    assert left == pytest.approx(30.0, rel=0.05)
+    assert message.startswith("split 1 of 2: another process (pid 1) is training this pool")
+    assert "trained 100 of 200 trees" in message
+    # Too early to time: no guess; and a holder that reported nothing is said so.
+    early = disk_cache.BuildProgress(1, 100, "starting", now - 10, now, 1, "h")
+    assert services._waiting_report(early, 0.0, 1.0, 1.0)[3] is None
+    assert "reported no progress yet" in services._waiting_report(None, 0.0, 1.0, 1.0)[2]

@@ -9,6 +9,7 @@ forgets a page's widget values when another page is opened.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import streamlit as st
@@ -82,11 +83,14 @@ def send_to_explorer(config):
 
 
 def open_clicked_point(chart_key):
-    """``on_select`` callback of the Frontier's chart: open the clicked SDWEC point in the
-    Explorer (its λ, β, γ, ε on the sidebar's grids; the pool and splits unchanged).
+    """The ``on_select`` callback of the Frontier's chart under ``chart_key``: a click on an
+    SDWEC point opens it in the Explorer (its λ, β, γ, ε on the sidebar's grids; the pool
+    and splits unchanged). Points of other methods carry no SDWEC parameters and are
+    ignored."""
+    return partial(_open_clicked_point, chart_key)
 
-    Points of other methods carry no SDWEC parameters and are ignored.
-    """
+
+def _open_clicked_point(chart_key):
     event = st.session_state.get(chart_key) or {}
     points = (event.get("selection") or {}).get("points") or []
     picked = [p for p in points

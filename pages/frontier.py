@@ -1,7 +1,5 @@
 """Frontier: accuracy against sparsity for an SDWEC sweep and every peer, on one pool."""
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard import services
@@ -66,8 +64,7 @@ with guard("the frontier"):
                             x="trees" if x_axis == "trees used" else "sparsity",
                             front_on=front_column)
     # A click on an SDWEC point opens the Explorer with its parameters at once.
-    st.plotly_chart(figure, key="frontier_chart",
-                    on_select=partial(open_clicked_point, "frontier_chart"),
+    st.plotly_chart(figure, key="frontier_chart", on_select=open_clicked_point("frontier_chart"),
                     selection_mode="points")
     st.caption("Click an SDWEC point to open it in the Explorer.")
     first = refs[0]

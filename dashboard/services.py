@@ -11,6 +11,7 @@ in a long session.  Nothing here computes anything about SDWEC: it calls the lib
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -353,13 +354,27 @@ def cold_start_note(config):
         count = f"The {len(refs)} pools (one per split) are not trained yet"
     else:
         count = f"{len(todo)} of the {len(refs)} pools (one per split) are not trained yet"
-    note = (f"{count}: {len(todo) * first.n_trees:,} trees on {first.label} in all take roughly "
-            f"{duration_range(low, high)} on this 2-core machine (longer when busy). ")
+    trees = (f"{first.n_trees:,} trees" if len(todo) == 1 else
+             f"{len(todo)} × {first.n_trees:,} trees in all")
+    note = (f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)} on "
+            f"this 2-core machine (longer when busy). ") + _busy_note()
     if busy:
         note += (f"Another process (the background warm-up or another replica) is training "
                  f"{'it' if busy == 1 == len(todo) else f'{busy} of them'} now: the page "
                  f"shows its progress and uses it when it is done. ")
     return note + "Trained pools are kept on disk, so later visits are instant."
+
+
+def _busy_note(load=None, cores=None):
+    """A sentence when the machine runs more work than it has cores (the range above was
+    measured with a core to spare): how much longer a CPU-bound training then takes."""
+    load = os.getloadavg()[0] if load is None else load
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    slowdown = (load + 1) / cores  # a new process gets about cores / (load + 1) of a core
+    if slowdown < 1.5:
+        return ""
+    return (f"This machine is busy now (load {load:.0f} on {cores} cores): expect about "
+            f"{slowdown:.0f}× that. ")
 
 
 @st.cache_data(ttl=5, show_spinner=False)

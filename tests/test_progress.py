@@ -203,3 +203,10 @@ def test_time_left_while_waiting_is_timed_on_the_other_process():
     early = disk_cache.BuildProgress(1, 100, "starting", now - 10, now, 1, "h")
     assert services._waiting_report(early, 0.0, 1.0, 1.0)[3] is None
     assert "reported no progress yet" in services._waiting_report(None, 0.0, 1.0, 1.0)[2]
+
+
+def test_a_busy_machine_is_said_to_slow_training_down():
+    assert services._busy_note(load=0.5, cores=2) == ""
+    assert services._busy_note(load=1.5, cores=2) == ""  # a core to spare: the calibration
+    # 9 processes running on 2 cores: a new one gets about 2 / 10 of a core, 5× slower.
+    assert "(load 9 on 2 cores): expect about 5× that" in services._busy_note(load=9.0, cores=2)

@@ -365,16 +365,23 @@ def cold_start_note(config):
     return note + "Trained pools are kept on disk, so later visits are instant."
 
 
-def _busy_note(load=None, cores=None):
-    """A sentence when the machine runs more work than it has cores (the range above was
-    measured with a core to spare): how much longer a CPU-bound training then takes."""
+def _slowdown(load=None, cores=None):
+    """``(factor, load, cores)``: how much longer a CPU-bound training takes now than with a
+    core to spare (what :func:`training_seconds_range` was measured with); 1 below 1.5×."""
     load = os.getloadavg()[0] if load is None else load
     cores = (os.cpu_count() or 1) if cores is None else cores
-    slowdown = (load + 1) / cores  # a new process gets about cores / (load + 1) of a core
-    if slowdown < 1.5:
+    factor = (load + 1) / cores  # a new process gets about cores / (load + 1) of a core
+    return (factor if factor >= 1.5 else 1.0), load, cores
+
+
+def _busy_note(load=None, cores=None):
+    """A sentence when the machine runs more work than it has cores: how much longer a
+    training then takes (empty otherwise)."""
+    factor, load, cores = _slowdown(load, cores)
+    if factor == 1.0:
         return ""
     return (f"This machine is busy now (load {load:.0f} on {cores} cores): expect about "
-            f"{slowdown:.0f}× that. ")
+            f"{factor:.0f}× that. ")
 
 
 @st.cache_data(ttl=5, show_spinner=False)
@@ -420,7 +427,9 @@ def get_pools(refs):
         pools = "" if r == 1 else f"{len(todo)} pools of " if len(todo) == r else \
             f"{len(todo)} of {r} pools of "
         label = f"Training {pools}{first.n_trees} trees on {first.label}"
-        estimate = training_seconds_range(*_shape(first), first.n_trees, pools=len(todo))
+        factor = _slowdown()[0]
+        estimate = tuple(factor * t for t in training_seconds_range(
+            *_shape(first), first.n_trees, pools=len(todo)))
     else:
         label, estimate = f"Loading {r} pools of {first.label} from disk", None
     progress = Progress(label, estimate)

@@ -128,8 +128,8 @@ def _waiting_report(record, before, weight, total, prefix=""):
     this one go at the same pace per unit of ``weight``; ``None`` until a twentieth is done.
     """
     if record is None:
-        return (before, total, f"{prefix}waiting for another process that is training this "
-                               f"pool (it has reported no progress yet)", None)
+        return (before, total, f"{prefix}waiting for this pool: another session or process "
+                               f"is loading or training it (no progress reported yet)", None)
     running = max(0.0, time.time() - record.started)
     done = before + weight * record.fraction
     left = (running / (weight * record.fraction) * (total - done)

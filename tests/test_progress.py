@@ -202,7 +202,7 @@ def test_time_left_while_waiting_is_timed_on_the_other_process():
     # Too early to time: no guess; and a holder that reported nothing is said so.
     early = disk_cache.BuildProgress(1, 100, "starting", now - 10, now, 1, "h")
     assert services._waiting_report(early, 0.0, 1.0, 1.0)[3] is None
-    assert "reported no progress yet" in services._waiting_report(None, 0.0, 1.0, 1.0)[2]
+    assert "no progress reported yet" in services._waiting_report(None, 0.0, 1.0, 1.0)[2]
 
 
 def test_a_busy_machine_is_said_to_slow_training_down():

@@ -11,6 +11,7 @@ in a long session.  Nothing here computes anything about SDWEC: it calls the lib
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -21,12 +22,14 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
-from sdwec import (comparison, datasets, experiments, frontier, plots, pool, solver,
-                   timing, voting)
+from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool,
+                   solver, timing, voting)
 from sdwec.errors import DataError
 
-#: Bounds of the caches.
-POOL_CACHE_ENTRIES = 6
+#: Bounds of the caches.  Pools: every split of the largest *Splits* choice, and two more,
+#: so that a page over 10 splits does not evict its own first pools while loading the last
+#: (each slider move would then read them from disk again).
+POOL_CACHE_ENTRIES = 12
 SOLUTION_CACHE_ENTRIES = 256
 SWEEP_CACHE_ENTRIES = 16
 TIMING_CACHE_ENTRIES = 64
@@ -76,22 +79,38 @@ _HASH = {PoolRef: lambda ref: ref.key}
 class Progress:
     """``progress(done, total, message)`` callback drawing a bar only if work happens.
 
-    The bar says how long the work has run and, once a tenth of it is done, about how long
-    is left (the library reports steps weighted by their cost, so the rate is meaningful).
+    The bar says how long the work has run and, once a tenth of what remained when it first
+    reported is done, about how long is left (the library reports steps weighted by their
+    cost, so the rate is meaningful).  Before that it shows ``estimate``, a (low, high)
+    range of seconds for the whole work, if given.
     """
 
-    def __init__(self, label):
+    def __init__(self, label, estimate=None):
         self.label = label
+        self.estimate = estimate
         self.slot = st.empty()
         self.bar = None
         self.start = time.monotonic()
+        self.origin = None  # (seconds, fraction) of the first report: the rate's baseline
 
-    def __call__(self, done, total, message):
+    def __call__(self, done, total, message, left=None):
+        """Draw ``done`` of ``total``; ``left``: seconds left if the caller knows better
+        (another process's training, timed since it started)."""
         fraction = min(max(done / total, 0.0), 1.0) if total else 1.0
-        elapsed = time.monotonic() - self.start
-        text = f"{self.label}: {message} · {_duration(elapsed)} elapsed"
-        if 0.1 <= fraction < 1.0:
-            text += f", about {_duration(elapsed * (1 - fraction) / fraction)} left"
+        now = time.monotonic()
+        if self.origin is None:
+            self.origin = (now, fraction)
+        since, first = self.origin
+        text = f"{self.label}: {message} · {_duration(now - self.start)} elapsed"
+        if left is None and fraction < 1.0 and fraction - first >= 0.1 * (1.0 - first):
+            left = (now - since) * (1.0 - fraction) / (fraction - first)
+        if left is not None and fraction < 1.0:
+            text += f", about {_duration(left)} left"
+        elif fraction < 1.0 and self.estimate is not None:
+            text += f" (roughly {duration_range(*self.estimate)} in all)"
+        self._draw(fraction, text)
+
+    def _draw(self, fraction, text):
         if self.bar is None:
             self.bar = self.slot.progress(fraction, text=text)
         else:
@@ -101,9 +120,70 @@ class Progress:
         self.slot.empty()
 
 
+def _waiting_report(record, before, weight, total, prefix=""):
+    """``(done, total, message, seconds left)`` of a pool another process trains (its
+    progress file), placed at ``before .. before + weight`` of a bar over ``total``.
+
+    The time left is timed on that process since it started, and assumes the pools after
+    this one go at the same pace per unit of ``weight``; ``None`` until a twentieth is done.
+    """
+    if record is None:
+        return (before, total, f"{prefix}waiting for this pool: another session or process "
+                               f"is loading or training it (no progress reported yet)", None)
+    running = max(0.0, time.time() - record.started)
+    done = before + weight * record.fraction
+    left = (running / (weight * record.fraction) * (total - done)
+            if record.fraction >= 0.05 else None)
+    return (done, total,
+            f"{prefix}another process (pid {record.pid}) is training this pool, running for "
+            f"{_duration(running)}: {record.message}; this page uses it when it is done", left)
+
+
 def _duration(seconds):
     """``"45 s"`` or ``"3 min"``: the precision a person waiting wants."""
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def duration_range(low, high):
+    """``"5–20 s"``, ``"2–9 min"`` or ``"40 s–3 min"``: a rough range of seconds."""
+    low, high = max(1.0, low), max(1.0, high)
+    if high < 90:
+        return f"{low:.0f}–{high:.0f} s"
+    if low >= 90:
+        return f"{low / 60:.0f}–{high / 60:.0f} min"
+    return f"{low:.0f} s–{high / 60:.0f} min"
+
+
+#: Training seconds per tree, as (per-tree overhead, seconds per unit of n·log2(n)·features,
+#: n the training rows), for a fast and a slow case: measured on this project's busy 2-core
+#: machines with one core per pool (the dashboard's), l = 200.  The slow end is waveform
+#: (deep trees on noisy data: 8–12 s a pool, and 65 s for l = 500 beside other work), the
+#: fast end NSL-KDD (2.5 min a pool, while waveform's rate would predict 15 min), the
+#: overhead sonar's and vehicle's (1–2 s a pool).  Rows x features x trees cannot tell how
+#: deep the trees grow, nor how busy the machine is, hence a range.
+_TRAINING_RATES = ((0.002, 1.0e-8), (0.010, 7.0e-8))
+
+
+def training_seconds_range(n_rows, n_features, n_trees, pools=1):
+    """Rough (low, high) wall-clock seconds to train ``pools`` pools of ``n_trees`` trees.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows of the whole dataset (80 % of them train the trees).
+    n_features, n_trees : int
+    pools : int, default=1
+        Pools trained one after the other (the splits of a configuration).
+
+    Returns
+    -------
+    (float, float)
+        Increasing in every argument; ``high`` is 5 to 7 times ``low``.
+    """
+    n_train = max(2.0, 0.8 * float(n_rows))
+    units = n_train * np.log2(n_train) * max(1, int(n_features))
+    return tuple(float(pools * n_trees * (overhead + rate * units))
+                 for overhead, rate in _TRAINING_RATES)
 
 
 # --------------------------------------------------------------------------- uploads
@@ -211,54 +291,105 @@ def _pool_slot(ref):
     return {"lock": threading.Lock(), "pool": None}
 
 
-def _pool(ref, progress=None):
+def _pool(ref, progress=None, waiting=None):
     """The pool of ``ref``: from this process, the disk cache, or trained now.
 
-    If another session is training the same pool, this one says so and waits for it
-    instead of training it again.
+    If another session of this process or another process (the background warm-up, another
+    replica) is training the same pool, this one waits for it instead of training it again,
+    reporting that training's progress to ``waiting(record)``
+    (see :func:`sdwec.pool.load_pool`).
     """
     slot = _pool_slot(ref)
     if slot["pool"] is not None:
         return slot["pool"]
-    if not slot["lock"].acquire(blocking=False):
-        if progress is not None:
-            progress.slot.info("Another session is training this pool right now; it will "
-                               "appear here as soon as it is ready.")
-        slot["lock"].acquire()
+    while not slot["lock"].acquire(timeout=POLL_SECONDS):
+        if waiting is not None:
+            waiting(pool.training_progress(ref.key))
     try:
         if slot["pool"] is None:
-            slot["pool"] = pool.load_pool(ref.key, dataset=ref.dataset, progress=progress)
+            slot["pool"] = pool.load_pool(ref.key, dataset=ref.dataset, progress=progress,
+                                          waiting=waiting)
         return slot["pool"]
     finally:
         slot["lock"].release()
 
 
-#: Cold training longer than this gets a note before the user commits to it.
+#: How often a page waiting for another session's training reads its progress.
+POLL_SECONDS = 0.5
+
+
+#: Cold training longer than this (the range's high end) gets a note before it starts.
 COLD_NOTE_SECONDS = 10.0
 
 
+def _shape(ref):
+    """``(rows, features)`` of ``ref``'s data."""
+    return ref.dataset.X.shape if ref.dataset is not None else _shape_of(ref.key.source)
+
+
+def _untrained(refs):
+    """The refs whose pool is neither in this process nor on disk."""
+    return [r for r in refs if _pool_slot(r)["pool"] is None and not pool.is_cached(r.key)]
+
+
 def cold_start_note(config):
-    """A note when ``config``'s pool is not trained yet and training takes over ~10 s."""
+    """A note when pools of ``config`` are not trained yet: how many, roughly how long
+    (a range), and whether another process is training them now.  ``None`` when every
+    pool is ready or the training takes under :data:`COLD_NOTE_SECONDS`."""
     try:
-        ref = pool_ref(config)
+        refs = pool_refs(config)
     except DataError:
         return None
-    if _pool_slot(ref)["pool"] is not None or pool.is_cached(ref.key):
+    todo = _untrained(refs)
+    if not todo:
         return None
-    shape = ref.dataset.X.shape if ref.dataset is not None else _shape_of(ref.key.source)
-    seconds = timing.estimated_training_seconds(shape[0], shape[1], ref.n_trees)
-    if seconds < COLD_NOTE_SECONDS:
+    low, high = training_seconds_range(*_shape(todo[0]), todo[0].n_trees, pools=len(todo))
+    busy = sum(pool.training_progress(r.key) is not None for r in todo)
+    if high < COLD_NOTE_SECONDS and not busy:
         return None
-    return (f"This pool is not trained yet: {ref.n_trees} trees on {ref.label} take roughly "
-            f"{_duration(seconds)} on an idle 2-core machine (longer when busy). It is then "
-            f"kept on disk, so later visits are instant.")
+    first = todo[0]
+    if len(refs) == 1:
+        count = "This pool is not trained yet"
+    elif len(todo) == len(refs):
+        count = f"The {len(refs)} pools (one per split) are not trained yet"
+    else:
+        count = f"{len(todo)} of the {len(refs)} pools (one per split) are not trained yet"
+    trees = (f"{first.n_trees:,} trees" if len(todo) == 1 else
+             f"{len(todo)} × {first.n_trees:,} trees in all")
+    note = (f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)} on "
+            f"this 2-core machine (longer when busy). ") + _busy_note()
+    if busy:
+        note += (f"Another process (the background warm-up or another replica) is training "
+                 f"{'it' if busy == 1 == len(todo) else f'{busy} of them'} now: the page "
+                 f"shows its progress and uses it when it is done. ")
+    return note + "Trained pools are kept on disk, so later visits are instant."
+
+
+def _slowdown(load=None, cores=None):
+    """``(factor, load, cores)``: how much longer a CPU-bound training takes now than with a
+    core to spare (what :func:`training_seconds_range` was measured with); 1 below 1.5×."""
+    load = os.getloadavg()[0] if load is None else load
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    factor = (load + 1) / cores  # a new process gets about cores / (load + 1) of a core
+    return (factor if factor >= 1.5 else 1.0), load, cores
+
+
+def _busy_note(load=None, cores=None):
+    """A sentence when the machine runs more work than it has cores: how much longer a
+    training then takes (empty otherwise)."""
+    factor, load, cores = _slowdown(load, cores)
+    if factor == 1.0:
+        return ""
+    return (f"This machine is busy now (load {load:.0f} on {cores} cores): expect about "
+            f"{factor:.0f}× that. ")
 
 
 @st.cache_data(ttl=5, show_spinner=False)
-def warm_pools(n_trees, seed, task="binary"):
-    """Shipped datasets whose pool of ``n_trees`` trees (``seed``, ``task``) is on disk."""
-    return tuple(name for name in datasets.names()
-                 if task in datasets.tasks(name) and pool.is_cached(name, task, n_trees, seed))
+def warm_pools(n_trees, seeds=(0,), task="binary"):
+    """``(name, pools on disk)`` of every shipped dataset with ``task``: how many of the
+    pools of ``n_trees`` trees on the splits ``seeds`` are on disk."""
+    return tuple((name, sum(pool.is_cached(name, task, n_trees, seed) for seed in seeds))
+                 for name in datasets.names() if task in datasets.tasks(name))
 
 
 @st.cache_data(show_spinner=False)
@@ -269,11 +400,71 @@ def _shape_of(name):
 
 def get_pool(ref):
     """The trained pool of ``ref``, with a progress bar while it is being trained."""
-    progress = Progress(f"Training {ref.n_trees} trees on {ref.label}")
+    return get_pools([ref])[0]
+
+
+def get_pools(refs):
+    """The pools of ``refs`` (the splits of a configuration), with one progress bar.
+
+    Pools already in this process come back at once.  The others are read from disk or
+    trained (or waited for, when another process trains them), one bar over all of them
+    that says "split i of r" and moves by each pool's estimated cost, so it does not
+    restart per pool.  When a pool was trained, the sidebar's notes are redrawn
+    (:func:`on_pools_landed`).
+    """
+    slots = [_pool_slot(ref) for ref in refs]
+    if all(slot["pool"] is not None for slot in slots):
+        return [slot["pool"] for slot in slots]
+    todo = set(_untrained(refs))
+    # Weights: each pool's estimated training seconds (the range's middle); reading one from
+    # disk counts as a small fraction of that.
+    weights = [float(np.sqrt(np.prod(training_seconds_range(*_shape(ref), ref.n_trees))))
+               * (1.0 if ref in todo else 0.02) for ref in refs]
+    total = sum(weights)
+    first = refs[0]
+    r = len(refs)
+    if todo:
+        pools = "" if r == 1 else f"{len(todo)} pools of " if len(todo) == r else \
+            f"{len(todo)} of {r} pools of "
+        label = f"Training {pools}{first.n_trees} trees on {first.label}"
+        factor = _slowdown()[0]
+        estimate = tuple(factor * t for t in training_seconds_range(
+            *_shape(first), first.n_trees, pools=len(todo)))
+    else:
+        label, estimate = f"Loading {r} pools of {first.label} from disk", None
+    progress = Progress(label, estimate)
+    pools, before = [], 0.0
     try:
-        return _pool(ref, progress)
+        for i, (ref, weight) in enumerate(zip(refs, weights)):
+            prefix = f"split {i + 1} of {r}: " if r > 1 else ""
+
+            def report(done, whole, message, before=before, weight=weight, prefix=prefix):
+                fraction = done / whole if whole else 1.0
+                progress(before + weight * fraction, total, prefix + message)
+
+            def waiting(record, before=before, weight=weight, prefix=prefix):
+                progress(*_waiting_report(record, before, weight, total, prefix))
+
+            pools.append(_pool(ref, report, waiting))
+            before += weight
     finally:
         progress.close()
+    if todo:
+        _pools_landed()
+    return pools
+
+
+def on_pools_landed(callback):
+    """Register ``callback()`` for this run: called after :func:`get_pools` trained pools
+    (the sidebar redraws its "on disk" and "not trained yet" notes); ``None`` clears it."""
+    st.session_state["_pools_landed"] = callback
+
+
+def _pools_landed():
+    warm_pools.clear()
+    callback = st.session_state.get("_pools_landed")
+    if callback is not None:
+        callback()
 
 
 # --------------------------------------------------------------------------- explorer
@@ -288,9 +479,17 @@ def _params(config):
     return tuple(sorted(config.compare_params().items()))
 
 
+def _ensure_pools(ref, config):
+    """Before the first cached computation on ``ref``: every pool of ``config`` (of which
+    ``ref`` is one split) in memory, loaded or trained under one bar ("split i of r")."""
+    if _pool_slot(ref)["pool"] is None:
+        refs = pool_refs(config)
+        get_pools(refs if ref in refs else [ref])
+
+
 def compare(ref, config):
     """SDWEC on ``ref``'s pool with the baselines beside it (cached, bounded)."""
-    get_pool(ref)  # trains (with a progress bar) if needed, before the cached solve
+    _ensure_pools(ref, config)  # trains (with a progress bar) if needed, before the solve
     return _compare(ref, _params(config))
 
 
@@ -351,7 +550,7 @@ def scrubber_figure(ref, config):
     """The λ scrubber: SDWEC at every λ of the sidebar's grid as one figure with frames
     (the path is cached per pool and parameters other than λ; the figure starts at the
     sidebar's λ)."""
-    get_pool(ref)
+    _ensure_pools(ref, config)
     params = tuple(sorted((k, v) for k, v in config.compare_params().items() if k != "lam"))
     return _scrubber_figure(ref, params, config.lam)
 
@@ -399,12 +598,47 @@ def _sweep_chunk(ref, lams, fixed, second):
                           second=second)
 
 
-def frontier_sweep(ref, config, second=None):
-    """SDWEC over the sidebar's λ grid (and optionally a second parameter), cached.
+@st.cache_resource(show_spinner=False)
+def _computed_steps():
+    """Arguments of the Frontier's cached steps computed in this process: a step not in it
+    shows the bar *before* it runs (a cached step would only flash it).  Cleared with
+    Streamlit's caches; a step evicted after it was recorded shows the bar once it is done."""
+    return set()
+
+
+def _stepwise(label, steps):
+    """Run ``steps`` (``(message, cached step, its arguments)``), one bar over all of them,
+    shown before each step this process has not computed yet; returns their results."""
+    progress = Progress(label)
+    computed = _computed_steps()
+    results = []
+    try:
+        for done, (message, step, args) in enumerate(steps):
+            marker = (step.__name__, *args)
+            if marker not in computed:
+                progress(done, len(steps), message)
+            start = time.perf_counter()
+            results.append(step(*args))
+            if time.perf_counter() - start > 0.1:
+                progress(done + 1, len(steps), message)
+            computed.add(marker)
+    finally:
+        progress.close()
+    return results
+
+
+def _splits_prefix(i, r):
+    return f"split {i + 1} of {r}, " if r > 1 else ""
+
+
+def frontier_sweeps(refs, config, second=None):
+    """SDWEC over the sidebar's λ grid (and optionally a second parameter) on each pool of
+    ``refs``, cached, with one progress bar over every split.
 
     Parameters
     ----------
-    ref : PoolRef
+    refs : list of PoolRef
+        The splits (:func:`pool_refs`).
     config : Config
         Fixes the parameters not swept.
     second : str or None
@@ -412,45 +646,50 @@ def frontier_sweep(ref, config, second=None):
 
     Returns
     -------
-    pandas.DataFrame
-        :func:`sdwec.frontier.sweep` rows; the λ values are the sidebar's, so any point can
-        be reproduced exactly in the Explorer.
+    list of pandas.DataFrame
+        :func:`sdwec.frontier.sweep` rows per split; the λ values are the sidebar's, so any
+        point can be reproduced exactly in the Explorer.
     """
-    get_pool(ref)
+    get_pools(refs)
     fixed = tuple(sorted(dict(beta=config.beta, gamma=config.gamma, eps=config.eps,
                               iterations=config.iterations,
                               threshold=config.threshold).items()))
     second_arg = None if second is None else SECOND_SWEEPS[second]
     chunks = [LAMBDA_GRID[i:i + _SWEEP_CHUNK] for i in range(0, len(LAMBDA_GRID), _SWEEP_CHUNK)]
-    progress = Progress(f"SDWEC sweep on {ref.label}")
-    frames = []
-    try:
-        for done, lams in enumerate(chunks):
-            start = time.perf_counter()
-            frames.append(_sweep_chunk(ref, lams, fixed, second_arg))
-            # Only real work shows a bar: cached chunks come back in microseconds.
-            if time.perf_counter() - start > 0.1:
-                progress(done + 1, len(chunks), f"λ up to {lams[-1]:g}")
-    finally:
-        progress.close()
-    return pd.concat(frames, ignore_index=True)
+    steps = [(f"{_splits_prefix(i, len(refs))}λ from {lams[0]:g} to {lams[-1]:g}",
+              _sweep_chunk, (ref, lams, fixed, second_arg))
+             for i, ref in enumerate(refs) for lams in chunks]
+    frames = _stepwise(f"SDWEC sweep on {refs[0].label}", steps)
+    return [pd.concat(frames[i * len(chunks):(i + 1) * len(chunks)], ignore_index=True)
+            for i in range(len(refs))]
 
 
-@st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _peers(ref, oob):
-    names = frontier.OOB_PEERS if oob else frontier.paper_peers()
-    return frontier.peers(_pool(ref), seed=ref.key.seed, names=names)
+@st.cache_data(max_entries=SWEEP_CACHE_ENTRIES * 4, show_spinner=False, hash_funcs=_HASH)
+def _peer(ref, name):
+    return frontier.peers(_pool(ref), seed=ref.key.seed, names=[name])
 
 
-def frontier_peers(ref, oob=False):
-    """The peers' points and curves on ``ref``'s pool (cached per pool), with our
-    out-of-bag variants (:data:`sdwec.frontier.OOB_PEERS`) when ``oob``."""
-    get_pool(ref)
-    base = _peers(ref, False)
-    if not oob:
-        return base
-    with st.spinner("Fitting SDWEC-OOB on the out-of-bag votes…"):
-        return pd.concat([base, _peers(ref, True)], ignore_index=True)
+def frontier_peers_over(refs, oob=False):
+    """The peers' points and curves on each pool of ``refs`` (cached per pool and method),
+    with our out-of-bag variants (:data:`sdwec.frontier.OOB_PEERS`) when ``oob``; one
+    progress bar says which method on which split is being fitted.
+
+    Returns
+    -------
+    list of pandas.DataFrame
+        One per split, the methods in the registry's order.
+    """
+    get_pools(refs)
+    names = frontier.paper_peers() + ([m.name for m in methods.registered()
+                                       if m.name in frontier.OOB_PEERS] if oob else [])
+    r = len(refs)
+    steps = [(f"{_splits_prefix(i, r)}{name}", _peer, (ref, name))
+             for i, ref in enumerate(refs) for name in names]
+    label = ("Fitting the peers and SDWEC-OOB (out-of-bag votes: every training row)" if oob
+             else "Fitting the peers")
+    frames = _stepwise(f"{label} on {refs[0].label}", steps)
+    return [pd.concat(frames[i * len(names):(i + 1) * len(names)], ignore_index=True)
+            for i in range(r)]
 
 
 def frontier_rows_note(ref, splits):
@@ -531,7 +770,7 @@ def training_times(names, sizes, seed=0):
 
 def clear_caches():
     """Empty the dashboard's Streamlit caches (tests call this between runs)."""
-    for cached in (_pool_slot, _compare, _measure, _sweep_chunk, _peers, _explorer_figures,
+    for cached in (_computed_steps, _pool_slot, _compare, _measure, _sweep_chunk, _peer, _explorer_figures,
                    _convergence_figure, _iterations_figure, _lambda_path, _scrubber_figure,
                    _read_reproduction, _shape_of):
         cached.clear()

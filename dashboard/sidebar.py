@@ -9,6 +9,7 @@ forgets a page's widget values when another page is opened.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import streamlit as st
@@ -16,7 +17,9 @@ import streamlit as st
 from dashboard import config as cfg
 from dashboard import services
 from dashboard.guard import guard
+from sdwec import datasets
 from sdwec.paper import PRESETS
+from sdwec.plots import SWEEP_CUSTOMDATA
 from sdwec.solver import THRESHOLDS
 
 #: Page name -> script, for :func:`request_page` and ``app.py``'s navigation.
@@ -74,9 +77,26 @@ def request_page(name):
 
 
 def send_to_explorer(config):
-    """Button callback: load ``config`` into the sidebar and open the Explorer."""
+    """Callback: load ``config`` into the sidebar and open the Explorer."""
     apply_config(config)
     request_page("explorer")
+
+
+def open_clicked_point(chart_key):
+    """The ``on_select`` callback of the Frontier's chart under ``chart_key``: a click on an
+    SDWEC point opens it in the Explorer (its λ, β, γ, ε on the sidebar's grids; the pool
+    and splits unchanged). Points of other methods carry no SDWEC parameters and are
+    ignored."""
+    return partial(_open_clicked_point, chart_key)
+
+
+def _open_clicked_point(chart_key):
+    event = st.session_state.get(chart_key) or {}
+    points = (event.get("selection") or {}).get("points") or []
+    picked = [p for p in points
+              if len(cfg.point_values(p.get("customdata"))) == len(SWEEP_CUSTOMDATA)]
+    if picked:
+        send_to_explorer(cfg.point_config(current_config(), picked[-1]["customdata"]))
 
 
 def use_dataset(dataset, task):
@@ -128,8 +148,9 @@ def sidebar(cold_note=None, warm=None):
         ``cold_note(config) -> str or None``: a warning shown under the pool settings
         (e.g. that this pool is not trained yet and roughly how long it takes).
     warm : callable, optional
-        ``warm(n_trees, seed) -> names``: the shipped datasets whose pool is on disk, shown
-        as a caption.
+        ``warm(n_trees, seeds, task) -> ((name, pools on disk), ...)``: for every shipped
+        dataset, how many of the configuration's pools (one per split seed) are on disk,
+        shown as a caption.
 
     Returns
     -------
@@ -200,17 +221,22 @@ def sidebar(cold_note=None, warm=None):
                           help="Seeds the train/validation/test split and the bagging.")
     col_l.select_slider("Pool size l", cfg.POOL_SIZES, **_bound("n_trees"),
                         help="Number of bagged CART trees the weights are chosen from.")
-    if cold_note is not None:
-        note = cold_note(current_config())
-        if note:
-            sb.info(note)
-    if warm is not None:
+    # One element per placeholder: a redraw replaces it (a container's old children stay).
+    note_slot, disk_slot = sb.empty(), sb.empty()
+
+    def draw_notes():
         config = current_config()
-        ready = warm(config.n_trees, config.seed)
-        missing = [n for n in cfg.dataset_choices() if n != cfg.USER_DATA and n not in ready]
-        sb.caption(f"Pools on disk for l = {config.n_trees}, seed {config.seed}: "
-                   f"{len(ready)} of {len(ready) + len(missing)}"
-                   + (f" (not yet: {', '.join(missing)})." if missing else "."))
+        note = cold_note(config) if cold_note is not None else None
+        if note:
+            note_slot.info(note)
+        else:
+            note_slot.empty()
+        if warm is not None:
+            disk_slot.caption(_disk_caption(config, warm))
+
+    draw_notes()
+    # Pools trained later in this run change both notes: they are drawn again then.
+    services.on_pools_landed(draw_notes)
     sb.caption("The page address holds this configuration: copy it to share or bookmark.")
     config = current_config()
     state["_cfg"] = config
@@ -218,6 +244,26 @@ def sidebar(cold_note=None, warm=None):
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
     return config
+
+
+def _disk_caption(config, warm):
+    """Which shipped datasets have every pool of ``config``'s pool size and split seeds on
+    disk (``warm`` as in :func:`sidebar`)."""
+    seeds = tuple(range(config.seed, config.seed + config.splits))
+    task = config.task if config.task in datasets.TASKS else "binary"
+    counts = warm(config.n_trees, seeds, task)
+    missing = [(name, n) for name, n in counts if n < len(seeds)]
+    ready = len(counts) - len(missing)
+    if len(seeds) == 1:
+        head = f"Pools on disk for l = {config.n_trees}, seed {config.seed}: {ready} of " \
+               f"{len(counts)}"
+        rest = ", ".join(name for name, _ in missing)
+    else:
+        head = (f"Pools on disk for l = {config.n_trees}, seeds {seeds[0]}–{seeds[-1]} "
+                f"({len(seeds)} splits): all {len(seeds)} for {ready} of {len(counts)} datasets")
+        rest = ", ".join(f"{name} ({n} of {len(seeds)})" if n else name
+                         for name, n in missing)
+    return head + (f" (not yet: {rest})." if missing else ".")
 
 
 def page_setup(title):
@@ -236,6 +282,7 @@ def page_setup(title):
     st.set_page_config(page_title=f"{title} · SDWEC Explorer", page_icon=PAGE_ICON,
                        layout="wide")
     config = None
+    services.on_pools_landed(None)  # until this run's sidebar registers its notes
     with guard("the sidebar"):
         config = sidebar(cold_note=services.cold_start_note, warm=services.warm_pools)
     target = st.session_state.pop("_cfg_goto", None)

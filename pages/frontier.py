@@ -3,10 +3,10 @@
 import streamlit as st
 
 from dashboard import services
-from dashboard.config import SECOND_SWEEPS, point_config, point_values
+from dashboard.config import SECOND_SWEEPS
 from dashboard.glossary import show_glossary, term_markdown
 from dashboard.guard import guard
-from dashboard.sidebar import page_setup, send_to_explorer, show_config_problems
+from dashboard.sidebar import open_clicked_point, page_setup, show_config_problems
 from sdwec import frontier, plots
 
 config = page_setup("Frontier")
@@ -55,25 +55,18 @@ if front_on == "test":
 
 with guard("the frontier"):
     refs = services.pool_refs(config)
-    sweep = frontier.over_splits([services.frontier_sweep(r, config, second) for r in refs])
-    peers = frontier.over_splits([services.frontier_peers(r, oob) for r in refs])
+    sweep = frontier.over_splits(services.frontier_sweeps(refs, config, second))
+    peers = frontier.over_splits(services.frontier_peers_over(refs, oob))
     front_column = "val_accuracy" if front_on == "validation" else "test_accuracy"
     front = frontier.pareto(sweep, accuracy=front_column)
     name = None if second is None else SECOND_SWEEPS[second][0]
     figure = plots.frontier(sweep, front, peers, column, second=name,
                             x="trees" if x_axis == "trees used" else "sparsity",
                             front_on=front_column)
-    event = st.plotly_chart(figure, key="frontier_chart", on_select="rerun",
-                            selection_mode="points")
-    picked = [p for p in event.selection.points
-              if len(point_values(p.get("customdata"))) == len(plots.SWEEP_CUSTOMDATA)]
-    if picked:
-        target = point_config(config, picked[-1]["customdata"])
-        st.button(f"Open λ={target.lam:g}, β={target.beta:g}, γ={target.gamma:g}, "
-                  f"ε={target.eps:g} in the Explorer", type="primary",
-                  on_click=send_to_explorer, args=(target,), key="frontier_send")
-    else:
-        st.caption("Click an SDWEC point to send its parameters to the Explorer.")
+    # A click on an SDWEC point opens the Explorer with its parameters at once.
+    st.plotly_chart(figure, key="frontier_chart", on_select=open_clicked_point("frontier_chart"),
+                    selection_mode="points")
+    st.caption("Click an SDWEC point to open it in the Explorer.")
     first = refs[0]
     st.caption(services.frontier_rows_note(first, len(refs)))
     st.download_button("Every point of this chart (CSV)",

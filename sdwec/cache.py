@@ -16,6 +16,12 @@ guarantees:
   before building, so concurrent requests for the same missing entry (threads or processes)
   build it once and the others wait and read it. The kernel releases the lock when its
   holder dies, so a killed builder never blocks the next one.
+* **Visible waits.** The builder keeps a small progress file beside the lock (work done and
+  total, its message, when it started, its pid and host), rewritten atomically at each step
+  and removed when it is done. A caller that finds the lock taken polls that file and
+  reports the other builder's progress instead of blocking in silence; the file of a builder
+  that died (its pid gone on this host, or no update for :data:`STALE_PROGRESS_SECONDS`)
+  is ignored.
 
 Why a small module and not a library (the decision issue 12 asked for):
 
@@ -41,14 +47,17 @@ import hashlib
 import json
 import os
 import pickle
+import socket
 import struct
 import tempfile
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 __all__ = ["CACHE_ENV", "cache_dir", "entry_path", "contains", "load", "store", "locked",
-           "get_or_build"]
+           "get_or_build", "BuildProgress", "progress_path", "write_progress", "read_progress",
+           "STALE_PROGRESS_SECONDS"]
 
 CACHE_ENV = "SDWEC_CACHE_DIR"
 """Environment variable naming the cache folder."""
@@ -58,6 +67,14 @@ _HEADER = struct.Struct(">Q32sQ")  # key length, SHA-256 of the payload, payload
 _SUFFIX = ".pkl"
 _TEMP_PREFIX = ".tmp-"
 _STALE_TEMP_SECONDS = 3600  # a temporary file this old belongs to a writer that died
+_PROGRESS_SUFFIX = ".progress"
+_PROGRESS_TEMP_PREFIX = ".progress-tmp-"
+#: A progress file not rewritten for this long is a dead builder's (when its pid cannot be
+#: checked: another host on a shared disk). A pool reports at least every 20 trees, which
+#: takes well under a minute even for NSL-KDD on a busy machine.
+STALE_PROGRESS_SECONDS = 600.0
+#: How often a caller waiting for another builder reads its progress file.
+POLL_SECONDS = 0.5
 
 
 def cache_dir() -> Path:
@@ -168,7 +185,9 @@ def load(key: Mapping, label: str = "entry"):
 
 def _remove_stale_temp_files(folder: Path) -> None:
     now = time.time()
-    for tmp in folder.glob(f"{_TEMP_PREFIX}*{_SUFFIX}"):
+    temps = [*folder.glob(f"{_TEMP_PREFIX}*{_SUFFIX}"),
+             *folder.glob(f"{_PROGRESS_TEMP_PREFIX}*{_PROGRESS_SUFFIX}")]
+    for tmp in temps:
         with contextlib.suppress(OSError):  # another writer may remove it first
             if now - tmp.stat().st_mtime > _STALE_TEMP_SECONDS:
                 tmp.unlink()
@@ -213,9 +232,127 @@ def store(key: Mapping, value, label: str = "entry") -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class BuildProgress:
+    """What a builder last reported about the entry it is building (its progress file).
+
+    Attributes
+    ----------
+    done, total : float
+        Work done and the whole work, in the builder's units (``done / total`` is the
+        fraction done).
+    message : str
+        The builder's last message (e.g. ``"trained 40 of 200 trees"``).
+    started : float
+        When the builder took the lock (``time.time()`` seconds).
+    updated : float
+        When the builder wrote this record.
+    pid : int
+    host : str
+        The builder's process id and host name.
+    """
+
+    done: float
+    total: float
+    message: str
+    started: float
+    updated: float
+    pid: int
+    host: str
+
+    @property
+    def fraction(self) -> float:
+        """``done / total`` clipped to [0, 1] (0 when the total is not known yet)."""
+        return min(max(self.done / self.total, 0.0), 1.0) if self.total > 0 else 0.0
+
+
+def progress_path(key: Mapping, label: str = "entry") -> Path:
+    """Path of the progress file of the entry for ``key`` (beside its lock)."""
+    return entry_path(key, label).with_suffix(_PROGRESS_SUFFIX)
+
+
+def write_progress(key: Mapping, label: str, done: float, total: float, message: str,
+                   started: float) -> None:
+    """Record a builder's progress on the entry for ``key``, atomically.
+
+    The record is written to a temporary file and renamed into place, so a reader sees the
+    previous record or the new one, never a part. Not flushed to disk: a record is worth
+    nothing after a crash, and a build reports many.
+
+    Parameters
+    ----------
+    key : mapping
+    label : str
+    done, total : float
+    message : str
+    started : float
+        When the build started (``time.time()``).
+    """
+    path = progress_path(key, label)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = BuildProgress(float(done), float(total), str(message), float(started),
+                           time.time(), os.getpid(), socket.gethostname())
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_PROGRESS_TEMP_PREFIX,
+                               suffix=_PROGRESS_SUFFIX)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(asdict(record), fh)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by another user
+        return True
+    return True
+
+
+def read_progress(key: Mapping, label: str = "entry") -> BuildProgress | None:
+    """The progress a live builder last recorded for ``key``'s entry, or ``None``.
+
+    ``None`` when there is no record, when it cannot be read, when it belongs to a process
+    of this host that no longer exists, or when it was not rewritten for
+    :data:`STALE_PROGRESS_SECONDS` (a builder on another host that died).
+
+    Parameters
+    ----------
+    key : mapping
+    label : str, default="entry"
+
+    Returns
+    -------
+    BuildProgress or None
+    """
+    try:
+        with open(progress_path(key, label)) as fh:
+            record = BuildProgress(**json.load(fh))
+    except (OSError, ValueError, TypeError):
+        return None
+    if record.host == socket.gethostname() and not _alive(record.pid):
+        return None
+    if time.time() - record.updated > STALE_PROGRESS_SECONDS:
+        return None
+    return record
+
+
+def _try_lock(fh) -> bool:
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
 @contextlib.contextmanager
-def locked(key: Mapping, label: str = "entry"):
-    """Hold the entry's exclusive lock (blocks until it is free).
+def locked(key: Mapping, label: str = "entry", waiting=None):
+    """Hold the entry's exclusive lock (waits until it is free).
 
     ``flock`` locks belong to the open file description, so two opens exclude each other
     across threads of one process as well as across processes.
@@ -224,27 +361,42 @@ def locked(key: Mapping, label: str = "entry"):
     ----------
     key : mapping
     label : str, default="entry"
+    waiting : callable, optional
+        ``waiting(record)`` every :data:`POLL_SECONDS` while another holder has the lock,
+        with that holder's :func:`read_progress` record (``None`` if it has none).
     """
     path = entry_path(key, label)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        while not _try_lock(fh):
+            if waiting is not None:
+                waiting(read_progress(key, label))
+            time.sleep(POLL_SECONDS)
         try:
             yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def get_or_build(key: Mapping, build: Callable[[], object], label: str = "entry"):
-    """The cached value for ``key``, or ``build()`` stored under it, built once.
+def get_or_build(key: Mapping, build: Callable, label: str = "entry", *, progress=None,
+                 waiting=None):
+    """The cached value for ``key``, or ``build(report)`` stored under it, built once.
 
     Parameters
     ----------
     key : mapping
     build : callable
-        ``build()`` returns the value (not ``None``, which means a miss); it runs only on a
-        miss, under the entry's lock, so concurrent callers with the same key run it once.
+        ``build(report)`` returns the value (not ``None``, which means a miss); it runs only
+        on a miss, under the entry's lock, so concurrent callers with the same key run it
+        once. It calls ``report(done, total, message)`` as it goes: each call rewrites the
+        entry's progress file (:func:`write_progress`) and is passed on to ``progress``.
     label : str, default="entry"
+    progress : callable, optional
+        ``progress(done, total, message)``: this call's own build progress.
+    waiting : callable, optional
+        ``waiting(record)`` while another thread or process holds the lock: called every
+        :data:`POLL_SECONDS` with the other builder's :class:`BuildProgress`, or ``None``
+        when it has recorded none (yet, or it died).
 
     Returns
     -------
@@ -255,12 +407,25 @@ def get_or_build(key: Mapping, build: Callable[[], object], label: str = "entry"
     value = load(key, label)
     if value is not None:
         return value, False
-    with locked(key, label):
+    with locked(key, label, waiting=waiting):
         value = load(key, label)  # another thread or process may have built it meanwhile
         if value is not None:
             return value, False
-        value = build()
-        if value is None:
-            raise TypeError("build() returned None, which the cache cannot tell from a miss")
-        store(key, value, label)
+        started = time.time()
+
+        def report(done, total, message):
+            write_progress(key, label, done, total, message, started)
+            if progress is not None:
+                progress(done, total, message)
+
+        write_progress(key, label, 0, 0, "starting", started)
+        try:
+            value = build(report)
+            if value is None:
+                raise TypeError("build() returned None, which the cache cannot tell from a "
+                                "miss")
+            store(key, value, label)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                progress_path(key, label).unlink()
         return value, True

@@ -35,6 +35,7 @@ from sdwec.votes import Votes, compress_votes, stack_votes
 __all__ = [
     "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",
     "prediction_matrix", "in_bag_matrix", "cache_dir", "cache_path", "CACHE_ENV",
+    "training_progress",
 ]
 
 # Bump when the pickled Pool layout changes (2: one Votes per split, no table; 3: each tree's
@@ -571,8 +572,28 @@ def is_cached(source, task=None, n_trees=None, seed=None, tree_params=None) -> b
     return disk_cache.contains(key._cache_key(), key._label())
 
 
+def training_progress(source, task=None, n_trees=None, seed=None, tree_params=None):
+    """What the process training a pool into the disk cache last reported, or ``None``.
+
+    Every training through :func:`load_pool` (a dashboard session, ``sdwec warm``, another
+    replica) records its progress beside the entry's lock (:func:`sdwec.cache.read_progress`:
+    a dead trainer's record is ignored).
+
+    Parameters
+    ----------
+    source, task, n_trees, seed, tree_params
+        As in :func:`load_pool`.
+
+    Returns
+    -------
+    sdwec.cache.BuildProgress or None
+    """
+    key = _key(source, task, n_trees, seed, tree_params)
+    return disk_cache.read_progress(key._cache_key(), key._label())
+
+
 def load_pool(source, task=None, n_trees=None, seed=None, tree_params=None, n_jobs=None,
-              progress=None, cache=True, *, dataset=None):
+              progress=None, cache=True, *, dataset=None, waiting=None):
     """A pool from the disk cache, or trained (and cached).
 
     Parameters
@@ -594,6 +615,11 @@ def load_pool(source, task=None, n_trees=None, seed=None, tree_params=None, n_jo
         Read and write the disk cache in :func:`cache_dir`.
     dataset : sdwec.datasets.Dataset, optional
         The data of an upload's PoolKey, needed to train its pool when it is not cached.
+    waiting : callable, optional
+        ``waiting(record)`` about every half second while another thread or process trains
+        this pool into the cache: its :class:`~sdwec.cache.BuildProgress`, or ``None`` if it
+        has reported nothing (see :func:`sdwec.cache.get_or_build`). This call then reads
+        the pool it trained.
 
     Returns
     -------
@@ -618,7 +644,7 @@ def load_pool(source, task=None, n_trees=None, seed=None, tree_params=None, n_jo
     elif dataset is not None and _UPLOAD_PREFIX + dataset.fingerprint != key.source:
         raise ValueError("the dataset passed is not the data this PoolKey was made from")
 
-    def build():
+    def build(report=progress):
         if key.is_upload:
             if dataset is None:
                 raise ValueError("this upload's pool is not cached; pass its Dataset "
@@ -630,12 +656,14 @@ def load_pool(source, task=None, n_trees=None, seed=None, tree_params=None, n_jo
             data = datasets.load(key.source, key.task)
             meta = {"dataset": key.source, "task": key.task}
         return build_pool(data.X, data.y, n_trees=key.n_trees, seed=key.seed,
-                          tree_params=dict(key.tree_params), n_jobs=n_jobs, progress=progress,
+                          tree_params=dict(key.tree_params), n_jobs=n_jobs, progress=report,
                           meta=meta)
 
     if not cache:
         return build()
-    pool, built = disk_cache.get_or_build(key._cache_key(), build, key._label())
+    # The cache's report() records the progress for waiters elsewhere and forwards it.
+    pool, built = disk_cache.get_or_build(key._cache_key(), build, key._label(),
+                                          progress=progress, waiting=waiting)
     if not built:
         if dataset is not None:
             # The same data may have been uploaded under another file name.

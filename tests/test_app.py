@@ -264,10 +264,9 @@ def test_sidebar_says_which_pools_are_warm():
 def test_cold_pool_gets_a_time_estimate_first(monkeypatch):
     from dashboard import services
 
-    monkeypatch.setattr(services.timing, "estimated_training_seconds", lambda *a: 75.0)
-    at = _app({"dataset": "sonar", "l": "1000", "seed": "77"})
-    notes = [i.value for i in at.sidebar.info]
-    assert any("not trained yet" in n and "roughly 75 s" in n for n in notes), notes
+    monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1: (75.0, 300.0))
+    note = services.cold_start_note(Config(dataset="sonar", n_trees=1000, seed=77))
+    assert "not trained yet" in note and "roughly 75 s–5 min" in note
 
 
 def test_lambda_scrubber_holds_every_lambda_of_the_grid():
@@ -751,3 +750,158 @@ def test_paper_page_renders_the_solvers_speed_ups():
     _ok(at)
     assert any("docs/algorithm.md" in e.label for e in at.expander)
     assert any("**Unique rows.**" in m.value for m in at.markdown)
+
+# --------------------------------------------------------------------------- no blank waits
+
+
+@pytest.fixture
+def drawn_progress(monkeypatch):
+    """Every (fraction, text) a progress bar of the dashboard draws, in order."""
+    from dashboard import services
+
+    drawn, real = [], services.Progress._draw
+
+    def draw(self, fraction, text):
+        drawn.append((fraction, text))
+        real(self, fraction, text)
+
+    monkeypatch.setattr(services.Progress, "_draw", draw)
+    return drawn
+
+
+def _disk_note(at):
+    (note,) = [c.value for c in at.sidebar.caption if c.value.startswith("Pools on disk")]
+    return note
+
+
+def test_sidebar_notes_are_redrawn_when_the_pool_lands(monkeypatch):
+    from dashboard import services
+
+    # Long enough for the "not trained yet" note, which must be gone once the pool is in.
+    monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1: (60.0, 240.0))
+    assert "not trained yet" in services.cold_start_note(Config(dataset="wine", n_trees=10,
+                                                                seed=321))
+    assert not pool.is_cached("wine", "binary", 10, 321)
+    at = _app({"dataset": "wine", "l": "10", "seed": "321"})
+    _ok(at)
+    assert pool.is_cached("wine", "binary", 10, 321)  # trained by this run
+    assert not [i.value for i in at.sidebar.info if "not trained yet" in i.value]
+    note = _disk_note(at)
+    assert note.startswith("Pools on disk for l = 10, seed 321: 1 of 11"), note
+    assert "wine" not in note.split("not yet:")[1]
+
+
+def test_pools_on_disk_count_every_split_of_the_configuration():
+    from dashboard import services
+    from dashboard.sidebar import _disk_caption
+
+    for seed in (600, 601):  # two of the three splits 600, 601, 602
+        pool.load_pool("wine", "binary", n_trees=10, seed=seed)
+    note = _disk_caption(Config(dataset="wine", n_trees=10, seed=600, splits=3),
+                         services.warm_pools)
+    assert note.startswith("Pools on disk for l = 10, seeds 600–602 (3 splits): all 3 for 0 "
+                           "of 11 datasets"), note
+    assert "wine (2 of 3)" in note and "sonar," in note  # partly there; none there
+    pool.load_pool("wine", "binary", n_trees=10, seed=602)
+    services.warm_pools.clear()
+    note = _disk_caption(Config(dataset="wine", n_trees=10, seed=600, splits=3),
+                         services.warm_pools)
+    assert "all 3 for 1 of 11 datasets" in note and "wine" not in note.split("not yet:")[1]
+
+
+def test_one_bar_over_the_splits_says_which_split(drawn_progress):
+    at = _app({"dataset": "wine", "l": "10", "seed": "700", "r": "3"})
+    _ok(at)
+    texts = [t for _, t in drawn_progress]
+    assert texts and all(t.startswith("Training 3 pools of 10 trees on wine:")
+                         for t in texts), texts
+    assert [i for i in (1, 2, 3) if any(f"split {i} of 3:" in t for t in texts)] == [1, 2, 3]
+    fractions = [f for f, _ in drawn_progress]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0  # never restarts
+
+
+# A process that trains the pool the page will ask for: it holds the cache's lock and is
+# slowed after its first report, so the page finds the pool being trained elsewhere.
+_OTHER_TRAINER = """
+import time
+from sdwec import pool
+real = pool.build_pool
+def slow(*args, progress=None, **kwargs):
+    progress(3, 10, "trained 3 of 10 trees")
+    print("training", flush=True)
+    time.sleep(2.0)
+    return real(*args, progress=progress, **kwargs)
+pool.build_pool = slow
+pool.load_pool("wine", "binary", n_trees=10, seed=98)
+"""
+
+
+def test_a_page_waiting_on_another_process_shows_its_progress(drawn_progress):
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", _OTHER_TRAINER], stdout=subprocess.PIPE,
+                            text=True, env=dict(os.environ))
+    try:
+        assert proc.stdout.readline().strip() == "training"
+        at = _app({"dataset": "wine", "l": "10", "seed": "98"})
+    finally:
+        proc.wait(timeout=120)
+    assert proc.returncode == 0
+    _ok(at)
+    waiting = [t for _, t in drawn_progress
+               if f"another process (pid {proc.pid}) is training this pool" in t]
+    assert waiting and "trained 3 of 10 trees" in waiting[0], drawn_progress
+    assert "Classifiers used" in _metrics(at)  # and the page then used that pool
+
+
+def test_frontier_out_of_bag_additions_show_progress(drawn_progress):
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    del drawn_progress[:]
+    at.toggle(key="frontier_oob").set_value(True).run()
+    _ok(at)
+    texts = [t for _, t in drawn_progress]
+    assert any("SDWEC-OOB" in t for t in texts), texts
+    assert all(t.startswith("Fitting the peers and SDWEC-OOB") for t in texts), texts
+
+
+def _click(at, points):
+    """Run ``at`` as if the Frontier chart's points were clicked in the browser (AppTest
+    has no Plotly selection; the browser sends this widget state)."""
+    from tests.apptest_charts import chart_nodes
+
+    (node,) = [n for n in chart_nodes(at) if n.type == "plotly_chart"]
+    states = at._tree.get_widget_states()
+    state = states.widgets.add()
+    state.id = node.proto.id
+    state.string_value = json.dumps({"selection": {
+        "points": points, "point_indices": list(range(len(points))), "box": [], "lasso": []}})
+    return at._run(states)
+
+
+def test_a_frontier_click_opens_the_explorer_with_that_point():
+    import base64
+
+    from sdwec import plots
+
+    def rows(typed):  # Plotly's typed array: {"dtype", "bdata" (base64), "shape"}
+        shape = [int(n) for n in typed["shape"].split(",")]
+        return np.frombuffer(base64.b64decode(typed["bdata"]), typed["dtype"]).reshape(shape)
+
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    points = [cd for t in _charts(at)[0]["data"] if isinstance(t.get("customdata"), dict)
+              for cd in rows(t["customdata"]) if len(cd) == len(plots.SWEEP_CUSTOMDATA)]
+    target = next(list(map(float, cd)) for cd in points if cd[0] != Config().lam)
+    # A peer's point carries no SDWEC parameters: the page stays.
+    at = _click(at, [{"curve_number": 0, "point_number": 0, "customdata": [3]}])
+    _ok(at)
+    assert any("Pareto front" in s.value for s in at.subheader)
+    at = _click(at, [{"curve_number": 1, "point_number": 0, "customdata": target}])
+    _ok(at)
+    expected = dashboard_config.point_config(Config(), target)
+    assert "Test accuracy (SDWEC)" in _metrics(at)  # the Explorer, at once
+    assert at.select_slider(key="cfg_lam").value == expected.lam
+    assert at.query_params["lam"] == f"{expected.lam:g}"

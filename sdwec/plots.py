@@ -558,7 +558,7 @@ def method_comparison(rows):
         shown = [mean_sd(v, e) if spread else significant(v, 4) for v, e in zip(values, sd)]
         trace = dict(type="bar", x=names, y=values, name=split, opacity=opacity,
                      marker=dict(color=colours, line=dict(width=1, color="#444444")),
-                     text=[significant(v, 3) for v in values], textposition="inside",
+                     text=[f"{v:.3f}" for v in values], textposition="inside",
                      insidetextanchor="end", customdata=np.column_stack([used, shown]),
                      hovertemplate="%{x}<br>" + split + " accuracy %{customdata[1]}<br>"
                                    "members used %{customdata[0]}<extra></extra>")
@@ -694,8 +694,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     are not drawn: they are not a point of the trade-off, and their accuracy would stretch
     the axis.  A line under the title counts them.  With rows averaged over several splits
     (:func:`sdwec.frontier.over_splits`), curves carry a band (± one sd) and single
-    ensembles an error bar.  The y axis spans every trace and band, hidden ones included (a
-    method shown from the legend is then inside it), and never passes 1.
+    ensembles an error bar.  Plotly fits the y axis to what is shown, bands included, and
+    never past 1 (:data:`_ACCURACY_AXIS`).
 
     Parameters
     ----------
@@ -739,6 +739,10 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     def visible(name):
         return True if name in shown else "legendonly"
 
+    def rank(name):
+        # The legend lists SDWEC first, then what is shown, then what is one click away.
+        return 200 if name in shown else 300
+
     bands, traces = [], []
     for method in methods.curves():
         rows = drawn(peers[peers["method"] == method.name]).sort_values(column)
@@ -749,6 +753,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="lines",
             name=method.label, legendgroup=method.label, visible=visible(method.name),
+            legendrank=rank(method.name),
             line=dict(width=1.5, color=method.color, dash=method.dash),
             customdata=np.column_stack([rows["params"], rows["n_selected"],
                                         _accuracy_text(rows, accuracy)]),
@@ -763,7 +768,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers",
             name=method.label, visible=visible(method.name), cliponaxis=False,
-            error_y=_error_bar(rows, accuracy, method.color),
+            legendrank=rank(method.name), error_y=_error_bar(rows, accuracy, method.color),
             marker=dict(size=16 if method.name == "bagging" else 11, symbol=method.symbol,
                         color=method.color, line=dict(width=1, color="black")),
             customdata=np.column_stack([rows["n_selected"], _accuracy_text(rows, accuracy)]),
@@ -785,7 +790,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
                                     _accuracy_text(rows, "test_accuracy"))]
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers", name=name,
-            legendgroup=name, cliponaxis=False,
+            legendgroup=name, cliponaxis=False, legendrank=100,
             marker=dict(size=9, symbol=sdwec.symbol, color=colour,
                         line=dict(width=1, color="white")),
             customdata=rows[list(SWEEP_CUSTOMDATA)].to_numpy(dtype=float),
@@ -799,6 +804,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[select], mode="markers", name=name,
             legendgroup=name, visible=visible(select_style.name), cliponaxis=False,
+            legendrank=rank(select_style.name),
             marker=dict(size=7, symbol=select_style.symbol, color=select_style.color),
             customdata=np.column_stack([[significant(v, 4) for v in rows["lam"]],
                                         rows["n_selected"], _accuracy_text(rows, select)]),
@@ -814,7 +820,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         single = len(ordered) == 1
         traces.append(dict(type="scatter", x=ordered[column], y=ordered[accuracy],
                            mode="markers" if single else "lines", name="SDWEC Pareto front",
-                           hoverinfo="skip", cliponaxis=False,
+                           hoverinfo="skip", cliponaxis=False, legendrank=110,
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5)),
                            line=dict(color=COLORS["pareto"], width=2.5,
@@ -823,7 +829,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         chosen = "validation" if front_on == "val_accuracy" else "test"
         traces.append(dict(type="scatter", x=front[column], y=front[accuracy],
                            mode="markers", name=f"SDWEC Pareto front (chosen on {chosen})",
-                           hoverinfo="skip", cliponaxis=False,
+                           hoverinfo="skip", cliponaxis=False, legendrank=110,
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5))))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
@@ -839,14 +845,18 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         if x == "trees" else dict(_fitted_range(traces))
     return _figure(bands + traces, title, _X_AXES[x], label,
                    height=620, clickmode="event+select", xaxis=xaxis,
-                   yaxis=dict(_accuracy_range(bands + traces),
-                              # the toolbar's autoscale stays in [0, 1] too
-                              autorangeoptions=dict(minallowed=0.0, maxallowed=1.0)),
+                   yaxis=_ACCURACY_AXIS,
                    # Below the plot, in rows: on the right a dozen methods took 40 % of
                    # the width at 1280 px.
                    legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom",
                                yref="container", tracegroupgap=0),
                    margin=dict(_MARGIN, t=80))
+
+
+#: The Frontier's y axis: fitted by Plotly to the traces shown, their error bars and bands
+#: (again when a legend click shows or hides one), and clipped to [0, 1]: a spread never
+#: draws the axis past 1, and a method shown from the legend is never off the axis.
+_ACCURACY_AXIS = dict(autorange=True, autorangeoptions=dict(clipmin=0.0, clipmax=1.0))
 
 
 def _error_bar(rows, column, colour):
@@ -857,22 +867,6 @@ def _error_bar(rows, column, colour):
     mean = rows[column].to_numpy(dtype=float)
     return dict(type="data", symmetric=False, array=np.minimum(sd, 1.0 - mean),
                 arrayminus=np.minimum(sd, mean), thickness=1, width=3, color=colour)
-
-
-def _accuracy_range(traces):
-    """A y range holding every trace, error bar and band drawn (shown or not), in [0, 1]."""
-    ys = []
-    for t in traces:
-        y = np.asarray(t["y"], dtype=float)
-        bar = t.get("error_y") or {}
-        ys += list(y + np.asarray(bar.get("array", 0.0))) + \
-            list(y - np.asarray(bar.get("arrayminus", 0.0)))
-    ys = [v for v in ys if np.isfinite(v)]
-    if not ys:
-        return {}
-    low, high = min(ys), max(ys)
-    pad = 0.04 * max(high - low, 0.01)
-    return {"range": [max(0.0, low - pad), min(1.0, high + pad)]}
 
 
 def _fitted_range(traces):

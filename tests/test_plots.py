@@ -461,18 +461,28 @@ def test_a_one_point_front_is_a_marker():
     assert _trace(two, "SDWEC Pareto front").mode == "lines"  # a staircase of three points
 
 
-def test_frontier_axis_holds_every_band_and_stops_at_one():
+def near_one():
+    """NSL-KDD-like rows: a sweep and peers near accuracy 1, averaged over two splits, with
+    a spread that would pass 1 (bagging 0.9985 ± 0.0021, SDWEC up to 0.999 ± 0.0028)."""
     from sdwec import frontier as fr
 
-    # NSL-KDD-like: accuracies near 1 with a spread that would pass it.
     a, b = _sweep_frame(), _sweep_frame()
     for frame, shift in ((a, 0.0), (b, 0.004)):
         frame["test_accuracy"] = 0.992 + frame["n_selected"] / 2000 + shift
         frame["val_accuracy"] = frame["test_accuracy"]
-    mean = fr.over_splits([a, b])
-    peers = _peers_frame()
-    peers["test_accuracy"] = [0.997, 0.99, 0.991]
+    p, q = _peers_frame(), _peers_frame()
+    p["test_accuracy"], q["test_accuracy"] = [0.997, 0.99, 0.991], [1.0, 0.99, 0.993]
+    p["abstains"] = q["abstains"] = False
+    return fr.over_splits([a, b]), fr.over_splits([p, q])
+
+
+def test_frontier_axis_holds_every_band_and_stops_at_one():
+    from sdwec import frontier as fr
+
+    mean, peers = near_one()
     fig = plots.frontier(mean, fr.pareto(mean), peers)
+    # bagging's error bar stops at 1, 0.0015 above its mean.
+    assert list(_trace(fig, "bagging").error_y.array) == pytest.approx([0.0015])
     # Plotly fits the axis to what is shown, bands and error bars included, clipped to
     # [0, 1] (tests/test_plots_drawn.py reads the range Chromium draws).
     axis = fig.layout.yaxis

@@ -28,7 +28,8 @@ _MARGIN = dict(l=10, r=10, t=100, b=10)
 BAR_WIDTH = 0.8
 #: Titles start at the left edge (the toolbar shows at the right, on hover) and may push
 #: the top margin; a long title is two lines (``<br>``), never cut at both ends.
-_TITLE = dict(x=0.0, xref="paper", xanchor="left", y=0.98, yanchor="top", yref="container")
+_TITLE = dict(x=0.0, xref="paper", xanchor="left", y=1.0, yanchor="top", yref="container",
+              pad=dict(t=12))
 
 
 def _figure(traces, title, x_title, y_title, **layout):
@@ -571,7 +572,7 @@ def method_comparison(rows):
         f"Accuracy, mean ± sd over {splits} splits"
     # From 0, and to 1 unless an error bar reaches past it.
     return _figure(traces, title + "<br><sup>test solid, validation pale</sup>", "",
-                   "accuracy", barmode="group", showlegend=False,
+                   "accuracy", barmode="group", showlegend=False, margin=dict(_MARGIN, t=70),
                    yaxis=dict(range=[0.0, max(1.0, high)]))
 
 
@@ -605,8 +606,8 @@ def prediction_time(timing):
                error_x=dict(type="data", symmetric=False,
                             array=[h - m for h, m in zip(q3, median)],
                             arrayminus=[m - lo for m, lo in zip(median, q1)]),
-               text=[f"{v:.1f} ms" for v in median], textposition="inside",
-               hovertemplate="%{y}: median %{x:.2f} ms<extra></extra>")
+               text=[f"{significant(v)} ms" for v in median], textposition="inside",
+               hovertemplate="%{y}: median %{x:.3g} ms<extra></extra>")
     return _figure([bar], f"Prediction time, {timing.n_rows:,} rows "
                           f"(median and quartiles of {timing.repeats} runs)", "milliseconds",
                    "", height=220, xaxis=dict(rangemode="tozero"))
@@ -681,7 +682,7 @@ def _band(rows, x, column, colour, group, visible):
     xs = sorted(spans)
     return dict(type="scatter", x=xs + xs[::-1],
                 y=[spans[v][1] for v in xs] + [spans[v][0] for v in xs[::-1]],
-                mode="lines", fill="toself", fillcolor=_rgba(colour, 0.15),
+                mode="lines", fill="toself", fillcolor=_rgba(colour, 0.1),
                 line=dict(width=0, color=colour), hoverinfo="skip", showlegend=False,
                 legendgroup=group, visible=visible, name=group + " ± sd")
 

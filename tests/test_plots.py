@@ -663,3 +663,13 @@ def test_titles_start_left_and_fit():
         title = fig.layout.title
         assert (title.x, title.xanchor) == (0, "left")
         assert len(title.text.split("<br>")[0]) <= 45, title.text
+
+
+def test_prediction_time_labels_keep_small_times():
+    from sdwec.timing import PredictionTiming
+
+    # 40 µs is "0.04 ms", not "0.0 ms".
+    timing = PredictionTiming(full_seconds=4e-5, pruned_seconds=4e-5, n_full=10, n_pruned=10,
+                              n_rows=100, repeats=1, full_runs=(4e-5,))
+    (bar,) = plots.prediction_time(timing).data
+    assert list(bar.text) == ["0.04 ms"]

@@ -22,14 +22,18 @@ from sdwec.formatting import mean_sd, significant
 #: The colour of each role that is not a method (:data:`sdwec.methods.ROLE_COLORS`, defined
 #: beside the methods' own colours so that none of them is a method's).
 COLORS = methods.ROLE_COLORS
-_MARGIN = dict(l=10, r=10, t=100, b=10)
+_MARGIN = dict(l=10, r=10, t=110, b=10)
 #: Width of one tree's bar, in tree-index units: two kept trees are two thin bars, never a
 #: block spanning the gap between them.
 BAR_WIDTH = 0.8
-#: Titles start at the left edge (the toolbar shows at the right, on hover) and may push
-#: the top margin; a long title is two lines (``<br>``), never cut at both ends.
-_TITLE = dict(x=0.0, xref="paper", xanchor="left", y=1.0, yanchor="top", yref="container",
-              pad=dict(t=12))
+#: Titles start at the left edge, under the row of the toolbar (which shows on hover at the
+#: top right and covered the titles' ends); a long title is two lines (``<br>``).
+_TITLE = dict(x=0.0, xref="paper", xanchor="left", y=1.0, yanchor="top", yref="container")
+
+
+def _title(text):
+    # Plotly centres a title's extra lines on its anchor, so each one moves it up by ~12 px.
+    return dict(text=text, pad=dict(t=34 + 12 * text.count("<br>")), **_TITLE)
 
 
 def _figure(traces, title, x_title, y_title, **layout):
@@ -39,7 +43,7 @@ def _figure(traces, title, x_title, y_title, **layout):
     Explorer's figures in one call is about three times faster, which is most of a slider
     move's rerun time.
     """
-    layout = dict(title=dict(text=title, **_TITLE),
+    layout = dict(title=_title(title),
                   xaxis=dict(title=dict(text=x_title), **layout.pop("xaxis", {})),
                   yaxis=dict(title=dict(text=y_title), **layout.pop("yaxis", {})),
                   margin=layout.pop("margin", _MARGIN),
@@ -50,7 +54,7 @@ def _figure(traces, title, x_title, y_title, **layout):
 
 def _layout(fig, title, xaxis, yaxis, **kwargs):
     # Title at the top of the canvas, legend rows between it and the plot area.
-    fig.update_layout(title=dict(text=title, **_TITLE),
+    fig.update_layout(title=_title(title),
                       xaxis_title=xaxis, yaxis_title=yaxis, margin=_MARGIN,
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0), **kwargs)
     return fig
@@ -572,7 +576,7 @@ def method_comparison(rows):
         f"Accuracy, mean ± sd over {splits} splits"
     # From 0, and to 1 unless an error bar reaches past it.
     return _figure(traces, title + "<br><sup>test solid, validation pale</sup>", "",
-                   "accuracy", barmode="group", showlegend=False, margin=dict(_MARGIN, t=70),
+                   "accuracy", barmode="group", showlegend=False, margin=dict(_MARGIN, t=95),
                    yaxis=dict(range=[0.0, max(1.0, high)]))
 
 
@@ -610,7 +614,7 @@ def prediction_time(timing):
                hovertemplate="%{y}: median %{x:.3g} ms<extra></extra>")
     return _figure([bar], f"Prediction time, {timing.n_rows:,} rows "
                           f"(median and quartiles of {timing.repeats} runs)", "milliseconds",
-                   "", height=220, xaxis=dict(rangemode="tozero"))
+                   "", height=240, xaxis=dict(rangemode="tozero"))
 
 
 # --------------------------------------------------------------------------- frontier
@@ -851,7 +855,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
                    # the width at 1280 px.
                    legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom",
                                yref="container", tracegroupgap=0),
-                   margin=dict(_MARGIN, t=80))
+                   margin=dict(_MARGIN, t=100))
 
 
 #: The Frontier's y axis: fitted by Plotly to the traces shown, their error bars and bands

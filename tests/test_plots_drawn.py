@@ -17,7 +17,7 @@ from playwright import sync_api
 
 from sdwec import frontier as fr
 from sdwec import plots
-from tests.test_plots import near_one
+from tests.test_plots import _peers_frame, _sweep_frame, near_one
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 WIDTH = 1100  # a Frontier chart's width in a 1280 px window (sidebar open)
@@ -29,9 +29,10 @@ _DRAW = """async ([spec, width, show]) => {
   const gd = document.getElementById('gd');
   Plotly.purge(gd);
   fig.layout.width = width;
-  await Plotly.newPlot(gd, fig.data, fig.layout);
+  await Plotly.newPlot(gd, fig.data, fig.layout, {displayModeBar: true});
   if (show.length) await Plotly.restyle(gd, {visible: true}, show);
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
+  const rect = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
   const legend = gd.querySelector('.legend');
   return {
     y: gd._fullLayout.yaxis.range,
@@ -40,6 +41,8 @@ _DRAW = """async ([spec, width, show]) => {
     plot: [gd._fullLayout._size.w, gd._fullLayout._size.h],
     legend: legend ? box(legend) : null,
     bars: [...gd.querySelectorAll('.bars .point path')].map(box),
+    title: rect(gd.querySelector('.gtitle')),
+    modebar: rect(gd.querySelector('.modebar')),
   };
 }"""
 
@@ -128,3 +131,24 @@ def test_accuracy_bars_start_at_zero(page):
     # 0.600 is drawn 0.600 / 0.714 of the 0.714 bar's height (a cut axis made it a quarter).
     tall, short = max(heights), min(h for h in heights if h > 0)
     assert short / tall == pytest.approx(0.55 / 0.8, abs=0.02)
+
+
+def test_the_toolbar_row_leaves_the_titles_free(page):
+    sweep = _sweep_frame_with_abstaining()
+    figures = [plots.frontier(sweep, fr.pareto(sweep), _peers_frame()),
+               plots.method_comparison([{"method": "SDWEC", "test": 0.8, "validation": 0.9,
+                                         "splits": 10}]),
+               plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3)]
+    for fig in figures:
+        drawn = _draw(page, fig, width=500)
+        (title_top, _), (_, toolbar_bottom) = drawn["title"], drawn["modebar"]
+        # The toolbar (shown on hover, top right) sat over the titles' right end.
+        assert title_top >= toolbar_bottom, fig.layout.title.text
+
+
+def _sweep_frame_with_abstaining():
+    import pandas as pd
+
+    sweep = _sweep_frame()
+    abstain = dict(sweep.iloc[0], lam=0.001, n_selected=0, sparsity=1.0, abstains=True)
+    return pd.concat([pd.DataFrame([abstain]), sweep], ignore_index=True)

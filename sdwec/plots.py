@@ -22,7 +22,11 @@ from sdwec.formatting import mean_sd, significant
 #: The colour of each role that is not a method (:data:`sdwec.methods.ROLE_COLORS`, defined
 #: beside the methods' own colours so that none of them is a method's).
 COLORS = methods.ROLE_COLORS
-_MARGIN = dict(l=10, r=10, t=110, b=10)
+_MARGIN = dict(l=10, r=10, t=75, b=10)
+#: Legends in rows under the plot (Plotly makes room for them): above it they met the title
+#: in a narrow chart, and on the right a dozen entries took 40 % of the width at 1280 px.
+_LEGEND = dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
+               tracegroupgap=0)
 #: Width of one tree's bar, in tree-index units: two kept trees are two thin bars, never a
 #: block spanning the gap between them.
 BAR_WIDTH = 0.8
@@ -36,6 +40,11 @@ def _title(text):
     return dict(text=text, pad=dict(t=34 + 12 * text.count("<br>")), **_TITLE)
 
 
+def _margin(title, **changes):
+    """The margins with room at the top for ``title``'s lines."""
+    return dict(_MARGIN, t=_MARGIN["t"] + 22 * title.count("<br>"), **changes)
+
+
 def _figure(traces, title, x_title, y_title, **layout):
     """A figure built in one constructor call from trace dicts.
 
@@ -46,17 +55,14 @@ def _figure(traces, title, x_title, y_title, **layout):
     layout = dict(title=_title(title),
                   xaxis=dict(title=dict(text=x_title), **layout.pop("xaxis", {})),
                   yaxis=dict(title=dict(text=y_title), **layout.pop("yaxis", {})),
-                  margin=layout.pop("margin", _MARGIN),
-                  legend=layout.pop("legend", dict(orientation="h", yanchor="bottom", y=1.02,
-                                                   x=0.0)), **layout)
+                  margin=layout.pop("margin", _margin(title)),
+                  legend=layout.pop("legend", _LEGEND), **layout)
     return go.Figure(data=traces, layout=layout)
 
 
 def _layout(fig, title, xaxis, yaxis, **kwargs):
-    # Title at the top of the canvas, legend rows between it and the plot area.
-    fig.update_layout(title=_title(title),
-                      xaxis_title=xaxis, yaxis_title=yaxis, margin=_MARGIN,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0), **kwargs)
+    fig.update_layout(title=_title(title), xaxis_title=xaxis, yaxis_title=yaxis,
+                      margin=_margin(title), legend=_LEGEND, **kwargs)
     return fig
 
 
@@ -320,7 +326,7 @@ def weights_over_iterations(history, thresholds, member_accuracy=None):
                                         None, dict(frame=dict(duration=300, redraw=True),
                                                    fromcurrent=True, mode="immediate",
                                                    transition=dict(duration=0))])])],
-                  margin=dict(_MARGIN, b=90), height=430)
+                  margin=_margin(frames[0]["layout"]["title"]["text"], b=90), height=430)
     fig.frames = [go.Frame(**f) for f in frames]
     return fig
 
@@ -576,7 +582,7 @@ def method_comparison(rows):
         f"Accuracy, mean ± sd over {splits} splits"
     # From 0, and to 1 unless an error bar reaches past it.
     return _figure(traces, title + "<br><sup>test solid, validation pale</sup>", "",
-                   "accuracy", barmode="group", showlegend=False, margin=dict(_MARGIN, t=95),
+                   "accuracy", barmode="group", showlegend=False,
                    yaxis=dict(range=[0.0, max(1.0, high)]))
 
 
@@ -850,12 +856,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         if x == "trees" else dict(_fitted_range(traces))
     return _figure(bands + traces, title, _X_AXES[x], label,
                    height=620, clickmode="event+select", xaxis=xaxis,
-                   yaxis=_ACCURACY_AXIS,
-                   # Below the plot, in rows: on the right a dozen methods took 40 % of
-                   # the width at 1280 px.
-                   legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom",
-                               yref="container", tracegroupgap=0),
-                   margin=dict(_MARGIN, t=100))
+                   yaxis=_ACCURACY_AXIS)
 
 
 #: The Frontier's y axis: fitted by Plotly to the traces shown, their error bars and bands

@@ -43,6 +43,8 @@ _DRAW = """async ([spec, width, show]) => {
     bars: [...gd.querySelectorAll('.bars .point path')].map(box),
     title: rect(gd.querySelector('.gtitle')),
     modebar: rect(gd.querySelector('.modebar')),
+    plot_top: gd.getBoundingClientRect().top + gd._fullLayout._size.t,
+    legend_top: legend ? rect(legend)[0] : null,
   };
 }"""
 
@@ -133,17 +135,24 @@ def test_accuracy_bars_start_at_zero(page):
     assert short / tall == pytest.approx(0.55 / 0.8, abs=0.02)
 
 
-def test_the_toolbar_row_leaves_the_titles_free(page):
+def test_titles_meet_neither_the_toolbar_nor_the_plot(page):
+    from tests.test_plots import _records
+
     sweep = _sweep_frame_with_abstaining()
     figures = [plots.frontier(sweep, fr.pareto(sweep), _peers_frame()),
+               plots.convergence(_records()),
                plots.method_comparison([{"method": "SDWEC", "test": 0.8, "validation": 0.9,
                                          "splits": 10}]),
                plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3)]
     for fig in figures:
         drawn = _draw(page, fig, width=500)
         (title_top, _), (_, toolbar_bottom) = drawn["title"], drawn["modebar"]
-        # The toolbar (shown on hover, top right) sat over the titles' right end.
+        # The toolbar (shown on hover, top right) sat over the titles' right end; in a
+        # narrow chart the legend's rows above the plot ran into the title.
         assert title_top >= toolbar_bottom, fig.layout.title.text
+        assert drawn["title"][1] <= drawn["plot_top"], fig.layout.title.text
+        if drawn["legend_top"] is not None:
+            assert drawn["legend_top"] >= drawn["plot_top"], fig.layout.title.text
 
 
 def _sweep_frame_with_abstaining():

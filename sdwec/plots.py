@@ -982,7 +982,7 @@ def training_time(table):
         SDWEC's times), never another method's colour, and a marker symbol each.
     """
     groups = list(table.groupby("dataset", sort=False))
-    shades = methods.sweep_colors(len(groups))
+    shades = methods.sweep_colors(len(groups) + 1)[1:]  # the palest is faint as a line
     traces = []
     for i, ((name, rows), colour) in enumerate(zip(groups, shades)):
         rows = rows.sort_values("l")

@@ -560,7 +560,7 @@ def test_training_time_log_axis_labels_any_range():
     assert tuple(axis.range) == pytest.approx((-2.0, np.log10(0.02)))
     # Datasets in SDWEC's shades, never a method's colour.
     colours = {t.line.color for t in fig.data}
-    assert colours == set(methods.sweep_colors(2))
+    assert colours == set(methods.sweep_colors(3)[1:])
     assert not colours & {m.color for m in methods.registered()}
     _assert_no_noise(fig)
 

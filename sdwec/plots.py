@@ -693,7 +693,9 @@ def _band(rows, x, column, colour, group, visible):
     return dict(type="scatter", x=xs + xs[::-1],
                 y=[spans[v][1] for v in xs] + [spans[v][0] for v in xs[::-1]],
                 mode="lines", fill="toself", fillcolor=_rgba(colour, 0.1),
-                line=dict(width=0, color=colour), hoverinfo="skip", showlegend=False,
+                # Never a hover or click target: a click inside a band is for the points.
+                line=dict(width=0, color=colour), hoverinfo="skip", hoveron="points",
+                showlegend=False,
                 legendgroup=group, visible=visible, name=group + " ± sd")
 
 

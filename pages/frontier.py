@@ -7,7 +7,7 @@ from dashboard.config import SECOND_SWEEPS
 from dashboard.glossary import show_glossary, term_markdown
 from dashboard.guard import guard
 from dashboard.sidebar import open_clicked_point, page_setup, show_config_problems
-from sdwec import frontier, plots
+from sdwec import frontier, plots, tables
 
 config = page_setup("Frontier")
 if config is None:
@@ -15,13 +15,13 @@ if config is None:
 st.title("Accuracy vs ensemble size")
 st.markdown(
     "Each filled circle is SDWEC at one λ of the sidebar's grid (β, γ, ε, k as in the "
-    "sidebar); its Pareto front is red (a staircase on the accuracy it was chosen on, red "
-    "rings on the other); small open circles are **SDWEC-select**, the "
-    "same trees voting with equal weights. Beside it, on the same pool and split, every "
-    "other method in its own colour: single ensembles as symbols, methods with a size or "
-    "a regularisation path as curves. **Random subsets of each size** are the sanity "
-    "baseline any pruning method should beat. Hover for the parameters; click an SDWEC "
-    "point to open it in the Explorer.")
+    "sidebar); its Pareto front is magenta (a staircase on the accuracy it was chosen on, "
+    "magenta rings on the other). Beside it, on the same pool and split: bagging, "
+    "**random subsets of each size** (the sanity baseline any pruning method should beat) "
+    "and reduce-error ordering; every other method, **SDWEC-select** (SDWEC's trees voting "
+    "with equal weights) among them, is one click on its legend entry away, in its own "
+    "colour: single ensembles as symbols, methods with a size or a regularisation path as "
+    "curves. Hover for the parameters; click an SDWEC point to open it in the Explorer.")
 show_config_problems()
 left, right = st.columns([1, 3])
 with left:
@@ -75,11 +75,11 @@ with guard("the frontier"):
                        on_click="ignore", icon=":material/download:")
     st.subheader("SDWEC's Pareto front")
     st.caption(term_markdown("Pareto front"))
-    st.dataframe(front[["params", "n_selected", "sparsity", "val_accuracy", "test_accuracy"]],
-                 hide_index=True)
+    st.dataframe(tables.for_people(front, ["params", "n_selected", "sparsity", "val_accuracy",
+                                           "test_accuracy"]), hide_index=True)
     st.subheader("Single ensembles")
     summary = peers[peers["method"].isin(plots.PEER_POINTS)]
-    st.dataframe(summary[["method", "n_selected", "sparsity", "val_accuracy", "test_accuracy"]],
-                 hide_index=True)
+    st.dataframe(tables.for_people(summary, ["method", "n_selected", "sparsity", "val_accuracy",
+                                             "test_accuracy"]), hide_index=True)
     st.caption("Curves (one row per ensemble size or α) are in the chart and the CSV; random "
                "subsets are the mean of 10 seeded draws per size.")

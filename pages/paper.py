@@ -8,7 +8,8 @@ from dashboard.docs import show_doc_section
 from dashboard.glossary import show_glossary
 from dashboard.guard import guard
 from dashboard.sidebar import page_setup, show_config_problems
-from sdwec import datasets, experiments, paper, plots
+from sdwec import datasets, experiments, paper, plots, tables
+from sdwec.formatting import points
 
 config = page_setup("Paper")
 if config is None:
@@ -36,7 +37,7 @@ with guard("the stored reproduction"):
     else:
         table = experiments.paper_table(stored)
         st.plotly_chart(plots.paper_comparison(table), key="paper_stored_chart")
-        st.dataframe(table, hide_index=True)
+        st.dataframe(tables.for_people(table), hide_index=True)
 
 with st.expander("Run a subset live", expanded=stored is None):
     names = st.multiselect("Datasets", datasets.names(), default=["wine", "sonar"],
@@ -54,7 +55,7 @@ with st.expander("Run a subset live", expanded=stored is None):
         with guard("the live reproduction"):
             table = experiments.paper_table(live)
             st.plotly_chart(plots.paper_comparison(table), key="paper_live_chart")
-            st.dataframe(table, hide_index=True)
+            st.dataframe(tables.for_people(table), hide_index=True)
 
 st.header("Beyond the paper: SDWEC on out-of-bag votes (ours)")
 with guard("the out-of-bag study"):
@@ -70,13 +71,12 @@ with guard("the out-of-bag study"):
             "rows, keeps a fifth of the trees (**SDWEC-OOB**; **SDWEC-stable** ranks trees by "
             "how often SDWEC-B selects them over bootstrap resamples) and lets them vote "
             f"equally. On the {gaps['splits']} confirmation splits of {gaps['datasets']} "
-            f"datasets, SDWEC-OOB's mean test accuracy is {gaps['bagging']:+.2f} points from "
-            f"full bagging's, {gaps['SDWEC-B']:+.2f} from the paper's SDWEC-B and "
-            f"{gaps['random']:+.2f} from a random subset of the same size. Mean test accuracy "
+            f"datasets, SDWEC-OOB's mean test accuracy is {points(gaps['bagging'] / 100)} "
+            f"points from full bagging's, {points(gaps['SDWEC-B'] / 100)} from the paper's "
+            f"SDWEC-B and {points(gaps['random'] / 100)} from a random subset of the same "
+            "size. Mean test accuracy "
             "over the datasets, confirmation splits only:")
-        st.dataframe(experiments.oob_summary(confirm), hide_index=True,
-                     column_config={"mean accuracy": st.column_config.NumberColumn(
-                         format="%.4f")})
+        st.dataframe(tables.for_people(experiments.oob_summary(confirm)), hide_index=True)
         st.caption(f"{gaps['splits']} splits × {gaps['datasets']} datasets; test split only; "
                    f"nothing chosen on it. Try it in the Explorer (sidebar: *Fit on*) and on "
                    f"the Frontier.")
@@ -103,4 +103,4 @@ measured = st.session_state.get("paper_time_rows")
 if measured is not None:
     with guard("the timing"):
         st.plotly_chart(plots.training_time(measured), key="paper_time_chart")
-        st.dataframe(measured, hide_index=True)
+        st.dataframe(tables.for_people(measured), hide_index=True)

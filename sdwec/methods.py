@@ -52,7 +52,8 @@ from sdwec.solver import PRESETS
 
 __all__ = ["Method", "Path", "Style", "KINDS", "SOURCES", "PICKS", "SUITES", "SIZE_REFERENCES",
            "DEFAULT_LAMS", "FAIR_REFERENCE", "register", "unregister", "get", "style",
-           "registered", "names", "points", "curves", "row_name", "sweep_colors"]
+           "registered", "names", "points", "curves", "row_name", "sweep_colors",
+           "role_shades", "ROLE_COLORS"]
 
 KINDS = ("point", "curve")
 SOURCES = ("paper", "peer", "ours")
@@ -70,6 +71,23 @@ DEFAULT_LAMS = np.logspace(-3, 3, 50)
 
 # Shades of SDWEC's blue, light to dark, for SDWEC swept over a second parameter.
 _SWEEP_LIGHT, _SWEEP_DARK = "#9ecae1", "#08306b"
+
+ROLE_COLORS = {
+    "exact": "#404040",      # the function being approximated; the non-convex cost (eq. 4)
+    "approx": "#006837",     # its relaxation or model; the convex-relaxed cost (eq. 10)
+    "threshold": "#8a2be2",  # line 15's weight threshold
+    "what": "#ffd700",       # ŵ, the expansion point of the How-it-works models
+    "pareto": "#cc00cc",     # SDWEC's Pareto front
+    "rise": "#ff1493",       # iterations where the non-convex cost rose
+    "accuracy": "#66cc00",   # each tree's own validation accuracy
+    "dropped": "#d9d9d9",    # trees the ensemble does not use
+    "guide": "#b0b0b0",      # reference lines (agreement diagonal, the level P = 1e-3)
+}
+"""One colour per role that is not a method, none of them a method's colour.
+
+Picked away from every method's colour (and the sweep shades) in CIELAB, so a role never
+reads as a method: a dashed line in reduce-error's orange looked like reduce-error.
+"""
 
 
 @dataclass(frozen=True)
@@ -526,7 +544,8 @@ def register(method: Method | None = None, /, **fields) -> Method:
     Raises
     ------
     ValueError
-        If the name is taken or the colour is another method's.
+        If the name is taken or the colour is another method's or a role's
+        (:data:`ROLE_COLORS`).
     """
     if method is None:
         method = Method(**fields)
@@ -536,8 +555,11 @@ def register(method: Method | None = None, /, **fields) -> Method:
         raise ValueError(f"a method named {method.name!r} is already registered; "
                          "unregister it first or choose another name")
     clash = [m.name for m in _REGISTRY.values() if m.color.lower() == method.color.lower()]
+    clash = [repr(name) for name in clash] + [
+        f"the {role!r} role" for role, colour in ROLE_COLORS.items()
+        if colour.lower() == method.color.lower()]
     if clash:
-        raise ValueError(f"colour {method.color} is already {clash[0]!r}'s; every method "
+        raise ValueError(f"colour {method.color} is already {clash[0]}'s; every method "
                          "needs its own colour")
     _REGISTRY[method.name] = method
     return method
@@ -585,23 +607,40 @@ def curves() -> tuple:
     return tuple(m for m in _REGISTRY.values() if m.kind == "curve")
 
 
-def sweep_colors(n) -> list:
-    """``n`` shades of SDWEC's blue, light to dark, for SDWEC at several values of a parameter.
+def _rgb(colour):
+    return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
 
-    None of them is any method's colour.
-    """
-    light = np.array([int(_SWEEP_LIGHT[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
-    dark = np.array([int(_SWEEP_DARK[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
-    shades = [light + t * (dark - light) for t in np.linspace(0.0, 1.0, max(n, 2))[:n]]
-    taken = {m.color.lower() for m in _REGISTRY.values()}
+
+def _shades(light, dark, n):
+    """``n`` colours from ``light`` to ``dark`` (RGB arrays), none a method's or role's."""
+    taken = {m.color.lower() for m in _REGISTRY.values()} | {
+        c.lower() for c in ROLE_COLORS.values()}
     out = []
-    for rgb in shades:
-        colour = "#" + "".join(f"{int(round(c)):02x}" for c in rgb)
-        # A shade may only coincide with a method's colour by accident; nudge it off.
+    for t in np.linspace(0.0, 1.0, max(n, 2))[:n]:
+        colour = "#" + "".join(f"{int(round(c)):02x}" for c in light + t * (dark - light))
+        # A shade may only coincide with a taken colour by accident; nudge it off.
         while colour in taken:
             colour = "#" + "".join(f"{max(0, int(colour[i:i + 2], 16) - 1):02x}" for i in (1, 3, 5))
         out.append(colour)
     return out
+
+
+def sweep_colors(n) -> list:
+    """``n`` shades of SDWEC's blue, light to dark, for SDWEC at several values of a parameter.
+
+    None of them is any method's or role's colour.
+    """
+    return _shades(_rgb(_SWEEP_LIGHT), _rgb(_SWEEP_DARK), n)
+
+
+def role_shades(role, n) -> list:
+    """``n`` shades of a role's colour (:data:`ROLE_COLORS`), from half-way to white to
+    half-way to black: several curves of one role (the relaxation around several points).
+
+    None of them is any method's or role's colour.
+    """
+    base = _rgb(ROLE_COLORS[role])
+    return _shades(base + 0.5 * (255.0 - base), 0.5 * base, n)
 
 
 for _method in BUILTIN:

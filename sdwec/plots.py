@@ -17,20 +17,32 @@ except ImportError as exc:  # plotly is the dashboard's, not part of the base in
 
 from sdwec import methods, solver
 from sdwec.convergence import describe
+from sdwec.formatting import mean_sd, significant
 
-#: One colour per role that is not a method (methods take theirs from :mod:`sdwec.methods`,
-#: so a method keeps its colour across pages).
-COLORS = {
-    "exact": "#222222",
-    "approx": "#d62728",
-    "selected": "#1f77b4",
-    "dropped": "#c7c7c7",
-    "threshold": "#ff7f0e",
-    "pareto": "#d62728",
-}
-_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-            "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39")
-_MARGIN = dict(l=10, r=10, t=100, b=10)
+#: The colour of each role that is not a method (:data:`sdwec.methods.ROLE_COLORS`, defined
+#: beside the methods' own colours so that none of them is a method's).
+COLORS = methods.ROLE_COLORS
+_MARGIN = dict(l=10, r=10, t=75, b=10)
+#: Legends in rows under the plot (Plotly makes room for them): above it they met the title
+#: in a narrow chart, and on the right a dozen entries took 40 % of the width at 1280 px.
+_LEGEND = dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
+               tracegroupgap=0)
+#: Width of one tree's bar, in tree-index units: two kept trees are two thin bars, never a
+#: block spanning the gap between them.
+BAR_WIDTH = 0.8
+#: Titles start at the left edge, under the row of the toolbar (which shows on hover at the
+#: top right and covered the titles' ends); a long title is two lines (``<br>``).
+_TITLE = dict(x=0.0, xref="paper", xanchor="left", y=1.0, yanchor="top", yref="container")
+
+
+def _title(text):
+    # Plotly centres a title's extra lines on its anchor, so each one moves it up by ~12 px.
+    return dict(text=text, pad=dict(t=34 + 12 * text.count("<br>")), **_TITLE)
+
+
+def _margin(title, **changes):
+    """The margins with room at the top for ``title``'s lines."""
+    return dict(_MARGIN, t=_MARGIN["t"] + 22 * title.count("<br>"), **changes)
 
 
 def _figure(traces, title, x_title, y_title, **layout):
@@ -40,20 +52,17 @@ def _figure(traces, title, x_title, y_title, **layout):
     Explorer's figures in one call is about three times faster, which is most of a slider
     move's rerun time.
     """
-    layout = dict(title=dict(text=title, y=0.98, yanchor="top", yref="container"),
+    layout = dict(title=_title(title),
                   xaxis=dict(title=dict(text=x_title), **layout.pop("xaxis", {})),
                   yaxis=dict(title=dict(text=y_title), **layout.pop("yaxis", {})),
-                  margin=layout.pop("margin", _MARGIN),
-                  legend=layout.pop("legend", dict(orientation="h", yanchor="bottom", y=1.02,
-                                                   x=0.0)), **layout)
+                  margin=layout.pop("margin", _margin(title)),
+                  legend=layout.pop("legend", _LEGEND), **layout)
     return go.Figure(data=traces, layout=layout)
 
 
 def _layout(fig, title, xaxis, yaxis, **kwargs):
-    # Title at the top of the canvas, legend rows between it and the plot area.
-    fig.update_layout(title=dict(text=title, y=0.98, yanchor="top", yref="container"),
-                      xaxis_title=xaxis, yaxis_title=yaxis, margin=_MARGIN,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0), **kwargs)
+    fig.update_layout(title=_title(title), xaxis_title=xaxis, yaxis_title=yaxis,
+                      margin=_margin(title), legend=_LEGEND, **kwargs)
     return fig
 
 
@@ -85,8 +94,8 @@ def sign_relaxation(expansion_points, eps, x_max=3.0, n=401):
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=x, y=np.sign(x), name="sgn(x)", mode="lines",
                              line=dict(color=COLORS["exact"], width=3, shape="hv")))
-    for i, c in enumerate(expansion_points):
-        colour = _PALETTE[(i + 1) % len(_PALETTE)]
+    shades = methods.role_shades("approx", len(expansion_points))
+    for c, colour in zip(expansion_points, shades):
         fig.add_trace(go.Scatter(x=x, y=solver.sign_approximation(x, c, eps), mode="lines",
                                  name=f"x / (|{c:g}| + ε)", line=dict(color=colour, dash="dot")))
         fig.add_trace(go.Scatter(x=[c], y=[solver.sign_approximation(c, c, eps)], mode="markers",
@@ -123,11 +132,11 @@ def abs_approximation(gamma, eps_values, w_hat=None, w_max=2.0, n=401):
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=w, y=np.abs(w), name="|w|", mode="lines",
                              line=dict(color=COLORS["exact"], width=3)))
-    for i, eps in enumerate(eps_values):
+    for eps, colour in zip(eps_values, methods.role_shades("approx", len(eps_values))):
         centre = w if w_hat is None else w_hat
         fig.add_trace(go.Scatter(x=w, y=solver.abs_approximation(w, centre, gamma, eps),
                                  mode="lines", name=f"γ = {gamma:g}, ε = {eps:g}",
-                                 line=dict(color=_PALETTE[(i + 1) % len(_PALETTE)], dash="dash")))
+                                 line=dict(color=colour, dash="dash")))
     where = "ŵ = w" if w_hat is None else f"ŵ = {w_hat:g}"
     return _layout(fig, f"Adaptive log-sum-exp approximation of |w| ({where})", "w", "value")
 
@@ -160,10 +169,10 @@ def penalty_threshold(beta, gamma, eps, w_max=None, n=401):
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=w, y=np.maximum(p, 1e-12), mode="lines", name="P(w)",
                              line=dict(color=COLORS["approx"], width=3)))
-    fig.add_hline(y=solver.PENALTY_LEVEL, line=dict(color="#999999", dash="dot"),
+    fig.add_hline(y=solver.PENALTY_LEVEL, line=dict(color=COLORS["guide"], dash="dot"),
                   annotation_text=f"P = {solver.PENALTY_LEVEL:g}")
     fig.add_vline(x=thr, line=dict(color=COLORS["threshold"], dash="dash"),
-                  annotation_text=f"threshold {thr:.3g}")
+                  annotation_text=f"threshold {significant(thr)}")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     return _layout(fig, f"Penalty P(w), β = {beta:g}, g = γ/ε = {g:.3g}", "w",
                    "P(w) (log scale)")
@@ -199,7 +208,8 @@ def taylor_model(w_hat, beta, gamma, eps, w_max=None, n=401):
                              name="A + Bw + Cw² (Taylor)",
                              line=dict(color=COLORS["approx"], dash="dash")))
     fig.add_trace(go.Scatter(x=[w_hat], y=[a + b * w_hat + c * w_hat**2], mode="markers",
-                             name="ŵ", marker=dict(color=COLORS["threshold"], size=11)))
+                             name="ŵ", marker=dict(color=COLORS["what"], size=12,
+                                                  line=dict(width=1.5, color=COLORS["exact"]))))
     top = float(np.max(exact))
     fig.update_yaxes(range=[min(0.0, float(np.min(exact))) - 0.05 * top, 1.3 * top])
     return _layout(fig, f"Second-order Taylor model around ŵ = {w_hat:g}", "w", "cost")
@@ -240,7 +250,7 @@ def convergence(history, log_y=False):
     if rises:
         traces.append(dict(type="scatter", x=[r.iteration for r in rises],
                            y=[r.after for r in rises], mode="markers", name="cost rises",
-                           marker=dict(symbol="triangle-up", size=11, color=COLORS["threshold"]),
+                           marker=dict(symbol="triangle-up", size=11, color=COLORS["rise"]),
                            hovertemplate="iteration %{x}: the cost rose to %{y:.4g}"
                                          "<extra></extra>"))
     yaxis = dict(type="log", exponentformat="power") if log_y else {}
@@ -278,11 +288,12 @@ def weights_over_iterations(history, thresholds, member_accuracy=None):
     idx = np.arange(l)
     acc = np.full(l, np.nan) if member_accuracy is None else np.asarray(member_accuracy)
     top = max(float(np.max(r.weights)) for r in history)
-    kept_colour, dropped_colour = COLORS["selected"], COLORS["dropped"]
+    kept_colour, dropped_colour = methods.get("SDWEC").color, COLORS["dropped"]
 
     def frame_data(record, thr):
         kept = record.weights > thr
-        bars = dict(type="bar", x=idx, y=record.weights, name="weight",
+        # One tree, one bar of fixed width: a bar's width never depends on its neighbours.
+        bars = dict(type="bar", x=idx, y=record.weights, name="weight", width=BAR_WIDTH,
                     marker=_two_colours(kept, kept_colour, dropped_colour),
                     customdata=acc,
                     hovertemplate="tree %{x}<br>weight %{y:.4g}<br>validation accuracy "
@@ -298,13 +309,14 @@ def weights_over_iterations(history, thresholds, member_accuracy=None):
         name = str(record.iteration)
         frames.append(dict(name=name, data=data, layout=dict(title=dict(
             text=f"Iteration {record.iteration}: {kept} of {l} trees above the threshold, "
-                 f"weights sum to {record.weights.sum():.3g}"))))
+                 f"weights sum to {significant(record.weights.sum())}"))))
         steps.append(dict(method="animate", label=name,
                           args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                              transition=dict(duration=0))]))
     first, _ = frame_data(history[0], np.asarray(thresholds[0], dtype=float))
     fig = _figure(first, frames[0]["layout"]["title"]["text"], "tree index",
-                  "weight before thresholding", bargap=0.1, showlegend=False,
+                  "weight before thresholding", showlegend=False,
+                  xaxis=dict(range=[-0.5, l - 0.5]),
                   yaxis=dict(range=[0, 1.05 * top if top > 0 else 1]),
                   sliders=[dict(active=0, steps=steps, x=0.1, len=0.9, y=-0.12,
                                 currentvalue=dict(prefix="iteration ", visible=True))],
@@ -314,7 +326,7 @@ def weights_over_iterations(history, thresholds, member_accuracy=None):
                                         None, dict(frame=dict(duration=300, redraw=True),
                                                    fromcurrent=True, mode="immediate",
                                                    transition=dict(duration=0))])])],
-                  margin=dict(_MARGIN, b=90), height=430)
+                  margin=_margin(frames[0]["layout"]["title"]["text"], b=90), height=430)
     fig.frames = [go.Frame(**f) for f in frames]
     return fig
 
@@ -455,7 +467,7 @@ def lambda_scrubber(path, lam=None):
     return go.Figure(data=panels(start) + [everything], layout=layout, frames=frames)
 
 
-def member_weights(weights, member_accuracy, threshold=None, pinned=None):
+def member_weights(weights, member_accuracy, threshold=None, pinned=None, method="SDWEC"):
     """Weight of every ensemble member, selected ones highlighted, with its own accuracy.
 
     Parameters
@@ -468,6 +480,8 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None):
         Threshold the raw weights were cut at, drawn as a line when finite and positive.
     pinned : array_like of shape (l,), optional
         Another configuration's weights, drawn as black ticks over the bars (non-zero only).
+    method : str, default="SDWEC"
+        The registry method whose weights these are; the kept trees' bars take its colour.
 
     Returns
     -------
@@ -479,11 +493,13 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None):
         raise ValueError(f"weights {weights.shape} and member_accuracy {acc.shape} differ in shape")
     idx = np.arange(weights.size)
     chosen = weights > 0
+    # Fixed-width bars on a fixed axis: Plotly's automatic width follows the spacing of the
+    # bars drawn, which turned two kept trees into one block from the first to the second.
     traces = [dict(type="bar", x=idx[mask], y=weights[mask], name=f"{name} ({int(mask.sum())})",
-                   marker=dict(color=colour), customdata=acc[mask],
+                   width=BAR_WIDTH, marker=dict(color=colour), customdata=acc[mask],
                    hovertemplate="tree %{x}<br>weight %{y:.4g}<br>"
                                  "validation accuracy %{customdata:.3f}<extra></extra>")
-              for mask, name, colour in ((chosen, "selected", COLORS["selected"]),
+              for mask, name, colour in ((chosen, "selected", methods.get(method).color),
                                          (~chosen, "dropped", COLORS["dropped"]))]
     if pinned is not None:
         pinned = np.asarray(pinned, dtype=float)
@@ -498,7 +514,7 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None):
                            hovertemplate="tree %{x}<br>pinned weight %{y:.4g}<extra></extra>"))
     traces.append(dict(type="scatter", x=idx, y=acc, mode="markers",
                        name="tree's validation accuracy", yaxis="y2",
-                       marker=dict(color=COLORS["threshold"], size=5),
+                       marker=dict(color=COLORS["accuracy"], size=5),
                        hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>"))
     shapes, notes = [], []
     if threshold is not None and np.isfinite(threshold) and threshold > 0:
@@ -506,9 +522,10 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None):
                            y1=threshold, line=dict(color=COLORS["threshold"], dash="dot")))
         notes.append(dict(xref="x domain", x=1, xanchor="right", yref="y", y=threshold,
                           yanchor="bottom", showarrow=False,
-                          text=f"threshold {threshold:.3g}"))
+                          text=f"threshold {significant(threshold)}"))
     return _figure(traces, "Weights of the ensemble members", "tree index", "weight",
-                   barmode="overlay", bargap=0.1, shapes=shapes, annotations=notes,
+                   barmode="overlay", shapes=shapes, annotations=notes,
+                   xaxis=dict(range=[-0.5, weights.size - 0.5]),
                    yaxis2=dict(title=dict(text="accuracy"), overlaying="y", side="right",
                                range=[0, 1.02], showgrid=False, tickmode="linear",
                                tick0=0, dtick=0.25))
@@ -517,13 +534,15 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None):
 def method_comparison(rows):
     """Test and validation accuracy of several methods on the same splits, as grouped bars.
 
-    Each method keeps its registry colour (:mod:`sdwec.methods`), as on every page: test
-    bars solid, validation bars pale.
+    Bars start at 0, so a bar's height is its accuracy (an axis cut at the lowest value drew
+    0.600 a quarter the height of 0.714); over several splits each bar carries its spread
+    (± one sd).  Each method keeps its registry colour (:mod:`sdwec.methods`), as on every
+    page: test bars solid, validation bars pale.
 
     Parameters
     ----------
     rows : sequence of dict
-        Each with ``"method"`` (a registry id; other names take a palette colour),
+        Each with ``"method"`` (a registry id; other names take a colour no method has),
         ``"test"`` and ``"validation"`` accuracies (means over the splits), optionally
         ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when positive),
         ``"splits"`` and ``"used"`` (members used); the order is kept.
@@ -539,31 +558,32 @@ def method_comparison(rows):
             return str(name)
 
     names = [label(r["method"]) for r in rows]
-    colours = [_method_color(r["method"], i) for i, r in enumerate(rows)]
+    colours = _method_colors([r["method"] for r in rows])
     used = [r.get("used", "") for r in rows]
     splits = rows[0].get("splits", 1) if rows else 1
     traces = []
     for split, opacity in (("test", 1.0), ("validation", 0.45)):
         values = [r[split] for r in rows]
         sd = [r.get(f"{split}_sd", 0.0) for r in rows]
+        spread = any(v > 0 for v in sd)
+        shown = [mean_sd(v, e) if spread else significant(v, 4) for v, e in zip(values, sd)]
         trace = dict(type="bar", x=names, y=values, name=split, opacity=opacity,
                      marker=dict(color=colours, line=dict(width=1, color="#444444")),
                      text=[f"{v:.3f}" for v in values], textposition="inside",
-                     insidetextanchor="end", customdata=used,
-                     hovertemplate="%{x}<br>" + split + " accuracy %{y:.4f}<br>"
-                                   "members used %{customdata}<extra></extra>")
-        if any(v > 0 for v in sd):
+                     insidetextanchor="end", customdata=np.column_stack([used, shown]),
+                     hovertemplate="%{x}<br>" + split + " accuracy %{customdata[1]}<br>"
+                                   "members used %{customdata[0]}<extra></extra>")
+        if spread:
             trace["error_y"] = dict(type="data", array=sd, color="#444444")
         traces.append(trace)
-    low = min([r["test"] - r.get("test_sd", 0.0) for r in rows]
-              + [r["validation"] - r.get("validation_sd", 0.0) for r in rows])
-    high = max([r["test"] + r.get("test_sd", 0.0) for r in rows]
-               + [r["validation"] + r.get("validation_sd", 0.0) for r in rows])
-    title = "Accuracy: test (solid), validation (pale)" if splits == 1 else \
-        f"Accuracy, mean ± sd over {splits} splits: test (solid), validation (pale)"
-    # Accuracy never exceeds 1: the axis stops there unless an error bar reaches past it.
-    return _figure(traces, title, "", "accuracy", barmode="group", showlegend=False,
-                   yaxis=dict(range=[max(0.0, low - 0.05), max(1.0, high)]))
+    high = max([r[s] + r.get(f"{s}_sd", 0.0) for r in rows for s in ("test", "validation")],
+               default=1.0)
+    title = "Accuracy, one split" if splits == 1 else \
+        f"Accuracy, mean ± sd over {splits} splits"
+    # From 0, and to 1 unless an error bar reaches past it.
+    return _figure(traces, title + "<br><sup>test solid, validation pale</sup>", "",
+                   "accuracy", barmode="group", showlegend=False,
+                   yaxis=dict(range=[0.0, max(1.0, high)]))
 
 
 def prediction_time(timing):
@@ -596,11 +616,11 @@ def prediction_time(timing):
                error_x=dict(type="data", symmetric=False,
                             array=[h - m for h, m in zip(q3, median)],
                             arrayminus=[m - lo for m, lo in zip(median, q1)]),
-               text=[f"{v:.1f} ms" for v in median], textposition="inside",
-               hovertemplate="%{y}: median %{x:.2f} ms<extra></extra>")
+               text=[f"{significant(v)} ms" for v in median], textposition="inside",
+               hovertemplate="%{y}: median %{x:.3g} ms<extra></extra>")
     return _figure([bar], f"Prediction time, {timing.n_rows:,} rows "
                           f"(median and quartiles of {timing.repeats} runs)", "milliseconds",
-                   "", height=220, xaxis=dict(rangemode="tozero"))
+                   "", height=240, xaxis=dict(rangemode="tozero"))
 
 
 # --------------------------------------------------------------------------- frontier
@@ -625,22 +645,70 @@ GREEK = {"lam": "λ", "beta": "β", "gamma": "γ", "eps": "ε"}
 _X_AXES = {"trees": "trees used (log scale)", "sparsity": "sparsity (1 − used / l)"}
 
 
-def _error(rows, column):
-    """``error_y`` of a trace when ``rows`` carry a positive ``<column>_sd``, else None."""
+#: The methods the Frontier shows when it opens, besides SDWEC's sweep and its front: the
+#: reference, the sanity baseline, the strongest pruning peer and, when added, SDWEC-OOB with
+#: reduce-error on the same votes.  Every other method is one legend click away.
+FRONTIER_CORE = ("bagging", "random", "reduce-error", "SDWEC-OOB", "reduce-error OOB")
+
+
+def _sd(rows, column):
+    """The ``<column>_sd`` of ``rows`` when some of it is positive (rows averaged over
+    several splits), else None."""
     sd = column + "_sd"
     if sd not in rows or not (rows[sd].to_numpy(dtype=float) > 0).any():
         return None
-    return dict(type="data", array=rows[sd].to_numpy(dtype=float), thickness=1, width=2)
+    return rows[sd].to_numpy(dtype=float)
+
+
+def _accuracy_text(rows, column):
+    """Each row's accuracy as hover text: ``0.783 ± 0.051`` over splits, else ``0.7830``."""
+    sd = _sd(rows, column)
+    values = rows[column].to_numpy(dtype=float)
+    if sd is None:
+        return [significant(v, 4) for v in values]
+    return [mean_sd(v, e) for v, e in zip(values, sd)]
+
+
+def _rgba(colour, alpha):
+    return "rgba({}, {}, {}, {})".format(*(int(colour[i:i + 2], 16) for i in (1, 3, 5)), alpha)
+
+
+def _band(rows, x, column, colour, group, visible):
+    """A shaded band from mean − sd to mean + sd (within [0, 1]) under a curve, or None.
+
+    Where several rows share an x (SDWEC at several λ keeping as many trees), the band spans
+    all of them.  One band per curve instead of an error bar per point: at ten splits the
+    bars of every point of every curve made a wall.
+    """
+    sd = _sd(rows, column)
+    if sd is None:
+        return None
+    mean = rows[column].to_numpy(dtype=float)
+    spans = {}
+    for at, low, high in zip(rows[x].to_numpy(dtype=float), np.clip(mean - sd, 0, 1),
+                             np.clip(mean + sd, 0, 1)):
+        old = spans.get(at, (low, high))
+        spans[at] = (min(old[0], low), max(old[1], high))
+    xs = sorted(spans)
+    return dict(type="scatter", x=xs + xs[::-1],
+                y=[spans[v][1] for v in xs] + [spans[v][0] for v in xs[::-1]],
+                mode="lines", fill="toself", fillcolor=_rgba(colour, 0.1),
+                # Never a hover or click target: a click inside a band is for the points.
+                line=dict(width=0, color=colour), hoverinfo="skip", hoveron="points",
+                showlegend=False,
+                legendgroup=group, visible=visible, name=group + " ± sd")
 
 
 def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees",
-             front_on="val_accuracy"):
+             front_on="val_accuracy", shown=FRONTIER_CORE):
     """Accuracy against ensemble size: an SDWEC sweep, its Pareto front and the peers.
 
     Abstaining ensembles (every weight zero, a constant guess of the most frequent class)
     are not drawn: they are not a point of the trade-off, and their accuracy would stretch
-    the axis.  A note under the title counts them.  With rows averaged over several splits
-    (:func:`sdwec.frontier.over_splits`), accuracies carry error bars (± one sd).
+    the axis.  A line under the title counts them.  With rows averaged over several splits
+    (:func:`sdwec.frontier.over_splits`), curves carry a band (± one sd) and single
+    ensembles an error bar.  Plotly fits the y axis to what is shown, bands included, and
+    never past 1 (:data:`_ACCURACY_AXIS`).
 
     Parameters
     ----------
@@ -663,6 +731,9 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         The accuracy ``front`` was chosen on. Drawn on that accuracy the front is a
         staircase; drawn on the other one it is only its points (ringed): the held-out check
         of a front chosen elsewhere need not be monotone.
+    shown : collection of str, default=FRONTIER_CORE
+        Methods visible when the figure opens; the others are ``visible="legendonly"``.
+        SDWEC's sweep and front are always shown.
 
     Returns
     -------
@@ -678,94 +749,132 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     def drawn(rows):
         return rows[rows["n_selected"] > 0] if "n_selected" in rows else rows
 
-    traces = []
+    def visible(name):
+        return True if name in shown else "legendonly"
+
+    def rank(name):
+        # The legend lists SDWEC first, then what is shown, then what is one click away.
+        return 200 if name in shown else 300
+
+    bands, traces = [], []
     for method in methods.curves():
         rows = drawn(peers[peers["method"] == method.name]).sort_values(column)
         if rows.empty:
             continue
+        bands.append(_band(rows, column, accuracy, method.color, method.label,
+                           visible(method.name)))
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="lines",
-            name=method.label, line=dict(width=1.5, color=method.color, dash=method.dash),
-            error_y=_error(rows, accuracy),
-            customdata=rows[["params", "n_selected"]].to_numpy(),
+            name=method.label, legendgroup=method.label, visible=visible(method.name),
+            legendrank=rank(method.name),
+            line=dict(width=1.5, color=method.color, dash=method.dash),
+            customdata=np.column_stack([rows["params"], rows["n_selected"],
+                                        _accuracy_text(rows, accuracy)]),
             hovertemplate=method.label + " %{customdata[0]}<br>%{customdata[1]} trees<br>"
-                          "accuracy %{y:.4f}<extra></extra>"))
-    for method in methods.points():
+                          "accuracy %{customdata[2]}<extra></extra>"))
+    # Bagging, the reference, first and larger: an ensemble drawn at the same place (WMV
+    # often ties it with every tree) then shows on top of it instead of hiding under it.
+    for method in sorted(methods.points(), key=lambda m: m.name != "bagging"):
         rows = drawn(peers[peers["method"] == method.name])
         if rows.empty:
             continue
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers",
-            name=method.label, error_y=_error(rows, accuracy),
-            marker=dict(size=11, symbol=method.symbol, color=method.color,
-                        line=dict(width=1, color="black")),
-            customdata=rows[["n_selected"]].to_numpy(),
+            name=method.label, visible=visible(method.name), cliponaxis=False,
+            legendrank=rank(method.name), error_y=_error_bar(rows, accuracy, method.color),
+            marker=dict(size=16 if method.name == "bagging" else 11, symbol=method.symbol,
+                        color=method.color, line=dict(width=1, color="black")),
+            customdata=np.column_stack([rows["n_selected"], _accuracy_text(rows, accuracy)]),
             hovertemplate=method.label + "<br>%{customdata[0]} trees<br>"
-                                         "accuracy %{y:.4f}<extra></extra>"))
+                                         "accuracy %{customdata[1]}<extra></extra>"))
     groups = [(None, sweep)] if second is None else list(sweep.groupby(second, sort=True))
     sdwec, select_style = methods.get("SDWEC"), methods.get("SDWEC-select")
     shades = methods.sweep_colors(len(groups))
-    hover = ("SDWEC λ=%{customdata[0]:.4g} β=%{customdata[1]:.4g} γ=%{customdata[2]:.4g} "
-             "ε=%{customdata[3]:.4g}<br>%{customdata[4]:.3g} trees<br>validation "
-             "%{customdata[5]:.4f}, test %{customdata[6]:.4f}<extra></extra>")
     for i, (value, rows) in enumerate(groups):
         rows = drawn(rows)
         name = "SDWEC (λ sweep)" if value is None else \
             f"SDWEC {GREEK.get(second, second)}={value:g}"
+        colour = sdwec.color if value is None else shades[i]
+        bands.append(_band(rows, column, accuracy, colour, name, True))
+        hover = [f"SDWEC λ={significant(r.lam, 4)} β={significant(r.beta, 4)} "
+                 f"γ={significant(r.gamma, 4)} ε={significant(r.eps, 4)}<br>"
+                 f"{significant(r.n_selected)} trees<br>validation {v}, test {t}"
+                 for r, v, t in zip(rows.itertuples(), _accuracy_text(rows, "val_accuracy"),
+                                    _accuracy_text(rows, "test_accuracy"))]
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers", name=name,
-            error_y=_error(rows, accuracy),
-            marker=dict(size=9, symbol=sdwec.symbol,
-                        color=sdwec.color if value is None else shades[i],
+            legendgroup=name, cliponaxis=False, legendrank=100,
+            marker=dict(size=9, symbol=sdwec.symbol, color=colour,
                         line=dict(width=1, color="white")),
             customdata=rows[list(SWEEP_CUSTOMDATA)].to_numpy(dtype=float),
-            hovertemplate=hover))
+            text=hover, hovertemplate="%{text}<extra></extra>"))
     select = "select_" + accuracy
     if second is None and select in sweep:
         rows = drawn(sweep).sort_values(column)
+        name = "SDWEC-select"
+        bands.append(_band(rows, column, select, select_style.color, name,
+                           visible(select_style.name)))
         traces.append(dict(
-            type="scatter", x=rows[column], y=rows[select], mode="markers", name="SDWEC-select",
-            error_y=_error(rows, select),
+            type="scatter", x=rows[column], y=rows[select], mode="markers", name=name,
+            legendgroup=name, visible=visible(select_style.name), cliponaxis=False,
+            legendrank=rank(select_style.name),
             marker=dict(size=7, symbol=select_style.symbol, color=select_style.color),
-            customdata=rows[["lam", "n_selected"]].to_numpy(dtype=float),
-            hovertemplate="SDWEC-select (SDWEC's trees, equal votes) λ=%{customdata[0]:.4g}"
-                          "<br>%{customdata[1]:.3g} trees<br>accuracy %{y:.4f}<extra></extra>"))
+            customdata=np.column_stack([[significant(v, 4) for v in rows["lam"]],
+                                        rows["n_selected"], _accuracy_text(rows, select)]),
+            hovertemplate="SDWEC-select (SDWEC's trees, equal votes) λ=%{customdata[0]}"
+                          "<br>%{customdata[1]} trees<br>accuracy %{customdata[2]}"
+                          "<extra></extra>"))
     front = drawn(front)
     if not front.empty and front_on == accuracy:
         ordered = front.sort_values(column)
         # Between two front points the best accuracy at least this sparse is the next
-        # point's, hence the staircase (its direction follows the x axis).
+        # point's, hence the staircase (its direction follows the x axis).  A front of one
+        # point has no line to draw: it is a ring.
+        single = len(ordered) == 1
         traces.append(dict(type="scatter", x=ordered[column], y=ordered[accuracy],
-                           mode="lines", name="SDWEC Pareto front", hoverinfo="skip",
-                           line=dict(color=COLORS["pareto"], width=2,
+                           mode="markers" if single else "lines", name="SDWEC Pareto front",
+                           hoverinfo="skip", cliponaxis=False, legendrank=110,
+                           marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
+                                       line=dict(width=2.5)),
+                           line=dict(color=COLORS["pareto"], width=2.5,
                                      shape="hv" if x == "trees" else "vh")))
     elif not front.empty:
         chosen = "validation" if front_on == "val_accuracy" else "test"
         traces.append(dict(type="scatter", x=front[column], y=front[accuracy],
                            mode="markers", name=f"SDWEC Pareto front (chosen on {chosen})",
-                           hoverinfo="skip", marker=dict(symbol="circle-open", size=16,
-                                                         color=COLORS["pareto"],
-                                                         line=dict(width=2))))
+                           hoverinfo="skip", cliponaxis=False, legendrank=110,
+                           marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
+                                       line=dict(width=2.5))))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
-    notes = []
+    title = f"Accuracy vs ensemble size ({label})"
     abstaining = sweep[sweep["n_selected"] == 0] if "n_selected" in sweep else sweep.iloc[:0]
     if not abstaining.empty:
         constant = abstaining[accuracy].iloc[0]
-        notes.append(dict(
-            xref="paper", yref="paper", x=0, y=-0.13, xanchor="left", yanchor="top",
-            showarrow=False, font=dict(size=12),
-            text=f"Not drawn: {len(abstaining)} SDWEC setting(s) with every weight zero "
-                 f"(λ ≤ {abstaining['lam'].max():.3g}); they abstain and predict the most "
-                 f"frequent class ({label} {constant:.3f})."))
+        title += (f"<br><sup>Not drawn: {len(abstaining)} SDWEC setting(s) with every weight "
+                  f"zero (λ ≤ {significant(abstaining['lam'].max())}); they abstain and "
+                  f"predict the most frequent class ({label} {constant:.3f}).</sup>")
+    bands = [b for b in bands if b is not None]
     xaxis = dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) \
         if x == "trees" else dict(_fitted_range(traces))
-    ys = [v for t in traces for v in np.asarray(t["y"], dtype=float)]
-    yaxis = dict(range=[max(0.0, min(ys) - 0.02), min(1.0, max(ys)) + 0.01]) if ys else {}
-    return _figure(traces, f"Accuracy vs ensemble size ({label})", _X_AXES[x], label,
-                   height=600, clickmode="event+select", annotations=notes, xaxis=xaxis,
-                   # A dozen methods: a legend on the right, not rows growing into the title.
-                   legend=dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top"),
-                   yaxis=yaxis, margin=dict(_MARGIN, b=70 if notes else 10))
+    return _figure(bands + traces, title, _X_AXES[x], label,
+                   height=620, clickmode="event+select", xaxis=xaxis,
+                   yaxis=_ACCURACY_AXIS)
+
+
+#: The Frontier's y axis: fitted by Plotly to the traces shown, their error bars and bands
+#: (again when a legend click shows or hides one), and clipped to [0, 1]: a spread never
+#: draws the axis past 1, and a method shown from the legend is never off the axis.
+_ACCURACY_AXIS = dict(autorange=True, autorangeoptions=dict(clipmin=0.0, clipmax=1.0))
+
+
+def _error_bar(rows, column, colour):
+    """``error_y`` of ± one sd kept inside [0, 1] (accuracy cannot pass 1), or None."""
+    sd = _sd(rows, column)
+    if sd is None:
+        return None
+    mean = rows[column].to_numpy(dtype=float)
+    return dict(type="data", symmetric=False, array=np.minimum(sd, 1.0 - mean),
+                arrayminus=np.minimum(sd, mean), thickness=1, width=3, color=colour)
 
 
 def _fitted_range(traces):
@@ -781,12 +890,18 @@ def _fitted_range(traces):
 # --------------------------------------------------------------------------- paper
 
 
-def _method_color(name, i):
-    """A method's own colour; names outside the registry take the i-th palette colour."""
-    try:
-        return methods.style(str(name)).color
-    except KeyError:
-        return _PALETTE[i % len(_PALETTE)]
+def _method_colors(names):
+    """Each name's registry colour (a row name such as ``"random @B"`` takes its method's);
+    names outside the registry take shades that are no method's or role's colour."""
+    colours, unknown = [], []
+    for name in names:
+        try:
+            colours.append(methods.style(str(name)).color)
+        except KeyError:
+            colours.append(None)
+            unknown.append(name)
+    others = iter(methods.role_shades("guide", len(unknown)) if unknown else [])
+    return [c if c is not None else next(others) for c in colours]
 
 
 def paper_comparison(table):
@@ -800,23 +915,57 @@ def paper_comparison(table):
     Returns
     -------
     plotly.graph_objects.Figure
-        Points on the diagonal agree with the paper.
+        Points on the diagonal agree with the paper.  Each method in its registry colour, as
+        on every page.
     """
-    fig = go.Figure()
-    for i, (method, rows) in enumerate(table.groupby("method", sort=False)):
-        fig.add_trace(go.Scatter(
-            x=rows["paper"], y=rows["ours"], mode="markers", name=str(method),
-            marker=dict(size=10, color=_method_color(method, i)),
-            customdata=rows[["dataset"]].to_numpy(),
-            hovertemplate=str(method) + " on %{customdata[0]}<br>paper %{x:.4f}<br>"
-                                        "ours %{y:.4f}<extra></extra>"))
+    groups = list(table.groupby("method", sort=False))
+    colours = _method_colors([method for method, _ in groups])
+    traces = [dict(type="scatter", x=rows["paper"], y=rows["ours"], mode="markers",
+                   name=str(method), marker=dict(size=10, color=colour),
+                   customdata=rows[["dataset"]].to_numpy(),
+                   hovertemplate=str(method) + " on %{customdata[0]}<br>paper %{x:.4f}<br>"
+                                               "ours %{y:.4f}<extra></extra>")
+              for (method, rows), colour in zip(groups, colours)]
     values = table[["paper", "ours"]].to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
     low = float(finite.min()) - 0.02 if finite.size else 0.5
-    fig.add_trace(go.Scatter(x=[low, 1.0], y=[low, 1.0], mode="lines", name="agreement",
-                             line=dict(color="#999999", dash="dash"), hoverinfo="skip"))
-    return _layout(fig, "Test accuracy: this reproduction vs the paper's Table 3",
+    traces.append(dict(type="scatter", x=[low, 1.0], y=[low, 1.0], mode="lines",
+                       name="agreement", line=dict(color=COLORS["guide"], dash="dash"),
+                       hoverinfo="skip"))
+    return _figure(traces, "Test accuracy: this reproduction vs the paper's Table 3",
                    "paper", "this reproduction")
+
+
+def log_ticks(low, high):
+    """Tick values for a log axis over ``[low, high]`` (> 0): at least two labelled ticks.
+
+    Over more than three decades the powers of ten; otherwise the 1-2-5 steps of each
+    decade.  Two ticks always bracket the data, so a range inside one decade (0.011 to
+    0.014 s, say) still gets a label below and above it.
+
+    Parameters
+    ----------
+    low, high : float
+        The smallest and largest value drawn (``0 < low <= high``).
+
+    Returns
+    -------
+    list of float
+        Increasing tick values; the first is <= ``low``, the last >= ``high``.
+    """
+    if not (np.isfinite(low) and np.isfinite(high) and 0 < low <= high):
+        raise ValueError(f"need 0 < low <= high; got {low!r}, {high!r}")
+    first, last = int(np.floor(np.log10(low))), int(np.ceil(np.log10(high)))
+    steps = (1,) if last - first > 3 else (1, 2, 5)
+    # Parsed from text, so a tick is 0.2, not 2 * 0.1 = 0.20000000000000001.
+    candidates = [float(f"{m}e{e}") for e in range(first, last + 1) for m in steps]
+    below = max(v for v in candidates if v <= low * (1 + 1e-12))
+    above = min(v for v in candidates if v >= high * (1 - 1e-12))
+    ticks = [v for v in candidates if below <= v <= above]
+    if len(ticks) == 1:  # low == high on a tick: one step either side
+        i = candidates.index(ticks[0])
+        ticks = candidates[max(i - 1, 0):i + 2]
+    return ticks
 
 
 def training_time(table):
@@ -830,19 +979,42 @@ def training_time(table):
     Returns
     -------
     plotly.graph_objects.Figure
-        Measured times as solid lines, the paper's (when given) dashed, log-scaled.
+        Measured times as solid lines, the paper's (when given) dashed, log-scaled, with tick
+        labels from :func:`log_ticks`.  Datasets take shades of SDWEC's blue (these are all
+        SDWEC's times), never another method's colour, and a marker symbol each.
     """
-    fig = go.Figure()
-    for i, (name, rows) in enumerate(table.groupby("dataset", sort=False)):
+    groups = list(table.groupby("dataset", sort=False))
+    shades = methods.sweep_colors(len(groups) + 1)[1:]  # the palest is faint as a line
+    traces = []
+    for i, ((name, rows), colour) in enumerate(zip(groups, shades)):
         rows = rows.sort_values("l")
-        colour = _PALETTE[i % len(_PALETTE)]
+        symbol = _DATASET_SYMBOLS[i % len(_DATASET_SYMBOLS)]
         m = int(rows["m"].iloc[0])
-        fig.add_trace(go.Scatter(x=rows["l"], y=rows["seconds"], mode="lines+markers",
-                                 name=f"{name} (m={m}) measured", line=dict(color=colour),
-                                 hovertemplate="l=%{x}<br>%{y:.4f} s<extra></extra>"))
+        traces.append(dict(type="scatter", x=rows["l"], y=rows["seconds"], mode="lines+markers",
+                           name=f"{name} (m={m}) measured", line=dict(color=colour),
+                           marker=dict(symbol=symbol, size=8),
+                           customdata=[significant(v) for v in rows["seconds"]],
+                           hovertemplate=f"{name}<br>l=%{{x}}<br>%{{customdata}} s"
+                                         "<extra></extra>"))
         if "paper_seconds" in rows and rows["paper_seconds"].notna().any():
-            fig.add_trace(go.Scatter(x=rows["l"], y=rows["paper_seconds"], mode="lines+markers",
-                                     name=f"{name} paper", line=dict(color=colour, dash="dash"),
-                                     hovertemplate="l=%{x}<br>paper %{y:.2f} s<extra></extra>"))
-    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
-    return _layout(fig, "SDWEC weight-finding time (k = 25)", "classifiers l", "seconds (log)")
+            traces.append(dict(type="scatter", x=rows["l"], y=rows["paper_seconds"],
+                               mode="lines+markers", name=f"{name} paper",
+                               line=dict(color=colour, dash="dash"),
+                               marker=dict(symbol=symbol + "-open", size=8),
+                               customdata=[significant(v) for v in rows["paper_seconds"]],
+                               hovertemplate=f"{name}<br>l=%{{x}}<br>paper %{{customdata}} s"
+                                             "<extra></extra>"))
+    values = [v for t in traces for v in np.asarray(t["y"], dtype=float)]
+    values = [v for v in values if np.isfinite(v) and v > 0]
+    yaxis = dict(type="log")
+    if values:
+        ticks = log_ticks(min(values), max(values))
+        yaxis.update(tickvals=ticks, ticktext=[significant(v) for v in ticks],
+                     range=[np.log10(ticks[0]), np.log10(ticks[-1])])
+    return _figure(traces, "SDWEC weight-finding time (k = 25)", "classifiers l",
+                   "seconds (log scale)", yaxis=yaxis)
+
+
+#: One marker symbol per dataset line (each has an ``-open`` variant for the paper's times).
+_DATASET_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "star",
+                    "hexagon", "pentagon", "cross", "x", "hourglass")

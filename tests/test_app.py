@@ -53,6 +53,18 @@ def _charts(at):
     return chart_figures(at)
 
 
+def _labelled(at):
+    """Every table on the page has labels for headers and no float noise in its cells."""
+    import re
+
+    noise = re.compile(r"\d\.\d{7,}|\de-1\d")
+    for frame in (d.value for d in at.dataframe):
+        assert not [c for c in frame.columns if re.fullmatch(r"[a-z]+_[a-z_]+", str(c))], \
+            list(frame.columns)  # n_selected, val_accuracy: code names
+        cells = [str(v) for v in frame.to_numpy().ravel()]
+        assert not [c for c in cells if noise.search(c)], cells
+
+
 def _direct(name="wine", n_trees=10, seed=0, **params):
     """SDWEC on the same pool, computed without the dashboard."""
     p = pool.load_pool(name, "binary", n_trees=n_trees, seed=seed)
@@ -464,8 +476,9 @@ def test_frontier_front_on_validation_csv_and_glossary(served_files):
     sweep = frontier.sweep(p, lams=list(dashboard_config.LAMBDA_GRID))
     expected = frontier.pareto(sweep, "val_accuracy")
     front = at.dataframe[0].value
-    assert list(front["params"]) == list(expected["params"])
-    assert (front["n_selected"] > 0).all()  # abstaining settings are never on the front
+    assert list(front["parameters"]) == list(expected["params"])
+    assert (front["trees used"].astype(float) > 0).all()  # abstaining: never on the front
+    _labelled(at)
     assert not at.warning
     csv = pd.read_csv(io.BytesIO(served_files["sdwec_frontier_wine.csv"]))
     assert set(csv["method"]) >= {"SDWEC", "bagging", "random", "reduce-error"}
@@ -486,7 +499,10 @@ def test_frontier_over_splits_shows_means():
     mean = frontier.over_splits(sweeps)
     front = at.dataframe[0].value
     expected = frontier.pareto(mean, "val_accuracy")
-    assert list(front["val_accuracy"]) == pytest.approx(list(expected["val_accuracy"]))
+    # "mean ± sd" over the 3 splits, to 3 decimals.
+    shown = [float(v.split(" ± ")[0]) for v in front["validation accuracy"]]
+    assert shown == pytest.approx(list(expected["val_accuracy"]), abs=5e-4)
+    assert all(" ± " in v for v in front["test accuracy"])
     assert any("means over 3 splits" in c.value for c in at.caption)
 
 
@@ -498,7 +514,11 @@ def test_paper_page_summarises_the_out_of_bag_study():
     expected = experiments.oob_summary(confirm)
     (shown,) = [d.value for d in at.dataframe if "trees kept" in d.value.columns]
     assert list(shown["method"]) == list(expected["method"])
-    assert list(shown["mean accuracy"]) == pytest.approx(list(expected["mean accuracy"]))
+    assert [float(v) for v in shown["mean accuracy"]] == pytest.approx(
+        list(expected["mean accuracy"]), abs=5e-5)
+    # bagging against itself is 0 points, not 0.00000000000003 (float noise).
+    assert shown.set_index("method").loc["bagging", "vs bagging (points)"] == "0"
+    _labelled(at)
     splits, names = confirm["repeat"].nunique(), confirm["dataset"].nunique()
     assert any(f"{splits} splits × {names} datasets" in c.value for c in at.caption)
 
@@ -520,8 +540,10 @@ def test_paper_page_and_live_timing():
     at.button(key="paper_time_run").click().run()
     _ok(at)
     measured = at.dataframe[-1].value
-    assert list(measured["l"]) == [100] and measured["seconds"].iloc[0] > 0
-    assert measured["paper_seconds"].iloc[0] == 0.03  # Table 5, wine, l = 100
+    assert list(measured["classifiers l"]) == ["100"]
+    assert float(measured["seconds (measured)"].iloc[0]) > 0
+    assert measured["paper's seconds"].iloc[0] == "0.03"  # Table 5, wine, l = 100
+    _labelled(at)
 
 
 def test_how_it_works_page_fragments():

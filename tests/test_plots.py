@@ -285,11 +285,11 @@ def test_frontier_on_trees_used_leaves_abstaining_points_out():
     fig = plots.frontier(sweep, front, _peers_frame())  # x = trees used, log axis
     assert fig.layout.xaxis.type == "log"
     assert list(_trace(fig, "SDWEC (λ sweep)").x) == [2, 6, 10]
-    # The y axis is set by the points drawn, not by the abstaining 0.52, and stops at 1.
-    low, high = fig.layout.yaxis.range
-    assert 0.52 < low < 0.6 and high <= 1.0
-    (note,) = fig.layout.annotations
-    assert "1 SDWEC setting(s) with every weight zero" in note.text and "0.520" in note.text
+    # The abstaining 0.52 is in no trace, so the fitted axis does not reach down to it.
+    assert min(min(np.asarray(t.y, dtype=float)) for t in fig.data) > 0.52
+    # Said under the title (a note under the plot collided with the legend there).
+    assert "1 SDWEC setting(s) with every weight zero" in fig.layout.title.text
+    assert "0.520" in fig.layout.title.text
 
 
 def test_frontier_error_bars_over_splits():
@@ -301,9 +301,19 @@ def test_frontier_error_bars_over_splits():
     assert list(mean["test_accuracy"]) == pytest.approx(list(a["test_accuracy"] + 0.01))
     assert list(mean["test_accuracy_sd"]) == pytest.approx([0.02 / np.sqrt(2)] * 3)
     fig = plots.frontier(mean, fr.pareto(mean), _peers_frame())
-    assert list(_trace(fig, "SDWEC (λ sweep)").error_y.array) == pytest.approx(
-        [0.02 / np.sqrt(2)] * 3)
+    # A band, not a bar per point: from mean - sd to mean + sd at 2, 6 and 10 trees, where
+    # the means are 0.73, 0.77, 0.81 and sd = 0.02 / sqrt(2) = 0.01414.
+    sweep = _trace(fig, "SDWEC (λ sweep)")
+    assert sweep.error_y.array is None
+    band = _trace(fig, "SDWEC (λ sweep) ± sd")
+    sd = 0.02 / np.sqrt(2)
+    assert band.fill == "toself" and band.showlegend is False
+    assert list(band.x) == [2, 6, 10, 10, 6, 2]
+    assert list(band.y) == pytest.approx([0.73 + sd, 0.77 + sd, 0.81 + sd,
+                                          0.81 - sd, 0.77 - sd, 0.73 - sd])
+    assert band.legendgroup == sweep.legendgroup  # one legend click hides both
     assert _trace(fig, "bagging").error_y.array is None  # one split: no bars
+    assert not [t for t in fig.data if t.name == "bagging ± sd"]
 
 
 def test_paper_comparison_and_training_time():
@@ -359,3 +369,307 @@ def test_lambda_scrubber_by_hand():
     assert heading.text == ("λ = 0.01: abstains (no tree kept), test accuracy 0.4000",)
     # The line of every λ leaves the abstaining one out.
     assert list(fig.data[4].x) == [1, 3]
+
+
+# --------------------------------------------------------------------------- issue 21: sizes
+
+
+def test_method_comparison_bars_start_at_zero_with_the_spread():
+    rows = [{"method": "SDWEC", "test": 0.783, "validation": 0.9, "test_sd": 0.051,
+             "validation_sd": 0.02, "splits": 10, "used": "28 / 200"},
+            {"method": "single", "test": 0.6, "validation": 0.55, "test_sd": 0.04,
+             "validation_sd": 0.03, "splits": 10, "used": "1"}]
+    fig = plots.method_comparison(rows)
+    # From 0: 0.600 is drawn 0.600 / 0.783 of SDWEC's height, not a quarter of it.
+    assert tuple(fig.layout.yaxis.range) == (0.0, 1.0)
+    test = _trace(fig, "test")
+    assert list(test.error_y.array) == [0.051, 0.04]
+    assert [row[1] for row in test.customdata] == ["0.783 ± 0.051", "0.600 ± 0.040"]
+    assert "10 splits" in fig.layout.title.text
+    # An error bar past 1 keeps its whole length on the axis.
+    high = plots.method_comparison([{"method": "SDWEC", "test": 0.98, "validation": 0.99,
+                                     "test_sd": 0.03, "validation_sd": 0.0}])
+    assert tuple(high.layout.yaxis.range) == pytest.approx((0.0, 1.01))
+
+
+def test_weight_bars_have_one_width_per_tree():
+    # Two kept trees 20 apart: two bars 0.8 wide, on an axis holding all 21 trees.
+    w = np.zeros(21)
+    w[[0, 20]] = [1.0, 2.0]
+    fig = plots.member_weights(w, np.full(21, 0.7), threshold=0.5)
+    for name in ("selected (2)", "dropped (19)"):
+        assert _trace(fig, name).width == 0.8
+    assert tuple(fig.layout.xaxis.range) == (-0.5, 20.5)
+    assert _trace(fig, "selected (2)").marker.color == methods.get("SDWEC").color
+    oob = plots.member_weights(w, np.full(21, 0.7), method="SDWEC-OOB")
+    assert _trace(oob, "selected (2)").marker.color == methods.get("SDWEC-OOB").color
+    history = [IterationRecord(iteration=1, nonconvex_cost=1.0, relaxed_cost=1.0,
+                               n_selected=2, weights=w)]
+    frames = plots.weights_over_iterations(history, [np.full(21, 0.5)])
+    assert frames.data[0].width == 0.8 and tuple(frames.layout.xaxis.range) == (-0.5, 20.5)
+
+
+def _peers_with(*extra):
+    import pandas as pd
+
+    return pd.concat([_peers_frame(), pd.DataFrame(list(extra))], ignore_index=True)
+
+
+def test_frontier_opens_with_the_core_set():
+    from sdwec.frontier import pareto
+
+    sweep = _sweep_frame()
+    wmv = {"method": "WMV", "params": "", "n_selected": 50, "sparsity": 0.0,
+           "val_accuracy": 0.85, "test_accuracy": 0.81}
+    reduce = {"method": "reduce-error", "params": "k=3", "n_selected": 3, "sparsity": 0.94,
+              "val_accuracy": 0.8, "test_accuracy": 0.7}
+    lasso = {"method": "lasso", "params": "α=0.1", "n_selected": 4, "sparsity": 0.92,
+             "val_accuracy": 0.8, "test_accuracy": 0.7}
+    fig = plots.frontier(sweep, pareto(sweep), _peers_with(wmv, reduce, lasso))
+    shown = {t.name for t in fig.data if t.visible in (None, True) and t.showlegend is not False}
+    hidden = {t.name for t in fig.data if t.visible == "legendonly"}
+    assert shown == {"SDWEC (λ sweep)", "SDWEC Pareto front (chosen on validation)", "bagging",
+                     "random subsets", "reduce-error ordering"}
+    assert hidden == {"WMV", "positive Lasso stacking", "SDWEC-select"}
+    # WMV ties bagging here (same place): bagging is drawn first and larger, WMV on top.
+    names = [t.name for t in fig.data]
+    assert names.index("bagging") < names.index("WMV")
+    assert _trace(fig, "bagging").marker.size > _trace(fig, "WMV").marker.size
+    # The legend lists SDWEC and its front first, then what is shown, then the rest.
+    rank = {t.name: t.legendrank for t in fig.data if t.showlegend is not False}
+    assert rank["SDWEC (λ sweep)"] < rank["SDWEC Pareto front (chosen on validation)"] \
+        < rank["bagging"] == rank["random subsets"] < rank["WMV"] == rank["SDWEC-select"]
+    # A legend in rows under the plot, not a column taking a third of the width.
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.yref == "container"
+    assert fig.layout.legend.y == 0 and fig.layout.legend.yanchor == "bottom"
+    everything = plots.frontier(sweep, pareto(sweep), _peers_with(wmv), shown=("WMV",))
+    assert _trace(everything, "WMV").visible is True
+    assert _trace(everything, "bagging").visible == "legendonly"
+
+
+def test_a_one_point_front_is_a_marker():
+    from sdwec.frontier import pareto
+
+    sweep = _sweep_frame().iloc[[2]]
+    front = pareto(sweep, "test_accuracy")
+    assert len(front) == 1
+    fig = plots.frontier(sweep, front, _peers_frame(), front_on="test_accuracy")
+    trace = _trace(fig, "SDWEC Pareto front")
+    assert trace.mode == "markers" and trace.marker.size >= 10
+    two = plots.frontier(_sweep_frame(), pareto(_sweep_frame(), "test_accuracy"),
+                         _peers_frame(), front_on="test_accuracy")
+    assert _trace(two, "SDWEC Pareto front").mode == "lines"  # a staircase of three points
+
+
+def near_one():
+    """NSL-KDD-like rows: a sweep and peers near accuracy 1, averaged over two splits, with
+    a spread that would pass 1 (bagging 0.9985 ± 0.0021, SDWEC up to 0.999 ± 0.0028)."""
+    from sdwec import frontier as fr
+
+    a, b = _sweep_frame(), _sweep_frame()
+    for frame, shift in ((a, 0.0), (b, 0.004)):
+        frame["test_accuracy"] = 0.992 + frame["n_selected"] / 2000 + shift
+        frame["val_accuracy"] = frame["test_accuracy"]
+    p, q = _peers_frame(), _peers_frame()
+    p["test_accuracy"], q["test_accuracy"] = [0.997, 0.99, 0.991], [1.0, 0.99, 0.993]
+    p["abstains"] = q["abstains"] = False
+    return fr.over_splits([a, b]), fr.over_splits([p, q])
+
+
+def test_frontier_axis_holds_every_band_and_stops_at_one():
+    from sdwec import frontier as fr
+
+    mean, peers = near_one()
+    fig = plots.frontier(mean, fr.pareto(mean), peers)
+    # bagging's error bar stops at 1, 0.0015 above its mean.
+    assert list(_trace(fig, "bagging").error_y.array) == pytest.approx([0.0015])
+    # Plotly fits the axis to what is shown, bands and error bars included, clipped to
+    # [0, 1] (tests/test_plots_drawn.py reads the range Chromium draws).
+    axis = fig.layout.yaxis
+    assert axis.autorange is True and axis.range is None
+    assert (axis.autorangeoptions.clipmin, axis.autorangeoptions.clipmax) == (0.0, 1.0)
+    band = _trace(fig, "SDWEC (λ sweep) ± sd")
+    # 0.999 + 0.0028 passes 1; the band stops there, as does every error bar.
+    assert max(band.y) == 1.0
+    for trace in fig.data:
+        ys = np.asarray(trace.y, dtype=float)
+        bar = trace.error_y
+        top = ys + (np.asarray(bar.array) if bar.array is not None else 0)
+        bottom = ys - (np.asarray(bar.arrayminus) if bar.arrayminus is not None else 0)
+        assert 0.0 <= bottom.min() and top.max() <= 1.0, trace.name
+
+
+def test_frontier_hovers_hold_no_float_noise():
+    from sdwec import frontier as fr
+
+    a, b = _sweep_frame(), _sweep_frame()
+    a["lam"] = [0.1 + 0.2, 1.0, 10.0]  # 0.30000000000000004
+    b["lam"] = a["lam"]
+    b["test_accuracy"] = b["test_accuracy"] + 1e-14
+    mean = fr.over_splits([a, b])
+    fig = plots.frontier(mean, fr.pareto(mean), _peers_frame())
+    _assert_no_noise(fig)
+    hover = _trace(fig, "SDWEC (λ sweep)").text[0]
+    assert hover.startswith("SDWEC λ=0.3 β=15 γ=15 ε=1") and "test 0.720 ± 0.000" in hover
+
+
+def _texts(fig):
+    """Every string a reader sees in ``fig``: hover labels, texts, titles, notes, ticks."""
+    out = [fig.layout.title.text or ""]
+    out += [a.text for a in fig.layout.annotations or ()]
+    for axis in ("xaxis", "yaxis"):
+        out += [str(t) for t in (fig.layout[axis].ticktext or ())]
+    for t in fig.data:
+        for field in ("hovertemplate", "text", "hovertext", "customdata"):
+            value = getattr(t, field, None)
+            if value is None:
+                continue
+            items = np.asarray(value, dtype=object).ravel() if not isinstance(value, str) \
+                else [value]
+            out += [v for v in items if isinstance(v, str)]
+    return out
+
+
+def _assert_no_noise(fig):
+    import re
+
+    noise = re.compile(r"\d\.\d{7,}|\de-1\d")  # 0.30000000000000004, 1e-14
+    found = [t for t in _texts(fig) if noise.search(t)]
+    assert not found, found
+
+
+def test_training_time_log_axis_labels_any_range():
+    import pandas as pd
+
+    # Hand-chosen ticks: inside one decade, the 1-2-5 steps bracketing the values.
+    assert plots.log_ticks(0.011, 0.014) == [0.01, 0.02]
+    assert plots.log_ticks(0.012, 0.09) == [0.01, 0.02, 0.05, 0.1]
+    assert plots.log_ticks(0.5, 0.5) == [0.2, 0.5, 1.0]
+    # Over more than three decades, the powers of ten only.
+    assert plots.log_ticks(0.003, 40) == [0.001, 0.01, 0.1, 1.0, 10.0, 100.0]
+    with pytest.raises(ValueError):
+        plots.log_ticks(0.0, 1.0)
+    times = pd.DataFrame({"dataset": ["wine", "wine", "sonar"], "m": [142, 142, 166],
+                          "l": [100, 200, 100], "seconds": [0.011, 0.014, 0.0125],
+                          "paper_seconds": [np.nan, np.nan, np.nan]})
+    fig = plots.training_time(times)
+    axis = fig.layout.yaxis
+    assert axis.type == "log" and list(axis.tickvals) == [0.01, 0.02]
+    assert list(axis.ticktext) == ["0.01", "0.02"]
+    # The range (log10 units) runs from the first tick to the last: both are labelled.
+    assert tuple(axis.range) == pytest.approx((-2.0, np.log10(0.02)))
+    # Datasets in SDWEC's shades, never a method's colour.
+    colours = {t.line.color for t in fig.data}
+    assert colours == set(methods.sweep_colors(3)[1:])
+    assert not colours & {m.color for m in methods.registered()}
+    _assert_no_noise(fig)
+
+
+# --------------------------------------------------------------------------- issue 21: colours
+
+
+def _lab(colour):
+    """CIELAB (D65) of a ``#rrggbb`` colour, written out from the sRGB definition."""
+    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    z = (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883
+    f = [t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116 for t in (x, y, z)]
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_role_colours_are_never_a_methods():
+    roles = methods.ROLE_COLORS
+    method_colours = {m.color.lower() for m in methods.registered()}
+    assert not {c.lower() for c in roles.values()} & method_colours
+    assert len(set(roles.values())) == len(roles)  # one colour, one role
+    # Not just unequal: at least 15 CIELAB units from every method's colour and every sweep
+    # shade (reduce-error's #ff7f0e and the old threshold orange were the same colour).
+    for role, colour in roles.items():
+        for other in method_colours | set(methods.sweep_colors(6)):
+            assert np.linalg.norm(_lab(colour) - _lab(other)) > 15, (role, other)
+    assert plots.COLORS is roles
+    for shade in methods.role_shades("approx", 4) + methods.sweep_colors(8):
+        assert shade.lower() not in method_colours | {c.lower() for c in roles.values()}
+    with pytest.raises(ValueError, match="role"):
+        methods.register(name="tmp-role", label="tmp", kind="point", fit=lambda pool: None,
+                         description="", reference="", source="ours",
+                         color=roles["pareto"])
+    assert "tmp-role" not in methods.names()
+
+
+def _colours(fig):
+    out = set()
+    for t in fig.data:
+        for part in (t.line, t.marker):
+            colour = getattr(part, "color", None) if part is not None else None
+            if isinstance(colour, str):
+                out.add(colour.lower())
+    for shape in fig.layout.shapes or ():
+        out.add(shape.line.color.lower())
+    return out
+
+
+def test_figures_use_role_colours_for_roles():
+    method_colours = {m.color.lower() for m in methods.registered()}
+    teaching = [plots.sign_relaxation([0.5, 2.0], 1.0), plots.abs_approximation(5, [0.1, 1]),
+                plots.penalty_threshold(15, 15, 1), plots.taylor_model(0.8, 15, 5, 0.1),
+                plots.convergence(_records())]
+    for fig in teaching:  # no method on these figures: no method's colour either
+        assert not _colours(fig) & method_colours, fig.layout.title.text
+    penalty = plots.penalty_threshold(15, 15, 1)
+    assert [s.line.color for s in penalty.layout.shapes if s.x0 == s.x1] == [
+        plots.COLORS["threshold"]]
+    taylor = plots.taylor_model(0.8, 15, 5, 0.1)
+    assert _trace(taylor, "ŵ").marker.color == plots.COLORS["what"]
+    weights = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3)
+    assert _trace(weights, "tree's validation accuracy").marker.color == \
+        plots.COLORS["accuracy"]
+    assert [s.line.color for s in weights.layout.shapes] == [plots.COLORS["threshold"]]
+    from sdwec.frontier import pareto
+
+    sweep = _sweep_frame()
+    front = _trace(plots.frontier(sweep, pareto(sweep), _peers_frame()),
+                   "SDWEC Pareto front (chosen on validation)")
+    assert front.marker.color == plots.COLORS["pareto"] != methods.get("SDWEC-OOB").color
+
+
+def test_paper_comparison_keeps_every_methods_colour():
+    import pandas as pd
+
+    names = ["QFWEC", "SDWEC-A", "SDWEC-B", "WMV", "bagging", "single"]
+    table = pd.DataFrame({"dataset": ["wine"] * 6, "method": names,
+                          "paper": [0.9] * 6, "ours": [0.8] * 6})
+    fig = plots.paper_comparison(table)
+    for name in names:
+        assert _trace(fig, name).marker.color == methods.get(name).color
+    assert _trace(fig, "agreement").line.color == plots.COLORS["guide"]
+    # A name outside the registry gets a colour no method has.
+    other = plots.paper_comparison(pd.DataFrame({"dataset": ["wine"], "method": ["mine"],
+                                                 "paper": [0.9], "ours": [0.8]}))
+    assert _trace(other, "mine").marker.color.lower() not in {
+        m.color.lower() for m in methods.registered()}
+
+
+def test_titles_start_left_and_fit():
+    # Left-aligned titles leave the right end, where the toolbar shows, free; the
+    # Explorer's two-column charts keep their first line under 45 characters.
+    rows = [{"method": "SDWEC", "test": 0.8, "validation": 0.9, "splits": 10}]
+    explorer = [plots.method_comparison(rows),
+                plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3),
+                plots.convergence(_records())]
+    for fig in explorer:
+        title = fig.layout.title
+        assert (title.x, title.xanchor) == (0, "left")
+        assert len(title.text.split("<br>")[0]) <= 45, title.text
+
+
+def test_prediction_time_labels_keep_small_times():
+    from sdwec.timing import PredictionTiming
+
+    # 40 µs is "0.04 ms", not "0.0 ms".
+    timing = PredictionTiming(full_seconds=4e-5, pruned_seconds=4e-5, n_full=10, n_pruned=10,
+                              n_rows=100, repeats=1, full_runs=(4e-5,))
+    (bar,) = plots.prediction_time(timing).data
+    assert list(bar.text) == ["0.04 ms"]

@@ -1,0 +1,163 @@
+"""What Chromium draws from sdwec.plots' figures: axis ranges, tick labels, bar and legend sizes.
+
+The figures are drawn by the plotly.min.js that ships with the plotly package, in Debian's
+Chromium (nothing downloaded), on a blank page: no Streamlit server, so each check takes a
+fraction of a second.  What Plotly computes in the browser (an automatic range, the tick
+labels it keeps, the pixel width of a bar) is read back from the drawn chart.
+"""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import plotly
+import plotly.io as pio
+import pytest
+from playwright import sync_api
+
+from sdwec import frontier as fr
+from sdwec import plots
+from tests.test_plots import _peers_frame, _sweep_frame, near_one
+
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+WIDTH = 1100  # a Frontier chart's width in a 1280 px window (sidebar open)
+
+pytestmark = pytest.mark.browser
+
+_DRAW = """async ([spec, width, show]) => {
+  const fig = JSON.parse(spec);
+  const gd = document.getElementById('gd');
+  Plotly.purge(gd);
+  fig.layout.width = width;
+  await Plotly.newPlot(gd, fig.data, fig.layout, {displayModeBar: true});
+  if (show.length) await Plotly.restyle(gd, {visible: true}, show);
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
+  const rect = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
+  const legend = gd.querySelector('.legend');
+  return {
+    y: gd._fullLayout.yaxis.range,
+    yticks: [...gd.querySelectorAll('.ytick text')].map((t) => t.textContent)
+      .filter((t) => t.length),
+    plot: [gd._fullLayout._size.w, gd._fullLayout._size.h],
+    legend: legend ? box(legend) : null,
+    bars: [...gd.querySelectorAll('.bars .point path')].map(box),
+    title: rect(gd.querySelector('.gtitle')),
+    modebar: rect(gd.querySelector('.modebar')),
+    plot_top: gd.getBoundingClientRect().top + gd._fullLayout._size.t,
+    legend_top: legend ? rect(legend)[0] : null,
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def page():
+    chromium = shutil.which("chromium")
+    if chromium is None:  # as in test_browser.py: a missing browser is a broken setup
+        pytest.fail("Debian's chromium is not installed: run `apt-get install chromium`")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium,
+                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        tab = browser.new_page(viewport={"width": 1280, "height": 720})
+        tab.set_content("<div id='gd'></div>")
+        tab.add_script_tag(path=str(PLOTLY_JS))
+        yield tab
+        browser.close()
+
+
+def _draw(page, fig, width=WIDTH, show=()):
+    return page.evaluate(_DRAW, [pio.to_json(fig, validate=False), width, list(show)])
+
+
+def _extent(trace):
+    ys = np.asarray(trace.y, dtype=float)
+    bar = trace.error_y
+    top = ys + (np.asarray(bar.array) if bar.array is not None else 0.0)
+    bottom = ys - (np.asarray(bar.arrayminus) if bar.arrayminus is not None else 0.0)
+    return bottom.min(), top.max()
+
+
+def test_frontier_axis_holds_what_is_shown_and_stops_at_one(page):
+    sweep, peers = near_one()
+    fig = plots.frontier(sweep, fr.pareto(sweep), peers)
+    drawn = _draw(page, fig)
+    low, high = drawn["y"]
+    assert high <= 1.0  # 0.999 + 0.0028 would have passed it
+    shown = [t for t in fig.data if t.visible in (None, True)]
+    for trace in shown:  # every shown point, band and error bar is on the axis
+        bottom, top = _extent(trace)
+        assert low <= bottom and top <= high, trace.name
+    # Fitted, not padded by a fixed amount: the lowest shown value is random k=1's 0.99.
+    assert 0.985 < low <= 0.99
+    # SDWEC-select (0.61 to 0.65) is one legend click away; shown, the axis takes it in.
+    hidden = [i for i, t in enumerate(fig.data) if t.name == "SDWEC-select"]
+    low_after, _ = _draw(page, fig, show=hidden)["y"]
+    assert low_after <= 0.61
+
+
+def test_frontier_legend_leaves_the_plot_its_width(page):
+    sweep, peers = near_one()
+    drawn = _draw(page, plots.frontier(sweep, fr.pareto(sweep), peers))
+    plot_width, _ = drawn["plot"]
+    legend_width, legend_height = drawn["legend"]
+    # Under the plot in rows: the plot keeps most of the width (on the right, the legend
+    # took 40 % of it at 1280 px), and the legend's rows stay short.
+    assert plot_width >= 0.85 * WIDTH
+    assert legend_width <= WIDTH and legend_height <= 120
+
+
+def test_training_time_labels_a_one_decade_range(page):
+    import pandas as pd
+
+    times = pd.DataFrame({"dataset": ["wine", "wine"], "m": [142, 142], "l": [100, 200],
+                          "seconds": [0.011, 0.014]})
+    labels = _draw(page, plots.training_time(times), width=800)["yticks"]
+    assert labels == ["0.01", "0.02"]  # dtick=1 left this range with no label at all
+
+
+def test_two_kept_trees_are_two_thin_bars(page):
+    w = np.zeros(21)
+    w[[0, 20]] = [1.0, 2.0]
+    drawn = _draw(page, plots.member_weights(w, np.full(21, 0.7)), width=800)
+    bars = [b for b in drawn["bars"] if b[1] > 0]  # the dropped trees' bars have no height
+    assert len(bars) == 2
+    one_tree = drawn["plot"][0] / 21  # the x axis spans 21 trees
+    assert [b[0] for b in bars] == pytest.approx([0.8 * one_tree] * 2, abs=1.5)
+
+
+def test_accuracy_bars_start_at_zero(page):
+    rows = [{"method": "SDWEC", "test": 0.714, "validation": 0.8},
+            {"method": "single", "test": 0.6, "validation": 0.55}]
+    drawn = _draw(page, plots.method_comparison(rows), width=500)
+    assert drawn["y"] == [0, 1]
+    heights = {round(b[1]) for b in drawn["bars"]}
+    # 0.600 is drawn 0.600 / 0.714 of the 0.714 bar's height (a cut axis made it a quarter).
+    tall, short = max(heights), min(h for h in heights if h > 0)
+    assert short / tall == pytest.approx(0.55 / 0.8, abs=0.02)
+
+
+def test_titles_meet_neither_the_toolbar_nor_the_plot(page):
+    from tests.test_plots import _records
+
+    sweep = _sweep_frame_with_abstaining()
+    figures = [plots.frontier(sweep, fr.pareto(sweep), _peers_frame()),
+               plots.convergence(_records()),
+               plots.method_comparison([{"method": "SDWEC", "test": 0.8, "validation": 0.9,
+                                         "splits": 10}]),
+               plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3)]
+    for fig in figures:
+        drawn = _draw(page, fig, width=500)
+        (title_top, _), (_, toolbar_bottom) = drawn["title"], drawn["modebar"]
+        # The toolbar (shown on hover, top right) sat over the titles' right end; in a
+        # narrow chart the legend's rows above the plot ran into the title.
+        assert title_top >= toolbar_bottom, fig.layout.title.text
+        assert drawn["title"][1] <= drawn["plot_top"], fig.layout.title.text
+        if drawn["legend_top"] is not None:
+            assert drawn["legend_top"] >= drawn["plot_top"], fig.layout.title.text
+
+
+def _sweep_frame_with_abstaining():
+    import pandas as pd
+
+    sweep = _sweep_frame()
+    abstain = dict(sweep.iloc[0], lam=0.001, n_selected=0, sparsity=1.0, abstains=True)
+    return pd.concat([pd.DataFrame([abstain]), sweep], ignore_index=True)

@@ -503,7 +503,8 @@ def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     threshold = sol.threshold if np.isfinite(sol.threshold) and not equal else None
     pinned = None if _pinned is None else voting.voting_weights(_pinned.solution.weights, fit_on)
     weights = plots.member_weights(voting.voting_weights(sol.weights, fit_on),
-                                   _result.member_accuracy, threshold, pinned=pinned)
+                                   _result.member_accuracy, threshold, pinned=pinned,
+                                   method="SDWEC-OOB" if equal else "SDWEC")
     if equal:
         weights.update_layout(title_text="Votes of the ensemble members: one per kept tree "
                                          "(SDWEC-OOB)")
@@ -515,7 +516,6 @@ def explorer_figures(ref, config, result, summary, pinned=None):
     configuration."""
     return _explorer_figures(ref, _params(config), config.splits, config.pin, result, summary,
                              pinned)
-
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)

@@ -23,6 +23,11 @@ else on the machine, and whether the stop left any process behind.
 
     python -m benchmarks.serve --out results/serve.md       # 30 clients, 2 rounds of 1 vs 2
     python -m benchmarks.serve --quick                      # 3 clients, seconds
+    python -m benchmarks.serve --faults --out results/serve.md   # faults under 15 sessions
+
+``--faults`` runs :mod:`benchmarks.faults` instead: one serve.sh with 2 replicas, kill -9 and
+kill -STOP of a replica and kill -9 of nginx under load; its report replaces the section
+"Serving a class through faults" of ``--out`` (the rest of the file stays).
 """
 
 from __future__ import annotations
@@ -596,6 +601,44 @@ def run(settings, rounds=2, cache_dir=None, log=print, long=0.0):
     return phases
 
 
+FAULT_HEADING = "# Serving a class through faults"
+
+
+def write_fault_section(path, text):
+    """Put ``text`` (starting with :data:`FAULT_HEADING`) in ``path`` in place of its old
+    fault section (from that heading to the end), or after the rest of the file."""
+    path = Path(path)
+    old = path.read_text() if path.exists() else ""
+    keep = old.split(FAULT_HEADING, 1)[0].rstrip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text((keep + "\n\n" if keep else "") + text.rstrip() + "\n")
+
+
+def run_fault_mode(args, command):
+    """``--faults``: the fault benchmark of :mod:`benchmarks.faults`; return the exit code."""
+    import asyncio
+
+    from benchmarks import faults
+
+    low, high = (float(x) for x in args.think.split(","))
+    settings = faults.FaultSettings(sessions=args.clients, steady=args.steady,
+                                    window=args.window, think=(low, high), n_trees=args.trees)
+    cache_dir = Path(args.cache_dir or tempfile.mkdtemp(prefix="sdwec-cache-faults-"))
+    start = time.monotonic()
+    with Served(2, cache_dir) as served:
+        print(f"serve.sh up: {served.url}, run directory {served.run_dir}")
+        found = asyncio.run(faults.run_faults(settings, served))
+        code, left = served.stop()
+    text = faults.fault_report(found, settings, command, time.monotonic() - start, machine())
+    text += (f"\nStop with SIGTERM after the faults: exit code {code}, "
+             + (f"left running: {', '.join(f'{p.pid} {p.name()}' for p in left)}" if left
+                else "no process left") + ".\n")
+    print(text)
+    if args.out:
+        write_fault_section(args.out, text)
+    return 0 if faults.outcome_ok(found) and not left else 1
+
+
 def main(argv=None):
     import argparse
 
@@ -613,9 +656,21 @@ def main(argv=None):
     parser.add_argument("--cache-dir", help="the shared pool cache (emptied before each phase; "
                         "default: a new temporary folder)")
     parser.add_argument("--out", help="write the Markdown report to this file")
+    parser.add_argument("--faults", action="store_true",
+                        help="the fault benchmark instead (benchmarks/faults.py): --clients "
+                             "sessions (15 is the issue's figure), --trees, --think, --steady, "
+                             "--window")
+    parser.add_argument("--steady", type=float, default=20.0,
+                        help="with --faults: seconds of load before each fault")
+    parser.add_argument("--window", type=float, default=30.0,
+                        help="with --faults: seconds measured after each fault")
     parser.add_argument("--quick", action="store_true",
                         help="3 clients, 15 s per phase, wine and sonar, l = 20, one round")
     args = parser.parse_args(argv)
+    command = " ".join(["python -m benchmarks.serve"]
+                       + list(sys.argv[1:] if argv is None else argv))
+    if args.faults:
+        return run_fault_mode(args, command)
     low, high = (float(x) for x in args.think.split(","))
     if args.quick:
         settings = load.Settings(sessions=3, duration=15, warmup=5, datasets=("wine", "sonar"),
@@ -630,8 +685,6 @@ def main(argv=None):
     start = time.monotonic()
     phases = run(settings, rounds=rounds, cache_dir=args.cache_dir,
                  long=0.0 if args.quick else args.long)
-    command = " ".join(["python -m benchmarks.serve"]
-                       + list(sys.argv[1:] if argv is None else argv))
     text = report(phases, settings, command, time.monotonic() - start)
     print(text)
     if args.out:

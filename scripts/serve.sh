@@ -373,14 +373,18 @@ restart_replica() {  # $1: index, $2: why
 while :; do
   sleep 1 &
   sleeper=$!
-  wait "$sleeper" || true
+  # Woken by nginx's exit too, so that a new one listens within a fraction of a second.
+  wait -n "$sleeper" ${nginx_pid:+"$nginx_pid"} 2>/dev/null || true
   alive "$watchdog_pid" || start_watchdog
   if [ "$proxy" = 1 ] && ! alive "$nginx_pid"; then
     wait "$nginx_pid" 2>/dev/null || true
-    note "nginx (pid $nginx_pid) exited; started again"
-    kill_group "$nginx_pid"
+    old_nginx=$nginx_pid
+    # The new master binds the port beside the dead one's orphaned workers (reuseport),
+    # then those are killed: no moment without a listener.
     start_nginx
+    kill_group "$old_nginx"
     nginx_restarts=$((nginx_restarts + 1))
+    note "nginx (pid $old_nginx) exited; started again (pid $nginx_pid)"
   fi
   probes=()
   for ((i = 0; i < replicas; i++)); do

@@ -79,6 +79,8 @@ class Served:
         serve.sh's run directory (default: a new temporary folder).
     timeout : float
         Seconds serve.sh may take to report that everything is up.
+    extra : list of str
+        More serve.sh options (e.g. ``["--max-memory", "40"]``).
 
     Attributes
     ----------
@@ -88,13 +90,14 @@ class Served:
         serve.sh itself.
     """
 
-    def __init__(self, replicas, cache_dir, run_dir=None, timeout=240.0):
+    def __init__(self, replicas, cache_dir, run_dir=None, timeout=240.0, extra=()):
         self.replicas = int(replicas)
         self.cache_dir = Path(cache_dir)
         self.run_dir = Path(run_dir or tempfile.mkdtemp(prefix="sdwec-serve-"))
         self.port = load.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.timeout = timeout
+        self.extra = list(extra)
         self.output_path = self.run_dir.parent / f"{self.run_dir.name}.out"
         self.env = dict(os.environ, SDWEC_PYTHON=sys.executable,
                         SDWEC_CACHE_DIR=str(self.cache_dir))
@@ -107,7 +110,7 @@ class Served:
                                "scripts/serve.sh install it)")
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         cmd = ["bash", str(SCRIPT), "--replicas", str(self.replicas), "--port", str(self.port),
-               "--listen", "127.0.0.1", "--run-dir", str(self.run_dir)]
+               "--listen", "127.0.0.1", "--run-dir", str(self.run_dir)] + self.extra
         with open(self.output_path, "wb") as out:
             self.proc = subprocess.Popen(cmd, cwd=load.ROOT, env=self.env, stdout=out,
                                          stderr=subprocess.STDOUT, start_new_session=True,

@@ -19,6 +19,7 @@ from pathlib import Path
 
 COOKIE = "sdwec_replica"
 TEMPLATE = Path(__file__).resolve().parent / "nginx.conf.template"
+ERRORS = Path(__file__).resolve().parent / "errors"
 
 
 def _resolved(server):
@@ -50,9 +51,15 @@ def upstreams(servers, fail_timeout="5s"):
     return "\n".join(blocks)
 
 
-def render(servers, run_dir, listen, port, max_upload_mib, errors_dir=None,
-           http_timeout="1s", upload_rate=2, uploads_at_once=4, workers="auto",
-           template=TEMPLATE):
+def _quoted(text):
+    """``text`` inside nginx's single quotes (no variables: a dollar sign is refused)."""
+    if "$" in text:
+        raise ValueError("an error page may not contain '$' (nginx would read a variable)")
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="1s",
+           upload_rate=2, uploads_at_once=4, workers="auto", template=TEMPLATE):
     """The configuration text for nginx in front of ``servers`` (``HOST:PORT`` each)."""
     if not servers:
         raise ValueError("no replica to send requests to")
@@ -60,7 +67,7 @@ def render(servers, run_dir, listen, port, max_upload_mib, errors_dir=None,
     numbered = list(enumerate(servers, 1))
     values = {
         "RUN_DIR": str(run_dir), "LISTEN": f"{host}:{port}", "WORKERS": str(workers),
-        "ERRORS_DIR": str(errors_dir or Path(run_dir) / "errors"), "COOKIE": COOKIE,
+        "PAGE_414": _quoted((ERRORS / "414.html").read_text()), "COOKIE": COOKIE,
         # Streamlit's cap on an upload request: maxUploadSize MiB of file + 1 MiB of framing.
         "MAX_BODY_BYTES": str((int(max_upload_mib) + 1) * 2**20),
         "HTTP_TIMEOUT": http_timeout, "UPLOAD_RATE": str(upload_rate),
@@ -86,7 +93,6 @@ def main(argv=None):
     parser.add_argument("servers", nargs="+", metavar="HOST:PORT", help="the replicas, in order")
     parser.add_argument("--run-dir", required=True,
                         help="where nginx keeps its pid file, logs and temp folders")
-    parser.add_argument("--errors-dir", help="folder holding 414.html (default RUN_DIR/errors)")
     parser.add_argument("--listen", default="0.0.0.0")
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--max-upload-mib", type=int, required=True,
@@ -101,7 +107,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         text = render(args.servers, args.run_dir, args.listen, args.port, args.max_upload_mib,
-                      args.errors_dir, args.http_timeout, args.upload_rate, args.uploads_at_once)
+                      args.http_timeout, args.upload_rate, args.uploads_at_once)
     except (ValueError, OSError) as exc:
         print(f"render_nginx.py: {exc}", file=sys.stderr)
         return 1

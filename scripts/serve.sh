@@ -163,6 +163,7 @@ streamlit_flags=("${served[@]:1}")
 
 # --------------------------------------------------------------------------- processes
 replica_pids=() restarts=()
+declare -A draining  # process group of a dead nginx's orphaned workers -> when to kill it
 nginx_pid="" sleeper="" stopping="" watchdog_pid="" nginx_restarts=0
 echo $$ >"$run_dir/serve.pid"
 
@@ -188,7 +189,8 @@ for sig in (signal.SIGINT, signal.SIGHUP):
 while os.getppid() == parent:
     time.sleep(0.5)
 groups = []
-for path in glob.glob(os.path.join(run_dir, "replica-*.pid")) + [os.path.join(run_dir, "nginx.pid")]:
+for path in (glob.glob(os.path.join(run_dir, "replica-*.pid"))
+             + glob.glob(os.path.join(run_dir, "nginx*.pid"))):
     try:
         groups.append(int(open(path).read().split()[0]))
     except (OSError, ValueError, IndexError):
@@ -259,11 +261,12 @@ stop() {
   done
   # Whatever did not stop in time: the whole process group (nginx's workers, a replica's
   # children), then reap.
-  for pid in "$nginx_pid" "${replica_pids[@]}"; do
+  for pid in "$nginx_pid" "${replica_pids[@]}" "${!draining[@]}"; do
     [ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null
   done
   wait 2>/dev/null || true
-  rm -f "$run_dir"/replica-*.pid "$run_dir"/.health-* "$run_dir/serve.pid"
+  rm -f "$run_dir"/replica-*.pid "$run_dir"/nginx-draining-*.pid "$run_dir"/.health-* \
+    "$run_dir/serve.pid"
   echo "serve.sh: stopped; logs stay in $run_dir"
 }
 trap 'stop; exit 0' INT TERM HUP
@@ -296,9 +299,7 @@ if [ "$proxy" = 1 ]; then
     servers+=("$(loopback "$replica_address"):${ports[$i]}")
   done
   servers+=("${upstreams[@]}")
-  mkdir -p "$run_dir/nginx-temp" "$run_dir/errors"
-  # Copied, not pointed at: nginx's workers may not read the checkout (root runs them as nobody).
-  cp "$ROOT/deploy/errors/"*.html "$run_dir/errors/"
+  mkdir -p "$run_dir/nginx-temp"
   if ! "$PY" "$ROOT/deploy/render_nginx.py" --run-dir "$run_dir" --listen "$listen" \
       --port "$port" --max-upload-mib "$max_upload_mib" --out "$run_dir/nginx.conf" \
       "${servers[@]}"; then
@@ -379,13 +380,24 @@ while :; do
   if [ "$proxy" = 1 ] && ! alive "$nginx_pid"; then
     wait "$nginx_pid" 2>/dev/null || true
     old_nginx=$nginx_pid
-    # The new master binds the port beside the dead one's orphaned workers (reuseport),
-    # then those are killed: no moment without a listener.
+    # The new master binds the port beside the dead one's orphaned workers (reuseport):
+    # no moment without a listener.  Those workers then stop gracefully (SIGQUIT: they
+    # stop accepting, finish their requests, keep websockets for worker_shutdown_timeout);
+    # whatever is left after 12 s is killed.
     start_nginx
-    kill_group "$old_nginx"
+    kill -QUIT -- "-$old_nginx" 2>/dev/null || true
+    echo "$old_nginx" >"$run_dir/nginx-draining-$old_nginx.pid"
+    draining[$old_nginx]=$((SECONDS + 12))
     nginx_restarts=$((nginx_restarts + 1))
     note "nginx (pid $old_nginx) exited; started again (pid $nginx_pid)"
   fi
+  for old in "${!draining[@]}"; do
+    if [ "$SECONDS" -ge "${draining[$old]}" ]; then
+      kill_group "$old"
+      unset "draining[$old]"
+      rm -f "$run_dir/nginx-draining-$old.pid"
+    fi
+  done
   probes=()
   for ((i = 0; i < replicas; i++)); do
     rm -f "$run_dir/.health-$i"

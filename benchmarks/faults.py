@@ -323,6 +323,19 @@ async def _visitors(url, settings, record, until):
         await asyncio.gather(*pending)
 
 
+async def _capacity_back(served, pid_file, old_pid, at, until):
+    """Seconds from ``at`` until the faulted process was replaced (``pid_file`` names
+    another process) and serve.sh's status shows every replica healthy; ``None`` if that
+    did not happen before ``until``."""
+    while time.monotonic() < until:
+        pid = served._pid(pid_file)
+        if (pid is not None and pid != old_pid
+                and await asyncio.to_thread(_all_healthy, served, served.replicas)):
+            return time.monotonic() - at
+        await asyncio.sleep(0.2)
+    return None
+
+
 def _all_healthy(served, replicas):
     """True when serve.sh's status file shows every replica healthy (and nginx up)."""
     try:
@@ -365,21 +378,18 @@ async def run_faults(settings, served, log=print):
             at = time.monotonic()
             log(f"  {name}: {target} (pid {pid}), {len(affected)} session(s) on it")
             fault = Fault(name, at, target, affected, before)
+            pid_file = "nginx.pid" if target == "nginx" else f"replica-{target.split()[1]}.pid"
+            watch = asyncio.ensure_future(_capacity_back(served, pid_file, pid, at,
+                                                         at + settings.window + 120))
             await _visitors(served.url, settings, requests.append, at + settings.window)
             while time.monotonic() < at + settings.window:
                 await asyncio.sleep(0.2)
             if name == "replica-stop":
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(pid, signal.SIGCONT)
-            now_pid = served._pid("nginx.pid" if target == "nginx"
-                                  else f"replica-{target.split()[1]}.pid")
+            fault.capacity_back = await watch
+            now_pid = served._pid(pid_file)
             fault.pid_changed = now_pid is not None and now_pid != pid
-            # Capacity back: serve.sh's status shows every replica healthy again.
-            deadline = time.monotonic() + 120
-            while not _all_healthy(served, served.replicas) and time.monotonic() < deadline:
-                await asyncio.sleep(0.2)
-            if _all_healthy(served, served.replicas):
-                fault.capacity_back = time.monotonic() - at
             # Transfers after the failover, each session on its own loop.
             futures = {}
             for c in clients:

@@ -15,6 +15,7 @@ installs it.
 
 import asyncio
 import http.client
+import importlib.util
 import os
 import re
 import shutil
@@ -573,3 +574,112 @@ def test_the_benchmark_drives_clients_through_the_proxy(tmp_path):
     assert set(phase.labels) >= {"replica 1", "replica 2", "nginx master", "nginx worker 1"}
     text = serve.report([phase], settings)
     assert "| 1 | 2 | 4 / 4 |" in text and "no process left" in text
+
+
+# --------------------------------------------------------------------------- systemd
+
+
+SYSTEMD = load.ROOT / "deploy" / "systemd"
+
+
+def _unit(path):
+    """``{key: [values]}`` of a systemd unit file (every section together)."""
+    found = {}
+    for line in path.read_text().splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            found.setdefault(key.strip(), []).append(value.strip())
+    return found
+
+
+def _serve_sh_default(name):
+    text = serve.SCRIPT.read_text()
+    return re.search(rf"\b{name}=(\d+)", text).group(1)
+
+
+def test_the_systemd_units_run_what_serve_sh_runs(tmp_path):
+    replica = _unit(SYSTEMD / "sdwec-replica@.service")
+    command = replica["ExecStart"][0].split()
+    assert command[1:4] == ["-m", "streamlit", "run"] and "app.py" in command
+    assert command[command.index("--server.port") + 1] == "%i"
+    served = tomllib.loads((load.ROOT / "deploy" / "streamlit.toml").read_text())
+    expected = {f"--{section}.{key}={str(v).lower() if isinstance(v, bool) else v}"
+                for section, options in served.items() for key, v in options.items()}
+    assert {part for part in command if part.startswith("--") and "=" in part} == expected
+    assert replica["Restart"] == ["always"]
+    # The same memory limit as serve.sh's default --max-memory (MiB).
+    assert replica["MemoryMax"] == [f"{int(_serve_sh_default('max_memory')) // 1024}G"]
+    assert "SDWEC_CACHE_DIR=/var/cache/sdwec" in replica["Environment"][0]
+    assert "MALLOC_ARENA_MAX=2" in replica["Environment"][0]
+    health = _unit(SYSTEMD / "sdwec-health@.service")
+    assert health["Restart"] == ["always"]
+    assert (f"SDWEC_HEALTH_TIMEOUT={_serve_sh_default('health_timeout')} "
+            f"SDWEC_HEALTH_MISSES={_serve_sh_default('health_misses')}") in health["Environment"]
+    assert "sdwec-replica@%i.service" in " ".join(health["Environment"])
+    proxy = _unit(SYSTEMD / "nginx.service.d" / "sdwec.conf")
+    assert proxy["ExecStart"][0] == ""  # Debian's command is reset, then replaced
+    assert proxy["ExecStart"][1].endswith("-c /etc/sdwec/nginx.conf")
+    assert proxy["Restart"] == ["always"] and proxy["Type"] == ["simple"]
+    analyze = shutil.which("systemd-analyze")
+    if analyze:  # an extra check where systemd's tools are installed
+        for name in ("sdwec-replica@.service", "sdwec-health@.service"):
+            shutil.copy(SYSTEMD / name, tmp_path / name)
+        for unit in ("sdwec-replica@8601.service", "sdwec-health@8601.service"):
+            done = subprocess.run([analyze, "verify", str(tmp_path / unit)], capture_output=True,
+                                  text=True, timeout=60)
+            problems = [line for line in (done.stdout + done.stderr).splitlines()
+                        if line.strip() and "is not executable" not in line
+                        and "/opt/sdwec" not in line]
+            assert problems == [], problems
+
+
+def test_the_health_loop_kills_a_replica_that_stops_answering(tmp_path):
+    # A stand-in replica answering /_stcore/health, then stopped (SIGSTOP): after two
+    # missed checks the loop runs its restart command once.
+    (tmp_path / "site" / "_stcore").mkdir(parents=True)
+    (tmp_path / "site" / "_stcore" / "health").write_text("ok")
+    port = load.free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
+                               "127.0.0.1"], cwd=tmp_path / "site",
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    marker = tmp_path / "restarted"
+    env = dict(os.environ, SDWEC_HEALTH_TIMEOUT="1", SDWEC_HEALTH_MISSES="2",
+               SDWEC_RESTART_COMMAND=f"echo restarted >> {marker}")
+    loop = subprocess.Popen(["bash", str(SYSTEMD / "health-loop.sh"), "127.0.0.1", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not faults.http(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)[0] == 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(2.5)  # the loop has seen it healthy
+        assert not marker.exists()
+        server.send_signal(signal.SIGSTOP)
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert time.monotonic() < deadline, "the loop never ran its restart command"
+            time.sleep(0.2)
+        time.sleep(1.5)
+        assert marker.read_text() == "restarted\n"  # once, then it waits for an answer again
+    finally:
+        loop.kill()
+        server.send_signal(signal.SIGCONT)
+        server.kill()
+        server.wait()
+    output = loop.communicate(timeout=10)[0]
+    assert "2 health checks missed" in output
+
+
+def test_the_renderer_names_replicas_by_the_address_nginx_reports():
+    spec = importlib.util.spec_from_file_location("render_nginx",
+                                                  load.ROOT / "deploy" / "render_nginx.py")
+    render_nginx = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(render_nginx)
+    text = render_nginx.render(["localhost:8601", "127.0.0.1:8602"], "/run/x", "0.0.0.0", 8080,
+                               200)
+    # $upstream_addr holds the resolved address, so the map uses it.
+    assert '"~(^|, )127\\.0\\.0\\.1:8601$" "1";' in text
+    assert '"~(^|, )127\\.0\\.0\\.1:8602$" "2";' in text
+    assert "server localhost:8601 max_fails=1" in text
+    with pytest.raises(ValueError, match="no replica"):
+        render_nginx.render([], "/run/x", "0.0.0.0", 8080, 200)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import os
 import random
 import signal
@@ -107,7 +108,7 @@ class Fault:
     recovered: dict = field(default_factory=dict)  # session -> s from fault to its page
     config_lost: list = field(default_factory=list)  # "session K: what changed"
     lost: list = field(default_factory=list)
-    transfers: dict = field(default_factory=dict)  # session -> (upload status, download ok)
+    transfers: dict = field(default_factory=dict)  # session -> (upload status, download clicks)
     transfer_errors: list = field(default_factory=list)
     capacity_back: float | None = None  # s until serve.sh's status showed all healthy
     pid_changed: bool = False  # the faulted process was replaced by a new one
@@ -120,7 +121,7 @@ def _cookies_from(headers, jar):
         jar.update({name: morsel.value for name, morsel in parsed.items()})
 
 
-def http(url, cookies=None, method="GET", body=None, headers=None, timeout=60.0):
+def fetch(url, cookies=None, method="GET", body=None, headers=None, timeout=60.0):
     """``(status, headers, body)`` of one request (status 0: no answer); the cookies the
     answer sets go into ``cookies``."""
     request = urllib.request.Request(url, data=body, method=method, headers=dict(headers or {}))
@@ -132,7 +133,7 @@ def http(url, cookies=None, method="GET", body=None, headers=None, timeout=60.0)
             status, answer = reply.status, reply.headers
     except urllib.error.HTTPError as exc:
         data, status, answer = exc.read(), exc.code, exc.headers
-    except OSError:
+    except (OSError, http.client.HTTPException):  # no answer, or an answer cut short
         return 0, None, b""
     if cookies is not None:
         _cookies_from(answer, cookies)
@@ -180,7 +181,7 @@ class Client:
     async def _http(self, kind, path, ok=(200,), **kwargs):
         start = time.monotonic()
         status, headers, body = await asyncio.to_thread(
-            http, self.url + path, self.session.cookies,
+            fetch, self.url + path, self.session.cookies,
             timeout=self.settings.request_timeout, **kwargs)
         replica = headers.get("X-SDWEC-Replica", "") if headers else ""
         good = status in ok
@@ -258,26 +259,48 @@ class Client:
         self.check_next = True
 
     async def transfers(self):
-        """Upload a file and download one through the proxy: ``(upload status, download
-        ok, error)``."""
+        """Upload a file and download one through the proxy, as a user would after a
+        failover: ``(upload status, clicks the download took (0: it never came), problems)``.
+
+        A download that answers 404 from the session's own replica is clicked again (up to
+        3 clicks): Streamlit 1.67 keeps a file built on request only until two script runs
+        of any session have ended (``MediaFileManager.remove_orphaned_files``), so in a busy
+        class a click can lose that race; that is not the proxy's doing.  An answer from
+        another replica than the session's is a problem (the proxy's doing).
+        """
+        problems = []
         token = self.session.cookies.get("_streamlit_xsrf")
         if token is None:  # Streamlit sets it on HTTP answers, the health check's too
             await self._http("health", "/_stcore/health")
             token = self.session.cookies.get("_streamlit_xsrf", "")
-        status, _, _ = await self._http(
+        home = self.session.response_headers.get("x-sdwec-replica", "")
+        status, headers, _ = await self._http(
             "upload", f"/_stcore/upload_file/{self.session.session_id}/{uuid.uuid4()}",
             ok=(204,), method="PUT", body=UPLOAD_BODY,
             headers={"Content-Type": "multipart/form-data; boundary=b", "X-Xsrftoken": token})
-        try:
-            _, address = await self._timed("download", self.session.deferred_url(DOWNLOAD))
-        except Exception as exc:  # noqa: BLE001
-            return status, False, f"download: {type(exc).__name__}: {exc}"
-        if address.startswith(("http://", "https://")):
-            address = "/" + address.split("/", 3)[3]
-        path = address if address.startswith("/") else "/" + address
-        got, _, body = await self._http("download", path)
-        good = got == 200 and body.startswith(DOWNLOAD_HEAD)
-        return status, good, None if good else f"download: HTTP {got}, {body[:60]!r}"
+        replica = headers.get("X-SDWEC-Replica", "") if headers else ""
+        if status != 204 or replica != home:
+            problems.append(f"upload: HTTP {status} from replica {replica or '?'}, the "
+                            f"session's websocket is on replica {home or '?'}")
+        for click in (1, 2, 3):
+            try:
+                _, address = await self._timed("download", self.session.deferred_url(DOWNLOAD))
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"download: {type(exc).__name__}: {exc}")
+                return status, 0, problems
+            if address.startswith(("http://", "https://")):
+                address = "/" + address.split("/", 3)[3]
+            path = address if address.startswith("/") else "/" + address
+            got, headers, body = await self._http("download", path, ok=(200, 404))
+            replica = headers.get("X-SDWEC-Replica", "") if headers else ""
+            if replica != home:
+                problems.append(f"download: HTTP {got} from replica {replica or '?'}, the "
+                                f"session's websocket is on replica {home or '?'}")
+                return status, 0, problems
+            if got == 200 and body.startswith(DOWNLOAD_HEAD):
+                return status, click, problems
+        problems.append(f"download: HTTP {got} at each of 3 clicks, {body[:40]!r}")
+        return status, 0, problems
 
     async def run(self, stopping):
         await self.start()
@@ -287,7 +310,7 @@ class Client:
                 try:
                     future.set_result(await self.transfers())
                 except Exception as exc:  # noqa: BLE001
-                    future.set_result((0, False, f"{type(exc).__name__}: {exc}"))
+                    future.set_result((0, 0, [f"{type(exc).__name__}: {exc}"]))
                     await self._reconnect()
             try:
                 await self._move()
@@ -307,7 +330,7 @@ async def _visitors(url, settings, record, until):
 
     async def one(k):
         start = time.monotonic()
-        status, headers, _ = await asyncio.to_thread(http, url + "/", {},
+        status, headers, _ = await asyncio.to_thread(fetch, url + "/", {},
                                                      timeout=settings.request_timeout)
         replica = headers.get("X-SDWEC-Replica", "") if headers else ""
         record(Request(f"visitor {k}", "page", start, time.monotonic() - start, status == 200,
@@ -396,11 +419,9 @@ async def run_faults(settings, served, log=print):
                 futures[c.index] = asyncio.get_running_loop().create_future()
                 c.transfer_request = futures[c.index]
             done = await asyncio.wait_for(asyncio.gather(*futures.values()), 300)
-            for c, (upload, download, error) in zip(clients, done):
-                fault.transfers[c.index] = (upload, download)
-                if error or upload != 204:
-                    fault.transfer_errors.append(f"session {c.index}: upload {upload}"
-                                                 + (f", {error}" if error else ""))
+            for c, (upload, clicks, problems) in zip(clients, done):
+                fault.transfers[c.index] = (upload, clicks)
+                fault.transfer_errors += [f"session {c.index}: {p}" for p in problems]
             end = time.monotonic()
             fault.requests = [r for r in requests if at <= r.start < end]
             for c in clients:
@@ -450,7 +471,10 @@ def fault_figures(fault):
         "visitors": len(visitors),
         "visitor_replicas": sorted({r.replica for r in visitors if r.ok}),
         "uploads_ok": sum(1 for u, _ in fault.transfers.values() if u == 204),
-        "downloads_ok": sum(1 for _, d in fault.transfers.values() if d),
+        "downloads_ok": sum(1 for _, clicks in fault.transfers.values() if clicks),
+        "downloads_clicked_again": sum(1 for _, clicks in fault.transfers.values()
+                                       if clicks > 1),
+        "visitor_errors": [r for r in visitors if not r.ok],
         "sessions": len(fault.transfers),
     }
 
@@ -481,7 +505,10 @@ def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
             f"{len(fault.lost)} / {f['sessions']}",
             f"{len(fault.recovered)}: {f['recover_p50']:.1f} / {f['recover_max']:.1f}",
             "yes" if not fault.config_lost else f"**no** ({len(fault.config_lost)})",
-            f"{f['uploads_ok']} / {f['sessions']}", f"{f['downloads_ok']} / {f['sessions']}",
+            f"{f['uploads_ok']} / {f['sessions']}",
+            f"{f['downloads_ok']} / {f['sessions']}"
+            + (f" ({f['downloads_clicked_again']} at a 2nd or 3rd click)"
+               if f["downloads_clicked_again"] else ""),
             f"{f['max_wait']:.1f} ({slow.kind})" if slow else "-",
             f"{f['visitors']}: {f['visitor_max']:.2f} s, {f['visitor_failed']} failed",
             "-" if fault.capacity_back is None else f"{fault.capacity_back:.1f}"])
@@ -507,6 +534,8 @@ def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
             details.append(f"- {fault.name}: {r.who} action: {r.error}")
         details += [f"- {fault.name}: {text}" for text in fault.config_lost[:10]]
         details += [f"- {fault.name}: {text}" for text in fault.transfer_errors[:10]]
+        details += [f"- {fault.name}: {r.who} page load at +{r.start - fault.at:.1f} s: "
+                    f"{r.error}" for r in f["visitor_errors"][:10]]
         details += [f"- {fault.name}: session {s} lost" for s in fault.lost]
     if details:
         lines += ["Problems:", ""] + details + [""]
@@ -530,6 +559,7 @@ def outcome_ok(faults):
     for fault in faults:
         f = fault_figures(fault)
         if (fault.lost or fault.config_lost or f["errors"] or fault.capacity_back is None
+                or fault.transfer_errors or f["visitor_errors"]
                 or f["uploads_ok"] != f["sessions"] or f["downloads_ok"] != f["sessions"]):
             return False
     return True

@@ -36,15 +36,24 @@ def _resolved(server):
 
 def upstreams(servers, fail_timeout="5s"):
     """The ``upstream`` blocks: ``sdwec_any`` (browsers without a cookie), ``sdwec_rK``
-    (replica K, then the others as backups) and ``sdwec_onlyK`` (replica K alone)."""
+    (replica K, then the others as backups) and ``sdwec_onlyK`` (replica K alone).
+
+    A server that fails once gets no requests for ``fail_timeout``; backups never count
+    failures (``max_fails=0``), so when every replica had one slow answer at once (a busy
+    machine) requests still go somewhere instead of "no live upstreams" (502).  In
+    ``sdwec_any`` the backups are the replicas again, as that last resort.
+    """
     check = f"max_fails=1 fail_timeout={fail_timeout}"
     blocks = ["    upstream sdwec_any {", "        zone sdwec_any 64k;", "        least_conn;"]
     blocks += [f"        server {s} {check};" for s in servers]
+    if len(servers) > 1:
+        blocks += [f"        server {s} backup max_fails=0;" for s in servers]
     blocks += ["        keepalive 16;", "    }"]
     for k, server in enumerate(servers, 1):
         blocks += [f"    upstream sdwec_r{k} {{", f"        zone sdwec_r{k} 64k;",
                    f"        server {server} {check};"]
-        blocks += [f"        server {other} backup;" for other in servers if other != server]
+        blocks += [f"        server {other} backup max_fails=0;"
+                   for other in servers if other != server]
         blocks += ["        keepalive 8;", "    }"]
         blocks += [f"    upstream sdwec_only{k} {{", f"        server {server};",
                    "        keepalive 4;", "    }"]
@@ -58,7 +67,7 @@ def _quoted(text):
     return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
-def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="1s",
+def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="2s",
            upload_rate=2, uploads_at_once=4, workers="auto", template=TEMPLATE):
     """The configuration text for nginx in front of ``servers`` (``HOST:PORT`` each)."""
     if not servers:
@@ -97,9 +106,9 @@ def main(argv=None):
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--max-upload-mib", type=int, required=True,
                         help="Streamlit's server.maxUploadSize")
-    parser.add_argument("--http-timeout", default="1s",
+    parser.add_argument("--http-timeout", default="2s",
                         help="a replica that has not answered a page request within this is "
-                             "skipped (nginx time, e.g. 1s or 1500ms)")
+                             "skipped (nginx time, e.g. 2s or 1500ms)")
     parser.add_argument("--upload-rate", type=int, default=2, help="uploads/s per session")
     parser.add_argument("--uploads-at-once", type=int, default=4,
                         help="uploads in flight through the whole proxy")

@@ -106,6 +106,7 @@ class Fault:
     replicas_after: dict = field(default_factory=dict)
     requests: list = field(default_factory=list)
     recovered: dict = field(default_factory=dict)  # session -> s from fault to its page
+    outages: dict = field(default_factory=dict)  # session -> s from its unanswered action
     config_lost: list = field(default_factory=list)  # "session K: what changed"
     lost: list = field(default_factory=list)
     transfers: dict = field(default_factory=dict)  # session -> (upload status, download clicks)
@@ -155,7 +156,8 @@ class Client:
         self.session = Session(url, timeout=settings.request_timeout)
         self.params = None  # the configuration the page shows
         self.ready = asyncio.Event()  # a first page shown
-        self.interrupted_at = None  # when the session last lost its page
+        self.interrupted_at = None  # when the action that got no answer was sent
+        self.action_start = None
         self.recoveries = []  # (interrupted at, page back at)
         self.config_lost = []  # (at, what changed)
         self.check_next = False  # the next move must change only its slider
@@ -227,6 +229,7 @@ class Client:
         if widget is None:
             raise RuntimeError(f"no {label!r} slider on the page")
         value = load._next_value(widget, dict(zip(load.PARAM_KEYS, self.params))[key], direction)
+        self.action_start = time.monotonic()
         start, run = await self._timed("action", self.session.set(label, value),
                                        record_ok=False)
         params = load.params_of("/?" + run.query)
@@ -245,7 +248,7 @@ class Client:
             self.params = params
 
     async def _reconnect(self):
-        self.interrupted_at = self.interrupted_at or time.monotonic()
+        self.interrupted_at = self.interrupted_at or self.action_start or time.monotonic()
         before = self.params
         run = await self._open_page(urlencode(dict(zip(load.PARAM_KEYS, before))))
         self.params = load.params_of("/?" + run.query)
@@ -258,7 +261,7 @@ class Client:
         self.interrupted_at = None
         self.check_next = True
 
-    async def transfers(self):
+    async def transfers(self, spread=3.0):
         """Upload a file and download one through the proxy, as a user would after a
         failover: ``(upload status, clicks the download took (0: it never came), problems)``.
 
@@ -269,6 +272,8 @@ class Client:
         another replica than the session's is a problem (the proxy's doing).
         """
         problems = []
+        # Students do not click in the same millisecond: over ``spread`` seconds.
+        await asyncio.sleep(self.rng.uniform(0, spread))
         token = self.session.cookies.get("_streamlit_xsrf")
         if token is None:  # Streamlit sets it on HTTP answers, the health check's too
             await self._http("health", "/_stcore/health")
@@ -425,8 +430,10 @@ async def run_faults(settings, served, log=print):
             end = time.monotonic()
             fault.requests = [r for r in requests if at <= r.start < end]
             for c in clients:
-                fault.recovered.update({c.index: back - at for start, back in c.recoveries
-                                        if start >= at - 1 and back >= at})
+                back = [(start, end) for start, end in c.recoveries if end >= at]
+                if back:
+                    fault.recovered[c.index] = back[0][1] - at
+                    fault.outages[c.index] = back[0][1] - max(back[0][0], at)
                 fault.config_lost += [f"session {c.index}: {what}" for t, what in c.config_lost
                                       if at <= t < end]
                 if c.session.socket is None or c.interrupted_at is not None:
@@ -466,6 +473,8 @@ def fault_figures(fault):
         "slowest": max(reqs, key=lambda r: r.seconds, default=None),
         "recover_max": max(recovered, default=0.0),
         "recover_p50": percentile(recovered, 50) if recovered else 0.0,
+        "outage_max": max(fault.outages.values(), default=0.0),
+        "outage_p50": percentile(list(fault.outages.values()), 50) if fault.outages else 0.0,
         "visitor_max": max((r.seconds for r in visitors), default=0.0),
         "visitor_failed": sum(1 for r in visitors if not r.ok),
         "visitors": len(visitors),
@@ -504,6 +513,7 @@ def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
             f["served"], f["interrupted"], len(f["errors"]),
             f"{len(fault.lost)} / {f['sessions']}",
             f"{len(fault.recovered)}: {f['recover_p50']:.1f} / {f['recover_max']:.1f}",
+            f"{f['outage_p50']:.1f} / {f['outage_max']:.1f}",
             "yes" if not fault.config_lost else f"**no** ({len(fault.config_lost)})",
             f"{f['uploads_ok']} / {f['sessions']}",
             f"{f['downloads_ok']} / {f['sessions']}"
@@ -514,15 +524,18 @@ def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
             "-" if fault.capacity_back is None else f"{fault.capacity_back:.1f}"])
     lines += [
         "| fault | hit | actions served | interrupted | errors | sessions lost | "
-        "recovered: p50 / max s | configuration kept | uploads | downloads | "
-        "longest wait s | new visitors: slowest | all healthy after s |",
-        "|" + "---|" * 13]
+        "page back after the fault: p50 / max s | outage: p50 / max s | configuration kept | "
+        "uploads | downloads | longest wait s | new visitors: slowest | all healthy after s |",
+        "|" + "---|" * 14]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
     lines += ["",
               "*Interrupted*: an action whose websocket closed or stopped answering; the "
               "session then reconnected and went on.  *Errors*: what a user would see (an "
-              "error box, missing charts, a configuration not applied).  *Recovered*: from "
-              "the fault to the session's page drawn again, over the sessions that lost it.  "
+              "error box, missing charts, a configuration not applied).  *Page back*: from "
+              "the fault to the session's page drawn again, over the sessions that lost it; "
+              "*outage*: from the session's first action that got no answer (or the fault, "
+              "if later) to its page drawn again (after kill -9 of nginx its old websocket "
+              "works until the dead nginx's workers stop, 10 s later).  "
               "*Longest wait*: any single request of a session or a visitor (actions, "
               "reconnects, health pings, page loads, uploads, downloads).  *All healthy "
               "after*: serve.sh's status file showing every replica healthy again and the "

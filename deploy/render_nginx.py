@@ -68,7 +68,7 @@ def _quoted(text):
 
 
 def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="2s",
-           upload_rate=2, uploads_at_once=4, workers="auto", template=TEMPLATE):
+           upload_rate=2, uploads_at_once=8, workers="auto", template=TEMPLATE):
     """The configuration text for nginx in front of ``servers`` (``HOST:PORT`` each)."""
     if not servers:
         raise ValueError("no replica to send requests to")
@@ -110,7 +110,7 @@ def main(argv=None):
                         help="a replica that has not answered a page request within this is "
                              "skipped (nginx time, e.g. 2s or 1500ms)")
     parser.add_argument("--upload-rate", type=int, default=2, help="uploads/s per session")
-    parser.add_argument("--uploads-at-once", type=int, default=4,
+    parser.add_argument("--uploads-at-once", type=int, default=8,
                         help="uploads in flight through the whole proxy")
     parser.add_argument("--out", help="write here (default: standard output)")
     args = parser.parse_args(argv)

@@ -689,3 +689,12 @@ def test_the_renderer_names_replicas_by_the_address_nginx_reports():
     assert "server localhost:8601 max_fails=1" in text
     with pytest.raises(ValueError, match="no replica"):
         render_nginx.render([], "/run/x", "0.0.0.0", 8080, 200)
+
+
+def test_the_fault_report_replaces_only_its_own_section(tmp_path):
+    target = tmp_path / "serve.md"
+    target.write_text("# Serving a class: 1 replica vs 2 behind nginx\n\nfigures\n")
+    serve.write_fault_section(target, serve.FAULT_HEADING + "\n\nfirst run\n")
+    serve.write_fault_section(target, serve.FAULT_HEADING + "\n\nsecond run\n")
+    assert target.read_text() == ("# Serving a class: 1 replica vs 2 behind nginx\n\nfigures\n\n"
+                                  + serve.FAULT_HEADING + "\n\nsecond run\n")

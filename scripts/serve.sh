@@ -385,6 +385,12 @@ while :; do
     # stop accepting, finish their requests, keep websockets for worker_shutdown_timeout);
     # whatever is left after 12 s is killed.
     start_nginx
+    # Its master binds the port before it forks its workers: once a worker is there, the
+    # new listener is, and the old one may close.
+    deadline=$((SECONDS + 3))
+    while alive "$nginx_pid" && ! pgrep -P "$nginx_pid" >/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+      sleep 0.05
+    done
     kill -QUIT -- "-$old_nginx" 2>/dev/null || true
     echo "$old_nginx" >"$run_dir/nginx-draining-$old_nginx.pid"
     draining[$old_nginx]=$((SECONDS + 12))

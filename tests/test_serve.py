@@ -2,15 +2,19 @@
 
 One serve.sh (2 Streamlit replicas, nginx on a free loopback port, a temporary pool cache and
 run directory) serves the module.  The tests check what a class needs from it: every request
-with the same sticky cookie reaches the same replica, websocket sessions work through the
-proxy and render the Explorer's charts, the replicas share one pool cache and train a pool
-once between them, XSRF protection and the upload limit hold behind the proxy, the page loads
-nothing from the internet (its favicon included), and SIGTERM
-or Ctrl-C stops every process.  A reduced phase of
-the benchmark's harness (4 clients through the proxy, seconds) runs last.  No timing is
-asserted; the 1-vs-2-replica measurement is ``python -m benchmarks.serve``
-(``results/serve.md``).  A missing nginx is a failure, not a skip: README's test command
-installs it.
+with the same cookie reaches the replica it names and the websocket's answer moves the cookie
+to the replica that took it, websocket sessions work through the proxy and render the
+Explorer's charts, the replicas share one pool cache and train a pool once between them, XSRF
+protection, the upload size and rate limits hold behind the proxy, a too-long address gets a
+readable page, the page loads nothing from the internet (its favicon included).  Faults: a
+Chromium page through a kill -9 of its replica (reconnect, a click keeps the configuration,
+download and upload reach the new replica), the reduced fault benchmark (kill -9 and
+kill -STOP of a replica, kill -9 of nginx, 3 sessions: outcomes, no timing), a serve.sh
+killed with SIGKILL and the memory cap; SIGTERM or Ctrl-C stops every process.  The systemd
+units are checked against serve.sh's settings, and their health loop against a stand-in
+replica.  No timing is asserted; the measurements are ``python -m benchmarks.serve`` and
+``python -m benchmarks.serve --faults`` (``results/serve.md``).  A missing nginx is a
+failure, not a skip: README's test command installs it.
 """
 
 import asyncio

@@ -171,7 +171,7 @@ class Client:
         start = time.monotonic()
         try:
             result = await coro
-        except Exception as exc:  # noqa: BLE001 -- every failure is recorded
+        except Exception as exc:  # every failure is recorded, then passed on
             self.record(Request(self.who, kind, start, time.monotonic() - start, False,
                                 f"{type(exc).__name__}: {str(exc)[:160]}", self.replica))
             raise
@@ -495,7 +495,7 @@ def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
         lines += ["Command:", "", f"```\n{command}\n```", ""]
     st = settings
     lines += [
-        f"Machine: {machine_text}", "" if machine_text else "",
+        f"Machine: {machine_text}", "",
         f"Settings: `bash scripts/serve.sh --replicas 2` (defaults: health check every 1 s "
         f"with 2 s to answer, 2 misses in a row: killed and started again); {st.sessions} "
         f"websocket sessions that reconnect as Streamlit's page does, each moving a slider "
@@ -560,7 +560,7 @@ def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
             counts[replica] = counts.get(replica, 0) + 1
         moved.append(f"{fault.name}: sessions per replica after it "
                      + ", ".join(f"{k or '?'}: {v}" for k, v in sorted(counts.items()))
-                     + f"; new visitors went to replica(s) "
+                     + "; new visitors went to replica(s) "
                      + ", ".join(fault_figures(fault)["visitor_replicas"]))
     lines += ["Where the sessions went: " + "; ".join(moved) + ".", ""]
     return "\n".join(lines)

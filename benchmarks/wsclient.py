@@ -186,8 +186,9 @@ class Session:
 
     async def open(self, query=""):
         """Load the app at ``/?query`` in a new session, as a page load does; return its run."""
-        import websockets
         from http.cookies import SimpleCookie
+
+        import websockets
 
         await self.close()
         address = self.url.replace("http://", "ws://", 1) + "/_stcore/stream"
@@ -263,9 +264,9 @@ class Session:
         remaining = limit - time.perf_counter()
         try:
             if remaining <= 0:
-                raise asyncio.TimeoutError
+                raise TimeoutError
             return await asyncio.wait_for(self.socket.recv(), timeout=remaining)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise TimeoutError(f"no {what} within {self.timeout:.0f} s") from None
         except Exception as exc:  # the server closed the socket
             raise ProtocolError(f"websocket closed: {type(exc).__name__}: {exc}") from None

@@ -638,7 +638,7 @@ def test_the_systemd_units_run_what_serve_sh_runs(tmp_path):
             shutil.copy(SYSTEMD / name, tmp_path / name)
         for unit in ("sdwec-replica@8601.service", "sdwec-health@8601.service"):
             done = subprocess.run([analyze, "verify", str(tmp_path / unit)], capture_output=True,
-                                  text=True, timeout=60)
+                                  text=True, timeout=60, check=False)
             problems = [line for line in (done.stdout + done.stderr).splitlines()
                         if line.strip() and "is not executable" not in line
                         and "/opt/sdwec" not in line]
@@ -661,7 +661,7 @@ def test_the_health_loop_kills_a_replica_that_stops_answering(tmp_path):
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 30
-        while not faults.fetch(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)[0] == 200:
+        while faults.fetch(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)[0] != 200:
             assert time.monotonic() < deadline
             time.sleep(0.2)
         time.sleep(2.5)  # the loop has seen it healthy

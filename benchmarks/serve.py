@@ -23,6 +23,11 @@ else on the machine, and whether the stop left any process behind.
 
     python -m benchmarks.serve --out results/serve.md       # 30 clients, 2 rounds of 1 vs 2
     python -m benchmarks.serve --quick                      # 3 clients, seconds
+    python -m benchmarks.serve --faults --out results/serve.md   # faults under 15 sessions
+
+``--faults`` runs :mod:`benchmarks.faults` instead: one serve.sh with 2 replicas, kill -9 and
+kill -STOP of a replica and kill -9 of nginx under load; its report replaces the section
+"Serving a class through faults" of ``--out`` (the rest of the file stays).
 """
 
 from __future__ import annotations
@@ -74,6 +79,8 @@ class Served:
         serve.sh's run directory (default: a new temporary folder).
     timeout : float
         Seconds serve.sh may take to report that everything is up.
+    extra : list of str
+        More serve.sh options (e.g. ``["--max-memory", "40"]``).
 
     Attributes
     ----------
@@ -83,13 +90,14 @@ class Served:
         serve.sh itself.
     """
 
-    def __init__(self, replicas, cache_dir, run_dir=None, timeout=240.0):
+    def __init__(self, replicas, cache_dir, run_dir=None, timeout=240.0, extra=()):
         self.replicas = int(replicas)
         self.cache_dir = Path(cache_dir)
         self.run_dir = Path(run_dir or tempfile.mkdtemp(prefix="sdwec-serve-"))
         self.port = load.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.timeout = timeout
+        self.extra = list(extra)
         self.output_path = self.run_dir.parent / f"{self.run_dir.name}.out"
         self.env = dict(os.environ, SDWEC_PYTHON=sys.executable,
                         SDWEC_CACHE_DIR=str(self.cache_dir))
@@ -102,7 +110,7 @@ class Served:
                                "scripts/serve.sh install it)")
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         cmd = ["bash", str(SCRIPT), "--replicas", str(self.replicas), "--port", str(self.port),
-               "--listen", "127.0.0.1", "--run-dir", str(self.run_dir)]
+               "--listen", "127.0.0.1", "--run-dir", str(self.run_dir)] + self.extra
         with open(self.output_path, "wb") as out:
             self.proc = subprocess.Popen(cmd, cwd=load.ROOT, env=self.env, stdout=out,
                                          stderr=subprocess.STDOUT, start_new_session=True,
@@ -596,6 +604,44 @@ def run(settings, rounds=2, cache_dir=None, log=print, long=0.0):
     return phases
 
 
+FAULT_HEADING = "# Serving a class through faults"
+
+
+def write_fault_section(path, text):
+    """Put ``text`` (starting with :data:`FAULT_HEADING`) in ``path`` in place of its old
+    fault section (from that heading to the end), or after the rest of the file."""
+    path = Path(path)
+    old = path.read_text() if path.exists() else ""
+    keep = old.split(FAULT_HEADING, 1)[0].rstrip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text((keep + "\n\n" if keep else "") + text.rstrip() + "\n")
+
+
+def run_fault_mode(args, command):
+    """``--faults``: the fault benchmark of :mod:`benchmarks.faults`; return the exit code."""
+    import asyncio
+
+    from benchmarks import faults
+
+    low, high = (float(x) for x in args.think.split(","))
+    settings = faults.FaultSettings(sessions=args.clients, steady=args.steady,
+                                    window=args.window, think=(low, high), n_trees=args.trees)
+    cache_dir = Path(args.cache_dir or tempfile.mkdtemp(prefix="sdwec-cache-faults-"))
+    start = time.monotonic()
+    with Served(2, cache_dir) as served:
+        print(f"serve.sh up: {served.url}, run directory {served.run_dir}")
+        found = asyncio.run(faults.run_faults(settings, served))
+        code, left = served.stop()
+    text = faults.fault_report(found, settings, command, time.monotonic() - start, machine())
+    text += (f"\nStop with SIGTERM after the faults: exit code {code}, "
+             + (f"left running: {', '.join(f'{p.pid} {p.name()}' for p in left)}" if left
+                else "no process left") + ".\n")
+    print(text)
+    if args.out:
+        write_fault_section(args.out, text)
+    return 0 if faults.outcome_ok(found) and not left else 1
+
+
 def main(argv=None):
     import argparse
 
@@ -613,9 +659,21 @@ def main(argv=None):
     parser.add_argument("--cache-dir", help="the shared pool cache (emptied before each phase; "
                         "default: a new temporary folder)")
     parser.add_argument("--out", help="write the Markdown report to this file")
+    parser.add_argument("--faults", action="store_true",
+                        help="the fault benchmark instead (benchmarks/faults.py): --clients "
+                             "sessions (15 is the issue's figure), --trees, --think, --steady, "
+                             "--window")
+    parser.add_argument("--steady", type=float, default=20.0,
+                        help="with --faults: seconds of load before each fault")
+    parser.add_argument("--window", type=float, default=30.0,
+                        help="with --faults: seconds measured after each fault")
     parser.add_argument("--quick", action="store_true",
                         help="3 clients, 15 s per phase, wine and sonar, l = 20, one round")
     args = parser.parse_args(argv)
+    command = " ".join(["python -m benchmarks.serve"]
+                       + list(sys.argv[1:] if argv is None else argv))
+    if args.faults:
+        return run_fault_mode(args, command)
     low, high = (float(x) for x in args.think.split(","))
     if args.quick:
         settings = load.Settings(sessions=3, duration=15, warmup=5, datasets=("wine", "sonar"),
@@ -630,8 +688,6 @@ def main(argv=None):
     start = time.monotonic()
     phases = run(settings, rounds=rounds, cache_dir=args.cache_dir,
                  long=0.0 if args.quick else args.long)
-    command = " ".join(["python -m benchmarks.serve"]
-                       + list(sys.argv[1:] if argv is None else argv))
     text = report(phases, settings, command, time.monotonic() - start)
     print(text)
     if args.out:

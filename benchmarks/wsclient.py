@@ -8,6 +8,11 @@ users cost it, without ten software-rendered Chromium instances competing with t
 the same two cores.  What it leaves out is the browser's own work: parsing the JavaScript
 bundle and drawing the charts.
 
+Behind a proxy it keeps the cookies it is given and those the websocket's answer sets (as
+a browser does: ``scripts/serve.sh``'s proxy names the replica holding the session in a
+cookie), and it can ask for a deferred download's address (the browser's
+``backend_operation_request``), which the caller then fetches over HTTP with those cookies.
+
 A :class:`Run` is one script run as the client received it: how long it took from the request
 to ``script_finished``, the widgets on the page (label -> :class:`Widget`), how many Plotly
 charts arrived with data, and anything that would show an error to a user (an exception box,
@@ -44,6 +49,7 @@ class Widget:
     high: float | None = None
     step: float | None = None
     integer: bool = False  # a number input holding integers
+    file_id: str = ""  # a download button's deferred file (built on request)
 
 
 @dataclass
@@ -78,7 +84,9 @@ def _widget(kind, element):
         return Widget("number_input", element.id, element.label, low=element.min,
                       high=element.max, step=element.step,
                       integer=element.data_type == NumberInput.INT)
-    if kind in ("button", "checkbox", "radio", "download_button", "file_uploader"):
+    if kind == "download_button":
+        return Widget(kind, element.id, element.label, file_id=element.deferred_file_id)
+    if kind in ("button", "checkbox", "radio", "file_uploader"):
         return Widget(kind, element.id, element.label)
     return None
 
@@ -125,8 +133,8 @@ class Session:
     timeout : float
         Seconds a run may take before :class:`TimeoutError`.
     headers : dict, optional
-        Extra HTTP headers of the websocket handshake, e.g. the ``Cookie`` a browser would
-        send (a proxy's sticky-session cookie).
+        Extra HTTP headers of the websocket handshake.  A ``Cookie`` header seeds
+        :attr:`cookies`.
 
     Attributes
     ----------
@@ -136,12 +144,17 @@ class Session:
     response_headers : dict
         Headers of the server's (or proxy's) answer to the last websocket handshake (names
         in lower case).
+    cookies : dict
+        The cookies sent with the next handshake: those given, updated by every
+        ``Set-Cookie`` of a handshake's answer.
     """
 
     def __init__(self, url, timeout=60.0, headers=None):
         self.url = url
         self.timeout = timeout
         self.headers = dict(headers or {})
+        self.cookies = {}
+        self.add_cookies(self.headers.pop("Cookie", ""))
         self.socket = None
         self.query = ""
         self.page_hash = ""
@@ -160,17 +173,35 @@ class Session:
             await self.socket.close()
             self.socket = None
 
+    def add_cookies(self, header):
+        """Keep the cookies of a ``Cookie`` header (``"a=1; b=2"``)."""
+        for part in header.split(";"):
+            name, sep, value = part.strip().partition("=")
+            if sep:
+                self.cookies[name] = value
+
+    def cookie_header(self):
+        """The ``Cookie`` header this client sends."""
+        return "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+
     async def open(self, query=""):
         """Load the app at ``/?query`` in a new session, as a page load does; return its run."""
+        from http.cookies import SimpleCookie
+
         import websockets
 
         await self.close()
         address = self.url.replace("http://", "ws://", 1) + "/_stcore/stream"
+        headers = dict(self.headers, **({"Cookie": self.cookie_header()} if self.cookies else {}))
         self.socket = await websockets.connect(address, subprotocols=["streamlit"],
                                                max_size=None, open_timeout=self.timeout,
-                                               additional_headers=self.headers or None)
-        self.response_headers = {name.lower(): value
-                                 for name, value in self.socket.response.headers.raw_items()}
+                                               additional_headers=headers or None)
+        raw = self.socket.response.headers
+        self.response_headers = {name.lower(): value for name, value in raw.raw_items()}
+        for value in raw.get_all("Set-Cookie"):
+            jar = SimpleCookie()
+            jar.load(value)
+            self.cookies.update({name: morsel.value for name, morsel in jar.items()})
         self.query, self.page_hash, self.widgets = query, "", {}
         return await self._run([])
 
@@ -179,6 +210,35 @@ class Session:
         if label not in self.widgets:
             raise ProtocolError(f"no widget labelled {label!r} on the page")
         return await self._run([widget_state(self.widgets[label], value)])
+
+    async def deferred_url(self, label):
+        """Ask the server to build the file of the download button labelled ``label`` (as a
+        click does); return the address to fetch it from."""
+        import uuid
+
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        widget = self.widgets.get(label)
+        if widget is None or not widget.file_id:
+            raise ProtocolError(f"no deferred download labelled {label!r} on the page")
+        message = BackMsg()
+        request = message.backend_operation_request
+        request.request_id = str(uuid.uuid4())
+        request.session_id = self.session_id
+        request.deferred_file.file_id = widget.file_id
+        await self._send(message)
+        limit = time.perf_counter() + self.timeout
+        while True:
+            msg = ForwardMsg.FromString(await self._next(limit, "answer to the download"))
+            if msg.WhichOneof("type") != "backend_operation_response":
+                continue
+            answer = msg.backend_operation_response
+            if answer.request_id != request.request_id:
+                continue
+            if answer.error_msg:
+                raise ProtocolError(f"download refused: {answer.error_msg}")
+            return answer.deferred_file.url
 
     async def _run(self, states):
         from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -190,8 +250,26 @@ class Session:
         message.rerun_script.page_script_hash = self.page_hash
         message.rerun_script.widget_states.widgets.extend(states)
         start = time.perf_counter()
-        await self.socket.send(message.SerializeToString())
+        await self._send(message)
         return await self._receive(start)
+
+    async def _send(self, message):
+        try:
+            await self.socket.send(message.SerializeToString())
+        except Exception as exc:  # the server closed the socket
+            raise ProtocolError(f"websocket closed: {type(exc).__name__}: {exc}") from None
+
+    async def _next(self, limit, what):
+        """The next message, before ``time.perf_counter()`` reaches ``limit``."""
+        remaining = limit - time.perf_counter()
+        try:
+            if remaining <= 0:
+                raise TimeoutError
+            return await asyncio.wait_for(self.socket.recv(), timeout=remaining)
+        except TimeoutError:
+            raise TimeoutError(f"no {what} within {self.timeout:.0f} s") from None
+        except Exception as exc:  # the server closed the socket
+            raise ProtocolError(f"websocket closed: {type(exc).__name__}: {exc}") from None
 
     async def _receive(self, start):
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -200,15 +278,7 @@ class Session:
         widgets = {}
         limit = start + self.timeout
         while True:
-            remaining = limit - time.perf_counter()
-            if remaining <= 0:
-                raise TimeoutError(f"no script_finished within {self.timeout:.0f} s")
-            try:
-                payload = await asyncio.wait_for(self.socket.recv(), timeout=remaining)
-            except asyncio.TimeoutError:
-                raise TimeoutError(f"no script_finished within {self.timeout:.0f} s") from None
-            except Exception as exc:  # the server closed the socket
-                raise ProtocolError(f"websocket closed: {type(exc).__name__}: {exc}") from None
+            payload = await self._next(limit, "script_finished")
             run.messages += 1
             run.bytes += len(payload)
             msg = ForwardMsg.FromString(payload)

@@ -6,10 +6,13 @@
 # Starts N `streamlit run app.py` processes on loopback (as scripts/dashboard.sh starts one,
 # with deploy/streamlit.toml's production settings on top of .streamlit/config.toml), waits
 # for each one's /_stcore/health, then starts Debian's nginx (installed with apt when
-# missing) in front of them with websocket upgrade and sticky sessions (a cookie set by
-# nginx), from deploy/nginx.conf.template rendered into a run directory.  Every replica
-# shares one pool cache ($SDWEC_CACHE_DIR), so a pool is trained once.  Ctrl-C or SIGTERM
-# stops everything.  Details: docs/deploy.md.
+# missing) in front of them with websocket upgrade and one replica per browser (a cookie
+# naming the replica that holds the browser's session), from deploy/nginx.conf.template
+# rendered into a run directory.  Every replica shares one pool cache ($SDWEC_CACHE_DIR), so
+# a pool is trained once.  Then it supervises: a replica that exits, stops answering its
+# health check or grows past --max-memory is killed and started again; nginx is started
+# again when it dies; a watchdog stops everything if serve.sh itself is killed.  Ctrl-C or
+# SIGTERM stops everything.  Details: docs/deploy.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -27,6 +30,11 @@ Usage: bash scripts/serve.sh [options]
   --no-proxy            start only the replicas (an application machine; see docs/deploy.md)
   --run-dir DIR         where the nginx config, pid files and logs go (default: a new
                         /tmp/sdwec-serve.XXXXXX)
+  --health-timeout S    seconds a replica has to answer /_stcore/health (default 2)
+  --health-misses N     missed health checks in a row before a replica is killed and
+                        started again (default 2; checks run every second)
+  --max-memory MIB      a replica whose resident memory passes this is killed and started
+                        again (default 3072; 0: no limit)
   -h, --help            this text
 
 Environment: SDWEC_CACHE_DIR (the shared pool cache, default ~/.cache/sdwec),
@@ -36,11 +44,12 @@ EOF
 }
 
 replicas=2 port=8080 listen=0.0.0.0 replica_address=127.0.0.1 replica_port="" run_dir=""
-proxy=1
+proxy=1 health_timeout=2 health_misses=2 max_memory=3072
 upstreams=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --replicas|--port|--listen|--replica-address|--replica-port|--upstream|--run-dir)
+    --replicas|--port|--listen|--replica-address|--replica-port|--upstream|--run-dir|\
+    --health-timeout|--health-misses|--max-memory)
       [ $# -ge 2 ] || { echo "serve.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;&
     --replicas) replicas=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
@@ -50,15 +59,23 @@ while [ $# -gt 0 ]; do
     --upstream) upstreams+=("$2"); shift 2 ;;
     --no-proxy) proxy=0; shift ;;
     --run-dir) run_dir=$2; shift 2 ;;
+    --health-timeout) health_timeout=$2; shift 2 ;;
+    --health-misses) health_misses=$2; shift 2 ;;
+    --max-memory) max_memory=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "serve.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-for value in "$replicas" "$port" ${replica_port:+"$replica_port"}; do
+for value in "$replicas" "$port" ${replica_port:+"$replica_port"} "$health_timeout" \
+    "$health_misses" "$max_memory"; do
   [[ $value =~ ^[0-9]+$ ]] || { echo "serve.sh: $value is not a whole number" >&2; exit 2; }
 done
 if [ "$replicas" -eq 0 ] && { [ "$proxy" = 0 ] || [ ${#upstreams[@]} -eq 0 ]; }; then
   echo "serve.sh: nothing to serve: --replicas 0 needs --upstream (and the proxy)" >&2
+  exit 2
+fi
+if [ "$health_misses" -lt 1 ] || [ "$health_timeout" -lt 1 ]; then
+  echo "serve.sh: --health-misses and --health-timeout must be at least 1" >&2
   exit 2
 fi
 
@@ -145,8 +162,10 @@ max_upload_mib=${served[0]:-}
 streamlit_flags=("${served[@]:1}")
 
 # --------------------------------------------------------------------------- processes
-replica_pids=()
-nginx_pid="" sleeper="" stopping=""
+replica_pids=() restarts=()
+declare -A draining  # process group of a dead nginx's orphaned workers -> when to kill it
+nginx_pid="" sleeper="" stopping="" watchdog_pid="" nginx_restarts=0
+echo $$ >"$run_dir/serve.pid"
 
 start_replica() {  # $1: index (0-based)
   local i=$1 log="$run_dir/replica-$(($1 + 1)).log"
@@ -157,19 +176,66 @@ start_replica() {  # $1: index (0-based)
   echo "${replica_pids[$i]}" >"$run_dir/replica-$((i + 1)).pid"
 }
 
+# If serve.sh itself is killed (SIGKILL: no trap runs), its children must not live on
+# unsupervised.  A watchdog in its own session polls its parent twice a second; once serve.sh
+# is gone it kills every process group serve.sh started (the pid files: each replica and
+# nginx lead their own group, so nginx's workers go with their master).
+start_watchdog() {
+  setsid "$PY" - "$$" "$run_dir" >>"$run_dir/watchdog.log" 2>&1 </dev/null <<'EOF' &
+import glob, os, signal, sys, time
+parent, run_dir = int(sys.argv[1]), sys.argv[2]
+for sig in (signal.SIGINT, signal.SIGHUP):
+    signal.signal(sig, signal.SIG_IGN)
+while os.getppid() == parent:
+    time.sleep(0.5)
+groups = []
+for path in (glob.glob(os.path.join(run_dir, "replica-*.pid"))
+             + glob.glob(os.path.join(run_dir, "nginx*.pid"))):
+    try:
+        groups.append(int(open(path).read().split()[0]))
+    except (OSError, ValueError, IndexError):
+        pass
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} serve.sh (pid {parent}) is gone: "
+      f"killed process groups {groups}", flush=True)
+EOF
+  watchdog_pid=$!
+}
+
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 
-# HTTP status of GET $1:$2$3 over bash's /dev/tcp (no curl needed); empty if unreachable.
+# HTTP status of GET $1:$2$3 over bash's /dev/tcp (no curl needed); empty if there is no
+# answer within $4 seconds (a stopped process still accepts connections: only a time limit
+# on the whole exchange tells it is not answering).
+probe='exec 3<>"/dev/tcp/$1/$2" || exit 0
+printf "GET %s HTTP/1.0\r\nHost: %s:%s\r\n\r\n" "$3" "$1" "$2" >&3
+read -r _ code _ <&3 && echo "$code"'
 http_status() {
-  local line=""
-  { exec 3<>"/dev/tcp/$1/$2"; } 2>/dev/null || return 0
-  printf 'GET %s HTTP/1.0\r\nHost: %s:%s\r\n\r\n' "$3" "$1" "$2" >&3
-  read -r -t 5 _ line _ <&3 || true
-  exec 3<&- 3>&-
-  echo "$line"
+  timeout "${4:-5}" bash -c "$probe" _ "$1" "$2" "$3" 2>/dev/null || true
 }
 
 loopback() { case "$1" in 0.0.0.0|"") echo 127.0.0.1 ;; ::|"[::]") echo "::1" ;; *) echo "$1" ;; esac; }
+
+# Resident memory of a process in MiB (0 if it is gone).
+rss_mib() {
+  local key value _
+  while read -r key value _; do
+    [ "$key" = VmRSS: ] && { echo $((value / 1024)); return; }
+  done 2>/dev/null <"/proc/$1/status" || true
+  echo 0
+}
+
+kill_group() {  # $1: the pid of a process group's leader; SIGKILL to the group, then reap
+  [ -n "$1" ] || return 0
+  kill -KILL -- "-$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  local deadline=$((SECONDS + 3))
+  while kill -0 -- "-$1" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+}
 
 stop() {
   [ -n "$stopping" ] && return
@@ -177,6 +243,7 @@ stop() {
   set +e
   trap - INT TERM HUP
   echo "serve.sh: stopping"
+  alive "$watchdog_pid" && kill "$watchdog_pid" 2>/dev/null
   alive "$sleeper" && kill "$sleeper" 2>/dev/null
   if alive "$nginx_pid"; then
     "$NGINX" -p "$run_dir" -c "$run_dir/nginx.conf" -e "$run_dir/nginx-error.log" -s quit \
@@ -194,17 +261,19 @@ stop() {
   done
   # Whatever did not stop in time: the whole process group (nginx's workers, a replica's
   # children), then reap.
-  for pid in "$nginx_pid" "${replica_pids[@]}"; do
+  for pid in "$nginx_pid" "${replica_pids[@]}" "${!draining[@]}"; do
     [ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null
   done
   wait 2>/dev/null || true
-  rm -f "$run_dir"/replica-*.pid
+  rm -f "$run_dir"/replica-*.pid "$run_dir"/nginx-draining-*.pid "$run_dir"/.health-* \
+    "$run_dir/serve.pid"
   echo "serve.sh: stopped; logs stay in $run_dir"
 }
 trap 'stop; exit 0' INT TERM HUP
 trap stop EXIT
 
-for ((i = 0; i < replicas; i++)); do start_replica "$i"; done
+start_watchdog
+for ((i = 0; i < replicas; i++)); do start_replica "$i"; restarts[$i]=0; done
 
 # Each replica answers /_stcore/health before nginx sends it anyone.
 deadline=$((SECONDS + 180))
@@ -219,42 +288,30 @@ for ((i = 0; i < replicas; i++)); do
   done
 done
 
+start_nginx() {
+  setsid "$NGINX" "${nginx_args[@]}" >>"$run_dir/nginx-error.log" 2>&1 </dev/null &
+  nginx_pid=$!
+}
+
 if [ "$proxy" = 1 ]; then
-  servers=() names=()
+  servers=()
   for ((i = 0; i < replicas; i++)); do
     servers+=("$(loopback "$replica_address"):${ports[$i]}")
   done
   servers+=("${upstreams[@]}")
-  for ((i = 0; i < ${#servers[@]}; i++)); do names+=("${servers[$i]} $((i + 1))"); done
   mkdir -p "$run_dir/nginx-temp"
-  "$PY" - "$ROOT/deploy/nginx.conf.template" "$run_dir/nginx.conf" "$run_dir" \
-    "$listen" "$port" "$((max_upload_mib + 1))m" "${servers[@]}" <<'EOF'
-import sys
-template, out, run_dir, listen, port, max_body, *servers = sys.argv[1:]
-host = f"[{listen}]" if ":" in listen else listen
-import re
-values = {
-    "RUN_DIR": run_dir, "LISTEN": f"{host}:{port}", "MAX_BODY": max_body,
-    "WORKERS": "auto", "COOKIE": "sdwec_replica",
-    "UPSTREAMS": "\n".join(f"        server {s} max_fails=2 fail_timeout=10s;" for s in servers),
-    "REPLICA_NAMES": "\n".join(f'        "{s}" "{i}";' for i, s in enumerate(servers, 1)),
-}
-text = open(template).read()
-for name, value in values.items():
-    text = text.replace(f"@{name}@", value)
-leftover = re.findall(r"@[A-Z_]+@", text)
-if leftover:
-    sys.exit(f"serve.sh: {template} has fields serve.sh does not fill: {leftover}")
-open(out, "w").write(text)
-EOF
+  if ! "$PY" "$ROOT/deploy/render_nginx.py" --run-dir "$run_dir" --listen "$listen" \
+      --port "$port" --max-upload-mib "$max_upload_mib" --out "$run_dir/nginx.conf" \
+      "${servers[@]}"; then
+    exit 1
+  fi
   nginx_args=(-p "$run_dir" -c "$run_dir/nginx.conf" -e "$run_dir/nginx-error.log")
   if ! "$NGINX" "${nginx_args[@]}" -t -q 2>>"$run_dir/nginx-error.log"; then
     echo "serve.sh: nginx rejected $run_dir/nginx.conf:" >&2
     tail -n 20 "$run_dir/nginx-error.log" >&2
     exit 1
   fi
-  setsid "$NGINX" "${nginx_args[@]}" >>"$run_dir/nginx-error.log" 2>&1 </dev/null &
-  nginx_pid=$!
+  start_nginx
   deadline=$((SECONDS + 30))
   until [ -n "$(http_status "$(loopback "$listen")" "$port" /_stcore/health)" ]; do
     if ! alive "$nginx_pid" || [ "$SECONDS" -ge "$deadline" ]; then
@@ -280,7 +337,8 @@ fi
   if [ "$proxy" = 1 ]; then
     echo "  nginx           config $run_dir/nginx.conf"
     echo "                  logs   $run_dir/nginx-access.log, $run_dir/nginx-error.log"
-    echo "                  upload limit ${max_upload_mib} MiB + 1 MiB multipart framing"
+    echo "                  upload request limit $(((max_upload_mib + 1) * 1048576)) bytes" \
+      "(server.maxUploadSize = $max_upload_mib MiB + 1 MiB of multipart framing)"
   fi
   for ((i = 0; i < replicas; i++)); do
     echo "  replica $((i + 1))       http://$(loopback "$replica_address"):${ports[$i]}" \
@@ -288,41 +346,111 @@ fi
   done
   for up in "${upstreams[@]}"; do echo "  remote replica  http://$up"; done
   echo "  pool cache      $SDWEC_CACHE_DIR (shared)"
-  echo "  health          $run_dir/health.log (changes), $run_dir/status (now)"
+  echo "  health          every 1 s, ${health_timeout} s to answer; ${health_misses} missed in a row" \
+    "or more than $([ "$max_memory" = 0 ] && echo "no" || echo "$max_memory MiB") resident: killed and started again"
+  echo "                  $run_dir/health.log (changes), $run_dir/status (now)"
   echo "Stop with Ctrl-C or: kill $$"
 } | tee "$run_dir/serve.txt"
 
-# --------------------------------------------------------------------------- watch
-# Every 5 s: a replica that exited is started again on its port; a change in a replica's
-# /_stcore/health answer is logged.  nginx's own passive checks steer around a failing
-# replica meanwhile.  If nginx exits, everything stops.
-declare -A last_state
+# --------------------------------------------------------------------------- supervise
+# Every second: nginx started again if it died (its orphaned workers killed first: they
+# hold the port); each replica's /_stcore/health asked (all at once, each within
+# --health-timeout s); a replica that exited is started again on its port, one that missed
+# --health-misses checks in a row (hung, stopped) or passed --max-memory is killed
+# (SIGKILL) and started again.  A starting replica has 180 s before its misses count.
+# Meanwhile nginx's passive checks steer requests around the failing replica.
+declare -A last_state misses starting_since
+for ((i = 0; i < replicas; i++)); do misses[$i]=0; starting_since[$i]=""; done
 exec 4>&1  # the terminal, for health changes written while stdout goes to the status file
+note() { echo "$(date -Is) $*" | tee -a "$run_dir/health.log" >&4; }
+restart_replica() {  # $1: index, $2: why
+  note "replica $(($1 + 1)) (port ${ports[$1]}, pid ${replica_pids[$1]}): $2; started again"
+  kill_group "${replica_pids[$1]}"
+  start_replica "$1"
+  restarts[$1]=$((restarts[$1] + 1))
+  misses[$1]=0
+  starting_since[$1]=$SECONDS
+}
 while :; do
-  sleep 5 &
+  sleep 1 &
   sleeper=$!
-  wait "$sleeper" || true
+  # Woken by nginx's exit too, so that a new one listens within a fraction of a second.
+  wait -n "$sleeper" ${nginx_pid:+"$nginx_pid"} 2>/dev/null || true
+  alive "$watchdog_pid" || start_watchdog
   if [ "$proxy" = 1 ] && ! alive "$nginx_pid"; then
-    echo "serve.sh: nginx exited; the end of $run_dir/nginx-error.log:" >&2
-    tail -n 20 "$run_dir/nginx-error.log" >&2 || true
-    exit 1
+    wait "$nginx_pid" 2>/dev/null || true
+    old_nginx=$nginx_pid
+    # The new master binds the port beside the dead one's orphaned workers (reuseport):
+    # no moment without a listener.  Those workers then stop gracefully (SIGQUIT: they
+    # stop accepting, finish their requests, keep websockets for worker_shutdown_timeout);
+    # whatever is left after 12 s is killed.
+    start_nginx
+    # Its master binds the port before it forks its workers: once a worker is there, the
+    # new listener is, and the old one may close.
+    deadline=$((SECONDS + 3))
+    while alive "$nginx_pid" && ! pgrep -P "$nginx_pid" >/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+      sleep 0.05
+    done
+    kill -QUIT -- "-$old_nginx" 2>/dev/null || true
+    echo "$old_nginx" >"$run_dir/nginx-draining-$old_nginx.pid"
+    draining[$old_nginx]=$((SECONDS + 12))
+    nginx_restarts=$((nginx_restarts + 1))
+    note "nginx (pid $old_nginx) exited; started again (pid $nginx_pid)"
   fi
+  for old in "${!draining[@]}"; do
+    if [ "$SECONDS" -ge "${draining[$old]}" ]; then
+      kill_group "$old"
+      unset "draining[$old]"
+      rm -f "$run_dir/nginx-draining-$old.pid"
+    fi
+  done
+  probes=()
+  for ((i = 0; i < replicas; i++)); do
+    rm -f "$run_dir/.health-$i"
+    if alive "${replica_pids[$i]}"; then
+      http_status "$(loopback "$replica_address")" "${ports[$i]}" /_stcore/health \
+        "$health_timeout" >"$run_dir/.health-$i" &
+      probes+=($!)
+    fi
+  done
+  [ ${#probes[@]} -eq 0 ] || wait "${probes[@]}" 2>/dev/null || true
   {
     echo "# $(date -Is)"
+    [ "$proxy" = 1 ] && echo "nginx pid $nginx_pid, restarts $nginx_restarts"
     for ((i = 0; i < replicas; i++)); do
+      code=$(cat "$run_dir/.health-$i" 2>/dev/null || true)
+      rss=$(rss_mib "${replica_pids[$i]}")
       if ! alive "${replica_pids[$i]}"; then
-        state="exited, restarted"
-        start_replica "$i"
+        wait "${replica_pids[$i]}" 2>/dev/null || true
+        restart_replica "$i" "exited"
+        state="starting"
+      elif [ "$max_memory" -gt 0 ] && [ "$rss" -gt "$max_memory" ]; then
+        restart_replica "$i" "$rss MiB resident, over the $max_memory MiB limit"
+        state="starting"
+      elif [ "$code" = 200 ]; then
+        misses[$i]=0
+        starting_since[$i]=""
+        state=healthy
+      elif [ -n "${starting_since[$i]}" ]; then
+        state="starting"
+        if [ $((SECONDS - starting_since[$i])) -ge 180 ]; then
+          restart_replica "$i" "not answering 180 s after its start"
+        fi
       else
-        code=$(http_status "$(loopback "$replica_address")" "${ports[$i]}" /_stcore/health)
-        state=$([ "$code" = 200 ] && echo healthy || echo "unhealthy (${code:-no answer})")
+        misses[$i]=$((misses[$i] + 1))
+        state="unhealthy (${code:-no answer}, ${misses[$i]} in a row)"
+        if [ "${misses[$i]}" -ge "$health_misses" ]; then
+          restart_replica "$i" "${misses[$i]} health checks missed (${code:-no answer within ${health_timeout} s})"
+          state="starting"
+        fi
       fi
-      echo "replica $((i + 1)) port ${ports[$i]} pid ${replica_pids[$i]}: $state"
-      if [ "${last_state[$i]:-healthy}" != "$state" ]; then
-        echo "$(date -Is) replica $((i + 1)) (port ${ports[$i]}): $state" \
-          | tee -a "$run_dir/health.log" >&4
+      echo "replica $((i + 1)) port ${ports[$i]} pid ${replica_pids[$i]}: $state," \
+        "$rss MiB, restarts ${restarts[$i]}"
+      short=${state%% (*}
+      if [ "${last_state[$i]:-healthy}" != "$short" ]; then
+        note "replica $((i + 1)) (port ${ports[$i]}): $state"
       fi
-      last_state[$i]=$state
+      last_state[$i]=$short
     done
   } >"$run_dir/status.new"
   mv "$run_dir/status.new" "$run_dir/status"

@@ -2,32 +2,41 @@
 
 One serve.sh (2 Streamlit replicas, nginx on a free loopback port, a temporary pool cache and
 run directory) serves the module.  The tests check what a class needs from it: every request
-with the same sticky cookie reaches the same replica, websocket sessions work through the
-proxy and render the Explorer's charts, the replicas share one pool cache and train a pool
-once between them, XSRF protection and the upload limit hold behind the proxy, the page loads
-nothing from the internet (its favicon included), and SIGTERM
-or Ctrl-C stops every process.  A reduced phase of
-the benchmark's harness (4 clients through the proxy, seconds) runs last.  No timing is
-asserted; the 1-vs-2-replica measurement is ``python -m benchmarks.serve``
-(``results/serve.md``).  A missing nginx is a failure, not a skip: README's test command
-installs it.
+with the same cookie reaches the replica it names and the websocket's answer moves the cookie
+to the replica that took it, websocket sessions work through the proxy and render the
+Explorer's charts, the replicas share one pool cache and train a pool once between them, XSRF
+protection, the upload size and rate limits hold behind the proxy, a too-long address gets a
+readable page, the page loads nothing from the internet (its favicon included).  Faults: a
+Chromium page through a kill -9 of its replica (reconnect, a click keeps the configuration,
+download and upload reach the new replica), the reduced fault benchmark (kill -9 and
+kill -STOP of a replica, kill -9 of nginx, 3 sessions: outcomes, no timing), a serve.sh
+killed with SIGKILL and the memory cap; SIGTERM or Ctrl-C stops every process.  The systemd
+units are checked against serve.sh's settings, and their health loop against a stand-in
+replica.  No timing is asserted; the measurements are ``python -m benchmarks.serve`` and
+``python -m benchmarks.serve --faults`` (``results/serve.md``).  A missing nginx is a
+failure, not a skip: README's test command installs it.
 """
 
 import asyncio
 import http.client
+import importlib.util
+import os
 import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import time
 import tomllib
 import uuid
 from http.cookies import SimpleCookie
+from pathlib import Path
 
+import psutil
 import pytest
 
-from benchmarks import load, serve
+from benchmarks import faults, load, serve
 from benchmarks.wsclient import Session
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
@@ -81,27 +90,37 @@ def _replica(served, cookie):
 
 
 def _cookie_per_replica(served):
-    """``{replica: sticky cookie}`` for both replicas (cookie values chosen by the test)."""
-    found = {}
-    for i in range(200):
-        cookie = f"sdwec_replica=test-key-{i}"
-        found.setdefault(_replica(served, cookie), cookie)
-        if len(found) == 2:
-            return found
-    pytest.fail(f"200 cookie values all reached the same replica: {found}")
+    """``{replica: cookie}``: the proxy's cookie names the replica."""
+    return {"1": "sdwec_replica=1", "2": "sdwec_replica=2"}
 
 
 def test_the_proxy_configuration_lives_in_the_run_directory(served):
     config = (served.run_dir / "nginx.conf").read_text()
     assert not served.run_dir.resolve().is_relative_to(load.ROOT)
-    # nginx refuses exactly what Streamlit would: maxUploadSize MiB plus 1 MiB of framing.
+    # nginx refuses exactly what Streamlit would: maxUploadSize MiB plus 1 MiB of framing,
+    # written in bytes.
     streamlit = tomllib.loads((load.ROOT / ".streamlit" / "config.toml").read_text())
     limit = streamlit["server"]["maxUploadSize"]
-    assert re.search(rf"client_max_body_size {limit + 1}m;", config)
-    assert "hash $replica_key consistent;" in config
-    assert config.count("max_fails=2 fail_timeout=10s;") == 2
+    assert f"client_max_body_size {(limit + 1) * 1024 * 1024};" in config
     assert f"pid {served.run_dir}/nginx.pid;" in config
     assert "@" not in re.sub(r"#.*", "", config)  # every template field was filled
+    # Replica K first, the other as its backup; uploads and media to replica K alone.
+    one, two = re.findall(r"server (127\.0\.0\.1:\d+) max_fails", config)[:2]
+    assert re.search(rf"upstream sdwec_r1 {{[^}}]*server {one} max_fails=1 fail_timeout=5s;"
+                     rf"\s*server {two} backup max_fails=0;", config)
+    assert re.search(rf"upstream sdwec_r2 {{[^}}]*server {two} max_fails=1 fail_timeout=5s;"
+                     rf"\s*server {one} backup max_fails=0;", config)
+    assert re.search(rf"upstream sdwec_only1 {{\s*server {one};", config)
+    # Browsers without a cookie: the replicas, then the same again as never-failing backups
+    # (a moment when both answered slowly must not leave "no live upstreams").
+    assert re.search(rf"upstream sdwec_any {{[^}}]*least_conn;[^}}]*server {one} max_fails=1"
+                     rf"[^}}]*server {one} backup max_fails=0;\s*server {two} backup "
+                     rf"max_fails=0;", config)
+    # Short waits for plain HTTP, an hour only for the websocket.
+    assert re.search(r"location / {[^}]*proxy_read_timeout 2s;", config)
+    assert re.search(r"location = /_stcore/stream {[^}]*proxy_read_timeout 1h;", config)
+    assert re.search(r"location /_stcore/upload_file/ {[^}]*limit_req zone=upload_rate", config)
+    assert "This address is too long" in config  # the 414 page, inside the file
 
 
 def test_replicas_run_with_the_served_settings(served):
@@ -121,30 +140,70 @@ def test_replicas_run_with_the_served_settings(served):
     assert len(secrets) == 1 and len(secrets.pop()) == 64
 
 
-def test_the_proxy_sets_a_sticky_cookie_once(served):
+def test_the_proxy_sets_a_cookie_naming_the_replica_once(served):
     status, headers, body = _get(served, "/")
     assert status == 200 and b"<html" in body.lower()
-    cookie = _set_cookies(headers)["sdwec_replica"]
-    assert re.fullmatch(r"[0-9a-f]{32}", cookie)
     first = _header(headers, "X-SDWEC-Replica")
     assert first in (["1"], ["2"])
+    assert _set_cookies(headers)["sdwec_replica"] == first[0]
     # With the cookie: the same replica every time, and no new cookie.
     for path in ("/", "/_stcore/health", "/_stcore/host-config", "/"):
-        status, headers, _ = _get(served, path, f"sdwec_replica={cookie}")
+        status, headers, _ = _get(served, path, f"sdwec_replica={first[0]}")
         assert status == 200
         assert _header(headers, "X-SDWEC-Replica") == first
         assert "sdwec_replica" not in _set_cookies(headers)
 
 
-def test_the_same_cookie_always_reaches_the_same_replica(served):
-    seen = {}
-    for i in range(40):
-        cookie = f"sdwec_replica=key-{i}"
-        answers = {_replica(served, cookie) for _ in range(4)}
-        assert len(answers) == 1, (cookie, answers)
-        seen[cookie] = answers.pop()
-    # The keys spread over both replicas (consistent hashing of 40 keys on 2 servers).
-    assert set(seen.values()) == {"1", "2"}
+def test_each_cookie_reaches_its_replica_and_a_foreign_one_is_replaced(served):
+    for replica in ("1", "2"):
+        assert {_replica(served, f"sdwec_replica={replica}") for _ in range(6)} == {replica}
+    # A cookie naming no replica of this proxy (an old one): any replica, and a new cookie
+    # naming the replica that answered.
+    status, headers, _ = _get(served, "/_stcore/health", "sdwec_replica=0123abcd")
+    assert status == 200
+    assert _set_cookies(headers)["sdwec_replica"] == _header(headers, "X-SDWEC-Replica")[0]
+
+
+def test_the_websocket_answer_moves_the_cookie_to_its_replica(served):
+    async def visit(cookie):
+        async with Session(served.url, timeout=180, headers={"Cookie": cookie}) as client:
+            await client.open("dataset=wine&task=binary&seed=0&l=20")
+            return client.response_headers.get("x-sdwec-replica"), dict(client.cookies)
+
+    for cookie in ("sdwec_replica=1", "sdwec_replica=2", "sdwec_replica=stale"):
+        replica, cookies = asyncio.run(visit(cookie))
+        assert replica in ("1", "2")
+        assert cookies["sdwec_replica"] == replica
+        if cookie[-1] in "12":  # a healthy replica named by the cookie keeps its browsers
+            assert replica == cookie[-1]
+
+
+def test_a_too_long_address_gets_a_readable_page(served):
+    status, headers, body = _get(served, "/?dataset=wine&x=" + "a" * 20_000)
+    assert status == 414
+    text = body.decode()
+    assert "This address is too long" in text and 'href="/"' in text
+    # Answered by nginx without bothering a replica; a long but sane address still works.
+    assert _header(headers, "X-SDWEC-Replica") in ([], [""])
+    assert _get(served, "/?dataset=wine&x=" + "a" * 6_000)[0] == 200
+
+
+def test_uploads_are_rate_limited_per_session(served):
+    # Twelve uploads at once for one session: at most 1 + the burst of 5 pass to the replica
+    # (which refuses them without an XSRF token: 403) and at most 2 at a time; the rest get
+    # 429 from the proxy.  Another session is not affected.
+    from concurrent.futures import ThreadPoolExecutor
+
+    sid = uuid.uuid4()
+
+    def put(session):
+        return _get(served, f"/_stcore/upload_file/{session}/{uuid.uuid4()}",
+                    "sdwec_replica=1", "PUT", b"x")[0]
+
+    with ThreadPoolExecutor(12) as pool:
+        codes = list(pool.map(put, [sid] * 12))
+    assert set(codes) == {403, 429} and 1 <= codes.count(403) <= 6, codes
+    assert put(uuid.uuid4()) == 403
 
 
 async def _explorer_session(url, cookie, query):
@@ -298,6 +357,153 @@ def test_the_favicon_is_local_too(served, requests_of_a_page_visit):
     assert _external(requests_of_a_page_visit, served) == []
 
 
+def _wait_all_healthy(served, timeout=180):
+    """Wait until serve.sh's status shows both replicas healthy again (after a fault)."""
+    deadline = time.monotonic() + timeout
+    while not faults._all_healthy(served, 2):
+        assert time.monotonic() < deadline, (served.run_dir / "status").read_text()
+        time.sleep(0.5)
+
+
+CHARTS = ".sdwec-chart.js-plotly-plot"
+IDLE_JS = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def _cookie(context):
+    return {c["name"]: c["value"] for c in context.cookies()}.get("sdwec_replica")
+
+
+@pytest.mark.browser
+def test_a_browser_follows_its_session_after_a_replica_crash(served, tmp_path):
+    # kill -9 of the replica holding the page's session: the page reconnects to the other
+    # replica, the proxy's cookie follows its websocket, and everything the page asks over
+    # HTTP afterwards (upload, download) reaches that replica; the configuration in the
+    # address survives the reconnect and the next click.
+    from playwright.sync_api import sync_playwright
+
+    _wait_all_healthy(served)
+    query = "dataset=wine&task=binary&seed=0&l=20&lam=100&beta=15&gamma=15&eps=1&k=30&thr=paper"
+    rows = ["a,b,c,d,label"] + [f"{i % 7},{i % 5},{(i * 3) % 11},{i % 2},{'yes' if i % 3 else 'no'}"
+                                 for i in range(150)]
+    csv = tmp_path / "mine.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    answers = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"),
+                                    args=load.LAUNCH_ARGS)
+        try:
+            context = browser.new_context(accept_downloads=True)
+            page = context.new_page()
+            page.on("response", lambda r: answers.append(
+                (r.request.method, r.url, r.status, r.headers.get("x-sdwec-replica"))))
+            page.goto(f"{served.url}/?{query}")
+            page.wait_for_selector(CHARTS, timeout=180_000)
+            page.wait_for_function(IDLE_JS, timeout=180_000)
+            before = _cookie(context)
+            assert before in ("1", "2")
+            os.killpg(served._pid(f"replica-{before}.pid"), signal.SIGKILL)
+            # The page reconnects by itself; its websocket's answer moves the cookie
+            # (HttpOnly: read through the browser context).
+            deadline = time.monotonic() + 60
+            while _cookie(context) == before and time.monotonic() < deadline:
+                page.wait_for_timeout(200)
+            after = _cookie(context)
+            assert after in ("1", "2") and after != before
+            page.wait_for_selector(CHARTS, timeout=120_000)
+            page.wait_for_function(IDLE_JS, timeout=120_000)
+            assert load.params_of(page.url) == load.params_of(f"/?{query}")
+            # A click: λ one step left (100 -> 10); every other setting stays.
+            thumb = page.get_by_role("group", name=LAMBDA).locator('input[type="range"]').first
+            for _ in range(10):
+                if "lam=10&" in page.url:
+                    break
+                thumb.focus()
+                thumb.press("ArrowLeft")
+                page.wait_for_timeout(500)
+                page.wait_for_function(IDLE_JS, timeout=120_000)
+            moved = dict(zip(load.PARAM_KEYS, load.params_of(page.url)))
+            assert moved == dict(zip(load.PARAM_KEYS, load.params_of(f"/?{query}")), lam="10")
+            # A download (built on request, fetched from /media/ of the session's replica).
+            with page.expect_download(timeout=120_000) as download:
+                page.get_by_role("button", name="Weights (CSV)").click()
+            assert download.value.failure() is None
+            assert Path(download.value.path()).read_bytes().startswith(faults.DOWNLOAD_HEAD)
+            # An upload on another page, reached by a click in the navigation.
+            page.get_by_role("link", name="Your data").first.click()
+            page.wait_for_selector('[data-testid="stFileUploader"]', timeout=120_000)
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+                str(csv))
+            page.wait_for_selector('[data-testid="stMetric"]', timeout=180_000)
+            page.wait_for_function(IDLE_JS, timeout=180_000)
+            body = page.locator("body").inner_text()
+            assert "AxiosError" not in body and "Traceback" not in body
+            assert load.params_of(page.url)[load.PARAM_KEYS.index("lam")] == "10"
+        finally:
+            browser.close()
+    uploads = [a for a in answers if a[0] == "PUT" and "/_stcore/upload_file/" in a[1]]
+    media = [a for a in answers if "/media/" in a[1] and a[1].endswith(".csv")]
+    assert uploads and all(status == 204 and replica == after
+                           for _, _, status, replica in uploads)
+    assert media and all(status == 200 and replica == after for _, _, status, replica in media)
+    _wait_all_healthy(served)
+
+
+def test_the_class_survives_faults(served):
+    # benchmarks/faults.py reduced: 3 sessions, kill -9 and kill -STOP of a replica and
+    # kill -9 of nginx, one after the other.  Outcomes only, no timing.
+    _wait_all_healthy(served)
+    settings = faults.FaultSettings(sessions=3, steady=3, window=12, think=(0.2, 0.8),
+                                    datasets=("wine", "sonar"), n_trees=20, visitor_every=1.0)
+    found = asyncio.run(faults.run_faults(settings, served, log=lambda *a: None))
+    assert [f.name for f in found] == ["replica-kill", "replica-stop", "nginx-kill"]
+    for fault in found:
+        figures = faults.fault_figures(fault)
+        name = fault.name
+        assert fault.lost == [], name  # every session has its page again
+        assert fault.config_lost == [], (name, fault.config_lost)
+        assert figures["errors"] == [], (name, figures["errors"])
+        # Every session that was hit came back, and on a working replica.
+        assert set(fault.recovered) >= set(fault.affected) or name == "nginx-kill", name
+        assert figures["uploads_ok"] == figures["downloads_ok"] == 3, (
+            name, fault.transfer_errors)
+        assert fault.transfer_errors == [], name  # each answered by the session's replica
+        # Capacity returns by itself: the faulted process was replaced and all is healthy.
+        assert fault.pid_changed and fault.capacity_back is not None, name
+        failed = [r for r in fault.requests if r.who.startswith("visitor") and not r.ok]
+        assert figures["visitors"] > 0 and failed == [], (name, failed)
+    text = faults.fault_report(found, settings)
+    assert "| replica-stop | replica" in text and "Problems:" not in text
+
+
+def test_a_killed_serve_sh_leaves_nothing_behind_and_memory_is_capped(tmp_path):
+    # --max-memory below an idle replica's size: serve.sh restarts it (and says why); then
+    # SIGKILL to serve.sh (no trap runs): its watchdog kills the replica and nginx.
+    _needs_nginx()
+    target = serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run",
+                          extra=["--max-memory", "40"])
+    with target:
+        deadline = time.monotonic() + 60
+        health = target.run_dir / "health.log"
+        while "over the 40 MiB limit" not in (health.read_text() if health.exists() else ""):
+            assert time.monotonic() < deadline, target.output()
+            time.sleep(0.5)
+        target._remember()
+        ports = set(_ports(target))
+        target.proc.kill()
+        target.proc.wait(timeout=30)
+        deadline = time.monotonic() + 15
+        while target.survivors() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = target.survivors()
+        assert left == [], [f"{p.pid} {p.name()}" for p in left]
+        assert "is gone: killed process groups" in (target.run_dir / "watchdog.log").read_text()
+        assert ports and all(_refused(port) for port in ports)
+        for name in ("replica-1.pid", "nginx.pid"):  # the last ones started, too
+            pid = target._pid(name)
+            assert pid is None or not psutil.pid_exists(pid) or (
+                psutil.Process(pid).status() == psutil.STATUS_ZOMBIE), name
+
+
 def _refused(port):
     with socket.socket() as s:
         s.settimeout(5)
@@ -380,3 +586,121 @@ def test_the_benchmark_drives_clients_through_the_proxy(tmp_path):
     assert set(phase.labels) >= {"replica 1", "replica 2", "nginx master", "nginx worker 1"}
     text = serve.report([phase], settings)
     assert "| 1 | 2 | 4 / 4 |" in text and "no process left" in text
+
+
+# --------------------------------------------------------------------------- systemd
+
+
+SYSTEMD = load.ROOT / "deploy" / "systemd"
+
+
+def _unit(path):
+    """``{key: [values]}`` of a systemd unit file (every section together)."""
+    found = {}
+    for line in path.read_text().splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            found.setdefault(key.strip(), []).append(value.strip())
+    return found
+
+
+def _serve_sh_default(name):
+    text = serve.SCRIPT.read_text()
+    return re.search(rf"\b{name}=(\d+)", text).group(1)
+
+
+def test_the_systemd_units_run_what_serve_sh_runs(tmp_path):
+    replica = _unit(SYSTEMD / "sdwec-replica@.service")
+    command = replica["ExecStart"][0].split()
+    assert command[1:4] == ["-m", "streamlit", "run"] and "app.py" in command
+    assert command[command.index("--server.port") + 1] == "%i"
+    served = tomllib.loads((load.ROOT / "deploy" / "streamlit.toml").read_text())
+    expected = {f"--{section}.{key}={str(v).lower() if isinstance(v, bool) else v}"
+                for section, options in served.items() for key, v in options.items()}
+    assert {part for part in command if part.startswith("--") and "=" in part} == expected
+    assert replica["Restart"] == ["always"]
+    # The same memory limit as serve.sh's default --max-memory (MiB).
+    assert replica["MemoryMax"] == [f"{int(_serve_sh_default('max_memory')) // 1024}G"]
+    assert "SDWEC_CACHE_DIR=/var/cache/sdwec" in replica["Environment"][0]
+    assert "MALLOC_ARENA_MAX=2" in replica["Environment"][0]
+    health = _unit(SYSTEMD / "sdwec-health@.service")
+    assert health["Restart"] == ["always"]
+    assert (f"SDWEC_HEALTH_TIMEOUT={_serve_sh_default('health_timeout')} "
+            f"SDWEC_HEALTH_MISSES={_serve_sh_default('health_misses')}") in health["Environment"]
+    assert "sdwec-replica@%i.service" in " ".join(health["Environment"])
+    proxy = _unit(SYSTEMD / "nginx.service.d" / "sdwec.conf")
+    assert proxy["ExecStart"][0] == ""  # Debian's command is reset, then replaced
+    assert proxy["ExecStart"][1].endswith("-c /etc/sdwec/nginx.conf")
+    assert proxy["Restart"] == ["always"] and proxy["Type"] == ["simple"]
+    analyze = shutil.which("systemd-analyze")
+    if analyze:  # an extra check where systemd's tools are installed
+        for name in ("sdwec-replica@.service", "sdwec-health@.service"):
+            shutil.copy(SYSTEMD / name, tmp_path / name)
+        for unit in ("sdwec-replica@8601.service", "sdwec-health@8601.service"):
+            done = subprocess.run([analyze, "verify", str(tmp_path / unit)], capture_output=True,
+                                  text=True, timeout=60, check=False)
+            problems = [line for line in (done.stdout + done.stderr).splitlines()
+                        if line.strip() and "is not executable" not in line
+                        and "/opt/sdwec" not in line]
+            assert problems == [], problems
+
+
+def test_the_health_loop_kills_a_replica_that_stops_answering(tmp_path):
+    # A stand-in replica answering /_stcore/health, then stopped (SIGSTOP): after two
+    # missed checks the loop runs its restart command once.
+    (tmp_path / "site" / "_stcore").mkdir(parents=True)
+    (tmp_path / "site" / "_stcore" / "health").write_text("ok")
+    port = load.free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
+                               "127.0.0.1"], cwd=tmp_path / "site",
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    marker = tmp_path / "restarted"
+    env = dict(os.environ, SDWEC_HEALTH_TIMEOUT="1", SDWEC_HEALTH_MISSES="2",
+               SDWEC_RESTART_COMMAND=f"echo restarted >> {marker}")
+    loop = subprocess.Popen(["bash", str(SYSTEMD / "health-loop.sh"), "127.0.0.1", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while faults.fetch(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)[0] != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(2.5)  # the loop has seen it healthy
+        assert not marker.exists()
+        server.send_signal(signal.SIGSTOP)
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert time.monotonic() < deadline, "the loop never ran its restart command"
+            time.sleep(0.2)
+        time.sleep(1.5)
+        assert marker.read_text() == "restarted\n"  # once, then it waits for an answer again
+    finally:
+        loop.kill()
+        server.send_signal(signal.SIGCONT)
+        server.kill()
+        server.wait()
+    output = loop.communicate(timeout=10)[0]
+    assert "2 health checks missed" in output
+
+
+def test_the_renderer_names_replicas_by_the_address_nginx_reports():
+    spec = importlib.util.spec_from_file_location("render_nginx",
+                                                  load.ROOT / "deploy" / "render_nginx.py")
+    render_nginx = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(render_nginx)
+    text = render_nginx.render(["localhost:8601", "127.0.0.1:8602"], "/run/x", "0.0.0.0", 8080,
+                               200)
+    # $upstream_addr holds the resolved address, so the map uses it.
+    assert '"~(^|, )127\\.0\\.0\\.1:8601$" "1";' in text
+    assert '"~(^|, )127\\.0\\.0\\.1:8602$" "2";' in text
+    assert "server localhost:8601 max_fails=1" in text
+    with pytest.raises(ValueError, match="no replica"):
+        render_nginx.render([], "/run/x", "0.0.0.0", 8080, 200)
+
+
+def test_the_fault_report_replaces_only_its_own_section(tmp_path):
+    target = tmp_path / "serve.md"
+    target.write_text("# Serving a class: 1 replica vs 2 behind nginx\n\nfigures\n")
+    serve.write_fault_section(target, serve.FAULT_HEADING + "\n\nfirst run\n")
+    serve.write_fault_section(target, serve.FAULT_HEADING + "\n\nsecond run\n")
+    assert target.read_text() == ("# Serving a class: 1 replica vs 2 behind nginx\n\nfigures\n\n"
+                                  + serve.FAULT_HEADING + "\n\nsecond run\n")

@@ -1,0 +1,579 @@
+"""Faults under load: ``scripts/serve.sh`` loses a replica or nginx while a class works.
+
+One serve.sh (2 replicas behind nginx) serves ``sessions`` websocket clients that behave as
+browsers do: each loads the page over HTTP first and keeps the cookies it gets (the proxy's
+cookie naming the replica that holds its session, Streamlit's XSRF cookie), moves sliders
+with pauses, and when its websocket closes or stops answering it pings ``/_stcore/health``
+every half second and opens a new session with the page's address (its query string holds
+the whole configuration), as Streamlit's page does.  Meanwhile a *visitor* loads the page
+without cookies every half second (a student arriving).
+
+Then, one after the other, each fault of ``faults``:
+
+- ``replica-kill``: SIGKILL to the process group of the replica holding most sessions;
+- ``replica-stop``: SIGSTOP to it (a hung replica: it accepts connections and answers
+  nothing); SIGCONT after ``stop_for`` s if it still exists;
+- ``nginx-kill``: SIGKILL to nginx's master (its workers live on as orphans).
+
+Each fault is measured for ``window`` seconds, then every session uploads a file (PUT
+``/_stcore/upload_file/<its session>/...`` with its cookies: 204 expected) and downloads one
+(the Explorer's "Weights (CSV)" button, built on request and fetched over HTTP: 200 and the
+file's format line expected), both through the proxy, as a user would after a failover.
+
+Per fault: actions served and interrupted, errors a user would see, sessions lost (no
+working session at the end of the window), the time from the fault until each interrupted
+session showed its page again, whether every session kept its configuration (the page after
+the reconnect shows the configuration it had, and the next slider move changes only that
+slider), uploads and downloads that worked, the longest any request waited (actions,
+reconnects, page loads, health pings, transfers), the new visitors' page loads (slowest,
+failed), and when serve.sh reported every process healthy again (capacity back).
+
+``python -m benchmarks.serve --faults`` runs it (``benchmarks/serve.py``); the test suite
+runs a reduced version (``tests/test_serve.py``) that asserts the outcomes, not the times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.client
+import os
+import random
+import signal
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from urllib.parse import urlencode
+
+from benchmarks import load
+from benchmarks.common import percentile
+
+FAULTS = {
+    "replica-kill": "kill -9 of a replica (its process group)",
+    "replica-stop": "kill -STOP of a replica (hung: accepts connections, answers nothing)",
+    "nginx-kill": "kill -9 of nginx's master process",
+}
+DOWNLOAD = "Weights (CSV)"
+DOWNLOAD_HEAD = b'# format: "sdwec-weights/1"'
+UPLOAD_BODY = (b"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.csv\"\r\n"
+               b"Content-Type: text/csv\r\n\r\n" + b"a,b,label\n1,2,yes\n3,4,no\n" * 50
+               + b"\r\n--b--\r\n")
+
+
+@dataclass
+class FaultSettings:
+    """What one fault run does (see ``python -m benchmarks.serve --help``)."""
+
+    sessions: int = 15
+    faults: tuple = tuple(FAULTS)
+    steady: float = 20.0  # seconds of load before each fault
+    window: float = 30.0  # seconds measured after each fault
+    stop_for: float = 30.0  # a stopped replica still there after this long gets SIGCONT
+    think: tuple = (0.5, 2.5)
+    datasets: tuple = ("wine", "sonar", "heart", "ionosphere")
+    n_trees: int = 50
+    seed: int = 0
+    rng_seed: int = 0
+    request_timeout: float = 60.0  # a request that waits longer is given up (and counted)
+    visitor_every: float = 0.5
+
+
+@dataclass
+class Request:
+    """One timed request of a session or a visitor."""
+
+    who: str  # "session K" or "visitor"
+    kind: str  # "action", "reconnect", "page", "health", "upload", "download"
+    start: float  # time.monotonic()
+    seconds: float
+    ok: bool
+    error: str | None = None
+    replica: str = ""  # the proxy's X-SDWEC-Replica (HTTP) or the session's cookie
+
+
+@dataclass
+class Fault:
+    """One fault and what the sessions saw in its window."""
+
+    name: str
+    at: float
+    target: str
+    affected: list  # sessions on the faulted replica (all of them for nginx)
+    replicas_before: dict  # session -> replica before the fault
+    replicas_after: dict = field(default_factory=dict)
+    requests: list = field(default_factory=list)
+    recovered: dict = field(default_factory=dict)  # session -> s from fault to its page
+    outages: dict = field(default_factory=dict)  # session -> s from its unanswered action
+    config_lost: list = field(default_factory=list)  # "session K: what changed"
+    lost: list = field(default_factory=list)
+    transfers: dict = field(default_factory=dict)  # session -> (upload status, download clicks)
+    transfer_errors: list = field(default_factory=list)
+    capacity_back: float | None = None  # s until serve.sh's status showed all healthy
+    pid_changed: bool = False  # the faulted process was replaced by a new one
+
+
+def _cookies_from(headers, jar):
+    for value in headers.get_all("Set-Cookie") or []:
+        parsed = SimpleCookie()
+        parsed.load(value)
+        jar.update({name: morsel.value for name, morsel in parsed.items()})
+
+
+def fetch(url, cookies=None, method="GET", body=None, headers=None, timeout=60.0):
+    """``(status, headers, body)`` of one request (status 0: no answer); the cookies the
+    answer sets go into ``cookies``."""
+    request = urllib.request.Request(url, data=body, method=method, headers=dict(headers or {}))
+    if cookies:
+        request.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in cookies.items()))
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            data = reply.read()
+            status, answer = reply.status, reply.headers
+    except urllib.error.HTTPError as exc:
+        data, status, answer = exc.read(), exc.code, exc.headers
+    except (OSError, http.client.HTTPException):  # no answer, or an answer cut short
+        return 0, None, b""
+    if cookies is not None:
+        _cookies_from(answer, cookies)
+    return status, answer, data
+
+
+class Client:
+    """One student: a websocket session that reconnects as Streamlit's page does."""
+
+    def __init__(self, index, url, settings, record):
+        from benchmarks.wsclient import Session
+
+        self.index = index
+        self.who = f"session {index}"
+        self.url = url
+        self.settings = settings
+        self.record = record  # record(Request)
+        self.rng = random.Random(settings.rng_seed * 1000 + index)
+        self.session = Session(url, timeout=settings.request_timeout)
+        self.params = None  # the configuration the page shows
+        self.ready = asyncio.Event()  # a first page shown
+        self.interrupted_at = None  # when the action that got no answer was sent
+        self.action_start = None
+        self.recoveries = []  # (interrupted at, page back at)
+        self.config_lost = []  # (at, what changed)
+        self.check_next = False  # the next move must change only its slider
+        self.transfer_request = None  # a future the loop answers with (upload, download)
+
+    @property
+    def replica(self):
+        return self.session.cookies.get("sdwec_replica", "")
+
+    async def _timed(self, kind, coro, record_ok=True):
+        start = time.monotonic()
+        try:
+            result = await coro
+        except Exception as exc:  # every failure is recorded, then passed on
+            self.record(Request(self.who, kind, start, time.monotonic() - start, False,
+                                f"{type(exc).__name__}: {str(exc)[:160]}", self.replica))
+            raise
+        if record_ok:
+            self.record(Request(self.who, kind, start, time.monotonic() - start, True, None,
+                                self.replica))
+        return start, result
+
+    async def _http(self, kind, path, ok=(200,), **kwargs):
+        start = time.monotonic()
+        status, headers, body = await asyncio.to_thread(
+            fetch, self.url + path, self.session.cookies,
+            timeout=self.settings.request_timeout, **kwargs)
+        replica = headers.get("X-SDWEC-Replica", "") if headers else ""
+        good = status in ok
+        self.record(Request(self.who, kind, start, time.monotonic() - start, good,
+                            None if good else f"HTTP {status or 'no answer'}", replica))
+        return status, headers, body
+
+    async def _open_page(self, query, give_up=120.0):
+        """Health pings until one answers, then a new session at ``query`` (a reconnect);
+        after ``give_up`` seconds without a page, :class:`RuntimeError` (a lost session)."""
+        limit = time.monotonic() + give_up
+        while True:
+            if time.monotonic() > limit:
+                raise RuntimeError(f"no page within {give_up:.0f} s")
+            status, _, _ = await self._http("health", "/_stcore/health")
+            if status == 200:
+                try:
+                    _, run = await self._timed("reconnect", self.session.open(query))
+                except Exception:  # noqa: BLE001 -- try again, as the page does
+                    await asyncio.sleep(0.5)
+                    continue
+                if run.problems or run.charts < load.N_CHARTS:
+                    self.record(Request(self.who, "page", time.monotonic(), 0.0, False,
+                                        "; ".join(run.problems) or "charts missing",
+                                        self.replica))
+                    await asyncio.sleep(0.5)
+                    continue
+                return run
+            await asyncio.sleep(0.5)
+
+    async def start(self):
+        await self._http("page", "/")
+        query = load.random_query(self.rng, self.settings)
+        query["dataset"] = self.settings.datasets[self.index % len(self.settings.datasets)]
+        run = await self._open_page(urlencode(query))
+        self.params = load.params_of("/?" + run.query)
+        self.ready.set()
+
+    async def _move(self):
+        key, direction = load._slider_step(self.rng, self.params)
+        label = load.SLIDERS[key][0]
+        widget = self.session.widgets.get(label)
+        if widget is None:
+            raise RuntimeError(f"no {label!r} slider on the page")
+        value = load._next_value(widget, dict(zip(load.PARAM_KEYS, self.params))[key], direction)
+        self.action_start = time.monotonic()
+        start, run = await self._timed("action", self.session.set(label, value),
+                                       record_ok=False)
+        params = load.params_of("/?" + run.query)
+        problems = load._served(f"slider:{key}", None, self.params, params, run.problems,
+                                run.charts)
+        if params is not None and self.check_next:
+            changed = [k for k, a, b in zip(load.PARAM_KEYS, self.params, params)
+                       if a != b and k != key]
+            if changed:
+                self.config_lost.append((start, f"the first move after the reconnect "
+                                                f"changed {', '.join(changed)} too"))
+            self.check_next = False
+        self.record(Request(self.who, "action", start, run.seconds, not problems,
+                            "; ".join(problems) or None, self.replica))
+        if params is not None:
+            self.params = params
+
+    async def _reconnect(self):
+        self.interrupted_at = self.interrupted_at or self.action_start or time.monotonic()
+        before = self.params
+        run = await self._open_page(urlencode(dict(zip(load.PARAM_KEYS, before))))
+        self.params = load.params_of("/?" + run.query)
+        if self.params != before:
+            changed = [k for k, a, b in zip(load.PARAM_KEYS, before, self.params or ())
+                       if a != b]
+            self.config_lost.append((time.monotonic(), f"after the reconnect: "
+                                                       f"{', '.join(changed) or 'all'}"))
+        self.recoveries.append((self.interrupted_at, time.monotonic()))
+        self.interrupted_at = None
+        self.check_next = True
+
+    async def transfers(self, spread=3.0):
+        """Upload a file and download one through the proxy, as a user would after a
+        failover: ``(upload status, clicks the download took (0: it never came), problems)``.
+
+        A download that answers 404 from the session's own replica is clicked again (up to
+        3 clicks): Streamlit 1.67 keeps a file built on request only until two script runs
+        of any session have ended (``MediaFileManager.remove_orphaned_files``), so in a busy
+        class a click can lose that race; that is not the proxy's doing.  An answer from
+        another replica than the session's is a problem (the proxy's doing).
+        """
+        problems = []
+        # Students do not click in the same millisecond: over ``spread`` seconds.
+        await asyncio.sleep(self.rng.uniform(0, spread))
+        token = self.session.cookies.get("_streamlit_xsrf")
+        if token is None:  # Streamlit sets it on HTTP answers, the health check's too
+            await self._http("health", "/_stcore/health")
+            token = self.session.cookies.get("_streamlit_xsrf", "")
+        home = self.session.response_headers.get("x-sdwec-replica", "")
+        status, headers, _ = await self._http(
+            "upload", f"/_stcore/upload_file/{self.session.session_id}/{uuid.uuid4()}",
+            ok=(204,), method="PUT", body=UPLOAD_BODY,
+            headers={"Content-Type": "multipart/form-data; boundary=b", "X-Xsrftoken": token})
+        replica = headers.get("X-SDWEC-Replica", "") if headers else ""
+        if status != 204 or replica != home:
+            problems.append(f"upload: HTTP {status} from replica {replica or '?'}, the "
+                            f"session's websocket is on replica {home or '?'}")
+        for click in (1, 2, 3):
+            try:
+                _, address = await self._timed("download", self.session.deferred_url(DOWNLOAD))
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"download: {type(exc).__name__}: {exc}")
+                return status, 0, problems
+            if address.startswith(("http://", "https://")):
+                address = "/" + address.split("/", 3)[3]
+            path = address if address.startswith("/") else "/" + address
+            got, headers, body = await self._http("download", path, ok=(200, 404))
+            replica = headers.get("X-SDWEC-Replica", "") if headers else ""
+            if replica != home:
+                problems.append(f"download: HTTP {got} from replica {replica or '?'}, the "
+                                f"session's websocket is on replica {home or '?'}")
+                return status, 0, problems
+            if got == 200 and body.startswith(DOWNLOAD_HEAD):
+                return status, click, problems
+        problems.append(f"download: HTTP {got} at each of 3 clicks, {body[:40]!r}")
+        return status, 0, problems
+
+    async def run(self, stopping):
+        await self.start()
+        while not stopping.is_set():
+            if self.transfer_request is not None and self.session.socket is not None:
+                future, self.transfer_request = self.transfer_request, None
+                try:
+                    future.set_result(await self.transfers())
+                except Exception as exc:  # noqa: BLE001
+                    future.set_result((0, 0, [f"{type(exc).__name__}: {exc}"]))
+                    await self._reconnect()
+            try:
+                await self._move()
+            except Exception:  # noqa: BLE001 -- the connection is gone: back as a page would
+                await self._reconnect()
+                continue
+            low, high = self.settings.think
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stopping.wait(), self.rng.uniform(low, high))
+        await self.session.close()
+
+
+async def _visitors(url, settings, record, until):
+    """A new visitor (no cookies) loads the page every ``visitor_every`` seconds."""
+    n = 0
+    pending = set()
+
+    async def one(k):
+        start = time.monotonic()
+        status, headers, _ = await asyncio.to_thread(fetch, url + "/", {},
+                                                     timeout=settings.request_timeout)
+        replica = headers.get("X-SDWEC-Replica", "") if headers else ""
+        record(Request(f"visitor {k}", "page", start, time.monotonic() - start, status == 200,
+                       None if status == 200 else f"HTTP {status or 'no answer'}", replica))
+
+    while time.monotonic() < until:
+        n += 1
+        task = asyncio.ensure_future(one(n))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+        await asyncio.sleep(settings.visitor_every)
+    if pending:
+        await asyncio.gather(*pending)
+
+
+async def _capacity_back(served, pid_file, old_pid, at, until):
+    """Seconds from ``at`` until the faulted process was replaced (``pid_file`` names
+    another process) and serve.sh's status shows every replica healthy; ``None`` if that
+    did not happen before ``until``."""
+    while time.monotonic() < until:
+        pid = served._pid(pid_file)
+        if (pid is not None and pid != old_pid
+                and await asyncio.to_thread(_all_healthy, served, served.replicas)):
+            return time.monotonic() - at
+        await asyncio.sleep(0.2)
+    return None
+
+
+def _all_healthy(served, replicas):
+    """True when serve.sh's status file shows every replica healthy (and nginx up)."""
+    try:
+        status = (served.run_dir / "status").read_text()
+    except OSError:
+        return False
+    return status.count(": healthy,") == replicas and served.healthy()
+
+
+def _apply(fault, served, clients):
+    """Do ``fault``; return (target label, pid hit, sessions affected)."""
+    if fault == "nginx-kill":
+        pid = served._pid("nginx.pid")
+        os.kill(pid, signal.SIGKILL)
+        return "nginx", pid, [c.index for c in clients]
+    counts = {}
+    for c in clients:
+        counts[c.replica] = counts.get(c.replica, 0) + 1
+    replica = max(sorted(counts), key=lambda r: counts[r]) if counts else "1"
+    pid = served._pid(f"replica-{replica}.pid")
+    os.killpg(pid, signal.SIGKILL if fault == "replica-kill" else signal.SIGSTOP)
+    return f"replica {replica}", pid, [c.index for c in clients if c.replica == replica]
+
+
+async def run_faults(settings, served, log=print):
+    """Drive ``settings.sessions`` clients through ``served`` and apply each fault; return
+    the list of :class:`Fault`."""
+    requests = []
+    stopping = asyncio.Event()
+    clients = [Client(i, served.url, settings, requests.append) for i in range(settings.sessions)]
+    tasks = [asyncio.ensure_future(c.run(stopping)) for c in clients]
+    faults = []
+    try:
+        await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in clients)), 600)
+        log(f"  {len(clients)} sessions up")
+        for name in settings.faults:
+            await asyncio.sleep(settings.steady)
+            before = {c.index: c.replica for c in clients}
+            target, pid, affected = _apply(name, served, clients)
+            at = time.monotonic()
+            log(f"  {name}: {target} (pid {pid}), {len(affected)} session(s) on it")
+            fault = Fault(name, at, target, affected, before)
+            pid_file = "nginx.pid" if target == "nginx" else f"replica-{target.split()[1]}.pid"
+            watch = asyncio.ensure_future(_capacity_back(served, pid_file, pid, at,
+                                                         at + settings.window + 120))
+            await _visitors(served.url, settings, requests.append, at + settings.window)
+            while time.monotonic() < at + settings.window:
+                await asyncio.sleep(0.2)
+            if name == "replica-stop":
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGCONT)
+            fault.capacity_back = await watch
+            now_pid = served._pid(pid_file)
+            fault.pid_changed = now_pid is not None and now_pid != pid
+            # Transfers after the failover, each session on its own loop.
+            futures = {}
+            for c in clients:
+                futures[c.index] = asyncio.get_running_loop().create_future()
+                c.transfer_request = futures[c.index]
+            done = await asyncio.wait_for(asyncio.gather(*futures.values()), 300)
+            for c, (upload, clicks, problems) in zip(clients, done):
+                fault.transfers[c.index] = (upload, clicks)
+                fault.transfer_errors += [f"session {c.index}: {p}" for p in problems]
+            end = time.monotonic()
+            fault.requests = [r for r in requests if at <= r.start < end]
+            for c in clients:
+                back = [(start, end) for start, end in c.recoveries if end >= at]
+                if back:
+                    fault.recovered[c.index] = back[0][1] - at
+                    fault.outages[c.index] = back[0][1] - max(back[0][0], at)
+                fault.config_lost += [f"session {c.index}: {what}" for t, what in c.config_lost
+                                      if at <= t < end]
+                if c.session.socket is None or c.interrupted_at is not None:
+                    fault.lost.append(c.index)
+            fault.replicas_after = {c.index: c.replica for c in clients}
+            faults.append(fault)
+            f = fault_figures(fault)
+            log(f"    served {f['served']}, interrupted {f['interrupted']}, errors "
+                f"{f['errors']}, lost {len(fault.lost)}, recovered in max "
+                f"{f['recover_max']:.1f} s, longest wait {f['max_wait']:.1f} s, visitors max "
+                f"{f['visitor_max']:.1f} s, capacity back {fault.capacity_back}")
+    finally:
+        stopping.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return faults
+
+
+def _connection_lost(request):
+    """A request cut by the fault (its websocket closed, or no answer in time): the session
+    reconnects; not an error a user reads on the page."""
+    return (request.error or "").split(":")[0] in ("ProtocolError", "TimeoutError")
+
+
+def fault_figures(fault):
+    """The figures of one fault (a dict)."""
+    reqs = fault.requests
+    sessions = [r for r in reqs if r.who.startswith("session")]
+    actions = [r for r in sessions if r.kind == "action"]
+    visitors = [r for r in reqs if r.who.startswith("visitor")]
+    recovered = list(fault.recovered.values())
+    return {
+        "served": sum(1 for r in actions if r.ok),
+        "interrupted": sum(1 for r in actions if not r.ok and _connection_lost(r)),
+        "errors": [r for r in sessions if not r.ok and r.kind in ("action", "page")
+                   and not _connection_lost(r)],
+        "max_wait": max((r.seconds for r in reqs), default=0.0),
+        "slowest": max(reqs, key=lambda r: r.seconds, default=None),
+        "recover_max": max(recovered, default=0.0),
+        "recover_p50": percentile(recovered, 50) if recovered else 0.0,
+        "outage_max": max(fault.outages.values(), default=0.0),
+        "outage_p50": percentile(list(fault.outages.values()), 50) if fault.outages else 0.0,
+        "visitor_max": max((r.seconds for r in visitors), default=0.0),
+        "visitor_failed": sum(1 for r in visitors if not r.ok),
+        "visitors": len(visitors),
+        "visitor_replicas": sorted({r.replica for r in visitors if r.ok}),
+        "uploads_ok": sum(1 for u, _ in fault.transfers.values() if u == 204),
+        "downloads_ok": sum(1 for _, clicks in fault.transfers.values() if clicks),
+        "downloads_clicked_again": sum(1 for _, clicks in fault.transfers.values()
+                                       if clicks > 1),
+        "visitor_errors": [r for r in visitors if not r.ok],
+        "sessions": len(fault.transfers),
+    }
+
+
+def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
+    """The Markdown section of a fault run."""
+    lines = ["# Serving a class through faults", ""]
+    if command:
+        lines += ["Command:", "", f"```\n{command}\n```", ""]
+    st = settings
+    lines += [
+        f"Machine: {machine_text}", "",
+        f"Settings: `bash scripts/serve.sh --replicas 2` (defaults: health check every 1 s "
+        f"with 2 s to answer, 2 misses in a row: killed and started again); {st.sessions} "
+        f"websocket sessions that reconnect as Streamlit's page does, each moving a slider "
+        f"every {st.think[0]:g}–{st.think[1]:g} s (datasets {', '.join(st.datasets)}, "
+        f"l = {st.n_trees}); a new visitor (no cookies) every {st.visitor_every:g} s during "
+        f"each window; {st.steady:g} s of load before each fault, {st.window:g} s measured "
+        f"after it, then every session uploads and downloads a file through the proxy; "
+        f"wall time {wall:.0f} s.", ""]
+    rows = []
+    for fault in faults:
+        f = fault_figures(fault)
+        slow = f["slowest"]
+        rows.append([
+            fault.name, f"{fault.target} ({len(fault.affected)} sessions)",
+            f["served"], f["interrupted"], len(f["errors"]),
+            f"{len(fault.lost)} / {f['sessions']}",
+            f"{len(fault.recovered)}: {f['recover_p50']:.1f} / {f['recover_max']:.1f}",
+            f"{f['outage_p50']:.1f} / {f['outage_max']:.1f}",
+            "yes" if not fault.config_lost else f"**no** ({len(fault.config_lost)})",
+            f"{f['uploads_ok']} / {f['sessions']}",
+            f"{f['downloads_ok']} / {f['sessions']}"
+            + (f" ({f['downloads_clicked_again']} at a 2nd or 3rd click)"
+               if f["downloads_clicked_again"] else ""),
+            f"{f['max_wait']:.1f} ({slow.kind})" if slow else "-",
+            f"{f['visitors']}: {f['visitor_max']:.2f} s, {f['visitor_failed']} failed",
+            "-" if fault.capacity_back is None else f"{fault.capacity_back:.1f}"])
+    lines += [
+        "| fault | hit | actions served | interrupted | errors | sessions lost | "
+        "page back after the fault: p50 / max s | outage: p50 / max s | configuration kept | "
+        "uploads | downloads | longest wait s | new visitors: slowest | all healthy after s |",
+        "|" + "---|" * 14]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+    lines += ["",
+              "*Interrupted*: an action whose websocket closed or stopped answering; the "
+              "session then reconnected and went on.  *Errors*: what a user would see (an "
+              "error box, missing charts, a configuration not applied).  *Page back*: from "
+              "the fault to the session's page drawn again, over the sessions that lost it; "
+              "*outage*: from the session's first action that got no answer (or the fault, "
+              "if later) to its page drawn again (after kill -9 of nginx its old websocket "
+              "works until the dead nginx's workers stop, 10 s later).  "
+              "*Longest wait*: any single request of a session or a visitor (actions, "
+              "reconnects, health pings, page loads, uploads, downloads).  *All healthy "
+              "after*: serve.sh's status file showing every replica healthy again and the "
+              "proxy answering.", ""]
+    details = []
+    for fault in faults:
+        f = fault_figures(fault)
+        for r in f["errors"][:10]:
+            details.append(f"- {fault.name}: {r.who} action: {r.error}")
+        details += [f"- {fault.name}: {text}" for text in fault.config_lost[:10]]
+        details += [f"- {fault.name}: {text}" for text in fault.transfer_errors[:10]]
+        details += [f"- {fault.name}: {r.who} page load at +{r.start - fault.at:.1f} s: "
+                    f"{r.error}" for r in f["visitor_errors"][:10]]
+        details += [f"- {fault.name}: session {s} lost" for s in fault.lost]
+    if details:
+        lines += ["Problems:", ""] + details + [""]
+    moved = []
+    for fault in faults:
+        after = fault.replicas_after
+        counts = {}
+        for replica in after.values():
+            counts[replica] = counts.get(replica, 0) + 1
+        moved.append(f"{fault.name}: sessions per replica after it "
+                     + ", ".join(f"{k or '?'}: {v}" for k, v in sorted(counts.items()))
+                     + "; new visitors went to replica(s) "
+                     + ", ".join(fault_figures(fault)["visitor_replicas"]))
+    lines += ["Where the sessions went: " + "; ".join(moved) + ".", ""]
+    return "\n".join(lines)
+
+
+def outcome_ok(faults):
+    """The issue's 'done when', without times: nothing lost, configuration kept, uploads
+    and downloads work, no user-visible error, every replica healthy again."""
+    for fault in faults:
+        f = fault_figures(fault)
+        if (fault.lost or fault.config_lost or f["errors"] or fault.capacity_back is None
+                or fault.transfer_errors or f["visitor_errors"]
+                or f["uploads_ok"] != f["sessions"] or f["downloads_ok"] != f["sessions"]):
+            return False
+    return True
+

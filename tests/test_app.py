@@ -24,7 +24,8 @@ from sdwec import DataError, combiners, convergence, datasets, experiments, expo
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
-SMALL = {"dataset": "wine", "l": "10"}
+#: One split: the tests compare exact per-split numbers (the default splits have their own tests).
+SMALL = {"dataset": "wine", "l": "10", "r": "1"}
 
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit")
@@ -98,7 +99,7 @@ def test_query_repairs_bad_values():
 
 
 def test_query_string_seeds_widgets_and_follows_them():
-    at = _app({"dataset": "wine", "l": "10", "lam": "0.5", "beta": "20", "k": "7"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "0.5", "beta": "20", "k": "7"})
     _ok(at)
     assert at.select_slider(key="cfg_lam").value == 0.5
     assert at.slider(key="cfg_beta").value == 20.0
@@ -109,7 +110,7 @@ def test_query_string_seeds_widgets_and_follows_them():
     assert at.query_params["lam"] == "0.5" and at.query_params["dataset"] == "wine"
     # The query string written by the app reads back to the same configuration.
     assert config_from_query(at.query_params)[0] == Config(
-        dataset="wine", n_trees=10, lam=0.5, beta=20.0, gamma=9.0, iterations=7)
+        dataset="wine", n_trees=10, lam=0.5, beta=20.0, gamma=9.0, iterations=7, splits=1)
 
 
 def test_bad_link_shows_warning_not_error():
@@ -161,13 +162,13 @@ def test_prediction_time_is_measured_on_request_beside_the_formula():
 
 
 def test_same_ensemble_and_abstaining_are_not_timed():
-    at = _app({"dataset": "wine", "l": "10", "thr": "none", "lam": "1000"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "thr": "none", "lam": "1000"})
     _ok(at)
     _, sol, _ = _direct(threshold="none", lam=1000.0)
     assert sol.n_selected == 10  # the premise: every tree kept
     assert any("same ensemble" in m.value for m in at.markdown)
     assert not [b for b in at.button if b.key == "explorer_measure"]
-    at = _app({"dataset": "wine", "l": "10", "lam": "0.01"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "0.01"})
     assert any("nothing to time" in m.value for m in at.markdown)
 
 
@@ -247,7 +248,7 @@ def test_cold_pool_gets_a_time_estimate_first(monkeypatch):
     from dashboard import services
 
     monkeypatch.setattr(services.timing, "estimated_training_seconds", lambda *a: 75.0)
-    at = _app({"dataset": "sonar", "l": "1000", "seed": "77"})
+    at = _app({"dataset": "sonar", "l": "1000", "r": "1", "seed": "77"})
     notes = [i.value for i in at.sidebar.info]
     assert any("not trained yet" in n and "roughly 75 s" in n for n in notes), notes
 
@@ -335,7 +336,7 @@ def test_lambda_changes_the_numbers():
 
 
 def test_presets_set_the_papers_values():
-    at = _app({"dataset": "wine", "l": "10", "lam": "1", "beta": "50"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "1", "beta": "50"})
     for name in ("SDWEC-A", "SDWEC-B"):
         at.button(key=f"preset_{name}").click().run()
         _ok(at)
@@ -350,7 +351,7 @@ def test_presets_set_the_papers_values():
 def test_all_zero_weights_states_the_fallback():
     # λ = 0.01 leaves the L1 term in charge: the weights end below 0.25 while the paper
     # threshold for β = γ = 15, ε = 1 is -ln(e^(1e-3) - 1)/15 ≈ 0.46, so every weight is cut.
-    at = _app({"dataset": "wine", "l": "10", "lam": "0.01"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "0.01"})
     _ok(at)
     p, sol, acc = _direct(lam=0.01)
     assert sol.n_selected == 0 and sol.threshold == pytest.approx(0.4605, abs=1e-4)
@@ -363,8 +364,8 @@ def test_all_zero_weights_states_the_fallback():
 
 
 def test_extreme_parameters_never_raise():
-    at = _app({"dataset": "sonar", "l": "10", "lam": "0.001", "beta": "0", "gamma": "100",
-               "eps": "0.001", "k": "1", "thr": "adaptive"})
+    at = _app({"dataset": "sonar", "l": "10", "r": "1", "lam": "0.001", "beta": "0",
+               "gamma": "100", "eps": "0.001", "k": "1", "thr": "adaptive"})
     _ok(at)
     at.select_slider(key="cfg_lam").set_value(1000.0).run()
     _ok(at)
@@ -585,7 +586,7 @@ def test_file_over_the_upload_limit_is_refused_on_the_page(monkeypatch):
 
 
 def test_multiclass_task_runs_on_the_correctness_matrix():
-    at = _app({"dataset": "wine", "l": "10", "task": "multiclass"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "task": "multiclass"})
     _ok(at)
     p = pool.load_pool("wine", "multiclass", n_trees=10, seed=0)
     sol = solver.solve(p.votes("val"), None, **Config().solver_params())

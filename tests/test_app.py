@@ -7,6 +7,7 @@ come from calling the library directly on the same pool, not from the dashboard.
 
 import io
 import json
+import math
 from pathlib import Path
 
 import joblib
@@ -303,6 +304,105 @@ def test_pin_compares_the_live_configuration_with_the_pinned_one():
     at.button(key="explorer_unpin").click().run()
     _ok(at)
     assert "pin" not in at.query_params and not at.dataframe
+
+
+# --------------------------------------------------------------------------- default splits, paired
+
+
+def test_default_splits_follow_the_datasets_size():
+    # sonar: 208 rows, 20 test rows a split -> 10 splits; waveform: 5000 rows, 500 test rows
+    # -> 3 splits (1,500 test rows); an upload of 20,000 rows: 2,000 test rows -> 1.
+    assert config_from_query({"dataset": "sonar"})[0].splits == 10
+    assert Config().splits == 10 and Config(dataset="waveform").splits == 3
+    waveform, problems = config_from_query({"dataset": "waveform"})
+    assert waveform.splits == 3 and problems == []
+    assert "r" not in config_to_query(waveform)  # the default stays out of links
+    assert config_to_query(Config(dataset="waveform", splits=10))["r"] == "10"
+    assert config_from_query({"dataset": "waveform", "r": "1"})[0].splits == 1  # URL wins
+    bad, problems = config_from_query({"dataset": "waveform", "r": "abc"})
+    assert bad.splits == 3 and problems == ["`r=abc` is not a number; using 3."]
+    assert dashboard_config.dataset_splits(dashboard_config.USER_DATA, 20000) == 1
+    assert dashboard_config.dataset_splits(dashboard_config.USER_DATA, 300) == 10
+    assert set(dashboard_config.SPLIT_CHOICES) >= {1, 3, 10}
+
+
+def _sign_test(better, worse):
+    """Two-sided sign test p by hand: 2 P(X <= min) for X ~ Binomial(n, 1/2), at most 1."""
+    n = better + worse
+    tail = sum(math.comb(n, i) for i in range(min(better, worse) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def test_default_explorer_rests_on_splits_with_a_paired_comparison():
+    at = _app({"dataset": "sonar", "l": "10"})
+    _ok(at)
+    assert at.selectbox(key="cfg_splits").value == 10 and "r" not in at.query_params
+    ours, theirs, rows = [], [], []
+    for seed in range(10):
+        p, sol, acc = _direct("sonar", seed=seed)
+        ours.append(acc)
+        theirs.append(combiners.accuracy(np.ones(10), p.P_test, p.y_test, p.classes, p.prior))
+        rows.append(len(p.y_test))
+    steps = np.rint((np.array(ours) - np.array(theirs)) * np.array(rows)).astype(int)
+    better, worse = int(np.sum(steps > 0)), int(np.sum(steps < 0))
+    (metric,) = [m for m in at.metric if m.label == "Test accuracy (SDWEC)"]
+    assert metric.value == f"{np.mean(ours):.3f} ± {np.std(ours, ddof=1):.3f}"
+    sentences = [m.value for m in at.markdown if m.value.startswith("vs bagging:")]
+    assert len(sentences) == 1
+    assert (f"over 10 splits (SDWEC better on {better}, tied {10 - better - worse}, worse "
+            f"{worse})") in sentences[0]
+    # This pool's difference is not supported by the sign test: no arrow, no colour.
+    assert _sign_test(better, worse) >= 0.05, "the test needs an unsupported difference"
+    assert "no clear difference" in sentences[0]
+    assert metric.proto.direction == metric.proto.MetricDirection.NONE
+    assert metric.proto.color == metric.proto.MetricColor.GRAY
+    assert any("mean ± standard deviation over 10 splits" in c.value for c in at.caption)
+    # Another dataset, its own default: waveform's 500-row test splits need 3.
+    at.selectbox(key="cfg_dataset").set_value("waveform").run()
+    _ok(at)
+    assert at.selectbox(key="cfg_splits").value == 3 and "r" not in at.query_params
+    assert any("over 3 splits" in m.value for m in at.markdown)
+
+
+def test_headline_delta_is_coloured_only_when_supported():
+    from dashboard.explorer import _delta, _rows_note
+    from sdwec.comparison import paired_difference
+
+    supported = paired_difference([0.9] * 10, [0.8] * 10, n_rows=10)  # p = 2 / 1024
+    assert _delta(supported) == ("+10 ± 0 points", "green", "up")
+    against = paired_difference([0.7] * 10, [0.8] * 10, n_rows=10)
+    assert _delta(against) == ("−10 ± 0 points", "red", "down")
+    noisy = paired_difference([0.9] * 5 + [0.7] * 3, [0.8] * 8, n_rows=10)  # 5 vs 3
+    assert _delta(noisy)[1:] == ("gray", "off")
+    one = paired_difference([0.8], [15 / 21], n_rows=21)  # 16.8 vs 15 rows: 2 rows (rounded)
+    assert _delta(one) == ("+2 of 21 rows", "gray", "off")
+
+    class Split:  # NSL-KDD's split sizes
+        n_val = n_test = 12597
+
+    note = _rows_note(Split, 1)
+    assert "one row = 0.0079 accuracy points" in note and "12,597 test rows" in note
+
+
+def test_pin_compares_split_by_split():
+    at = _app({"dataset": "wine", "l": "10", "r": "3"})
+    at.button(key="explorer_pin").click().run()
+    at.select_slider(key="cfg_lam").set_value(1000.0).run()
+    _ok(at)
+    live = [_direct(seed=s, lam=1000.0)[2] for s in range(3)]
+    pinned = [_direct(seed=s)[2] for s in range(3)]
+    diff = np.array(live) - np.array(pinned)
+    (table,) = [d.value for d in at.dataframe]
+    column = list(table["test accuracy"])
+    assert column[0] == f"{np.mean(live):.3f} ± {np.std(live, ddof=1):.3f}"
+    assert column[2] == (f"{np.mean(diff):+.3f}".replace("-", "−")
+                         + f" ± {np.std(diff, ddof=1):.3f}")
+    rows = [len(pool.load_pool("wine", "binary", n_trees=10, seed=s).y_test) for s in range(3)]
+    steps = np.rint(diff * np.array(rows)).astype(int)
+    better, worse = int(np.sum(steps > 0)), int(np.sum(steps < 0))
+    (sentence,) = [m.value for m in at.markdown if m.value.startswith("Test accuracy, live")]
+    assert (f"over 3 splits (live better on {better}, tied {3 - better - worse}, worse "
+            f"{worse}): no clear difference") in sentence  # 3 splits can never show one
 
 
 @pytest.mark.parametrize("widget,key,value,param", [

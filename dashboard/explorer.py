@@ -93,7 +93,7 @@ def _rows_note(result, splits):
 def show_explorer(config):
     """Draw the Explorer for ``config`` (the Explorer and the Your-data pages)."""
     refs = services.pool_refs(config)
-    results = [services.compare(ref, config) for ref in refs]
+    results = services.compare_splits(refs, config)
     summary = comparison.over_splits(results)
     ref, result = refs[0], results[0]
     sol = result.solution
@@ -191,7 +191,7 @@ def _pin_section(config, refs, live_results):
                   help="Keep these parameters; after your next slider move the Explorer "
                        "shows both side by side. The pin is part of the page address.")
         return None
-    pinned_results = [services.compare(r, pinned) for r in refs]
+    pinned_results = services.compare_splits(refs, pinned)
     left, right = st.columns([4, 1])
     left.markdown(
         f"**Pinned:** λ={pinned.lam:g}, β={pinned.beta:g}, γ={pinned.gamma:g}, "

@@ -294,6 +294,21 @@ def compare(ref, config):
     return _compare(ref, _params(config))
 
 
+@st.cache_data(max_entries=SOLUTION_CACHE_ENTRIES // 4, show_spinner=False, hash_funcs=_HASH)
+def _compare_splits(refs, params):
+    return comparison.compare_many([_pool(ref) for ref in refs], **dict(params))
+
+
+def compare_splits(refs, config):
+    """:func:`compare` on every split of ``refs``, their solves run together (a slider move
+    with ten splits costs a few solves, not ten; cached per configuration, bounded)."""
+    if len(refs) == 1:
+        return [compare(refs[0], config)]
+    for ref in refs:
+        get_pool(ref)
+    return _compare_splits(tuple(refs), _params(config))
+
+
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     """The Explorer's accuracy and weights figures for one configuration (shared, read-only)."""
@@ -524,7 +539,7 @@ def training_times(names, sizes, seed=0):
 
 def clear_caches():
     """Empty the dashboard's Streamlit caches (tests call this between runs)."""
-    for cached in (_pool_slot, _compare, _measure, _sweep_chunk, _peers, _explorer_figures,
+    for cached in (_pool_slot, _compare, _compare_splits, _measure, _sweep_chunk, _peers, _explorer_figures,
                    _convergence_figure, _iterations_figure, _lambda_path, _scrubber_figure,
                    _read_reproduction, _shape_of):
         cached.clear()

@@ -230,3 +230,47 @@ def test_one_split_is_said_in_rows():
                                         names=("live", "pinned"))
     assert comparison.paired_sentence(down) == (
         "vs pinned: −13 of 12,597 test rows (one split: no test over splits).")
+
+
+# --------------------------------------------------------------------------- splits solved together
+
+
+@pytest.fixture(scope="module")
+def split_pools():
+    data = datasets.load("sonar", "binary")
+    return [build_pool(data.X, data.y, n_trees=12, seed=s) for s in range(4)]
+
+
+@pytest.mark.parametrize("fit_on", ["validation", "oob+validation"])
+@pytest.mark.parametrize("params", [PARAMS, dict(PARAMS, lam=0.1, beta=35.0, gamma=5.0,
+                                                 eps=0.1),
+                                    dict(PARAMS, lam=1000.0, threshold="adaptive"),
+                                    dict(PARAMS, lam=0.001, eps=0.001, beta=0.0, gamma=100.0,
+                                         iterations=3)])
+def test_compare_many_equals_one_solve_per_split(split_pools, fit_on, params):
+    together = comparison.compare_many(split_pools, fit_on, **params)
+    for p, got in zip(split_pools, together):
+        one = comparison.compare(p, fit_on, **params)
+        alone = solver.solve(p.votes("oob+val" if fit_on != "validation" else "val"), None,
+                             **params)
+        # Equal up to rounding (a batched LU against one Cholesky per split).
+        np.testing.assert_allclose(got.solution.raw_weights, alone.raw_weights, rtol=1e-8,
+                                   atol=1e-12)
+        np.testing.assert_array_equal(got.solution.weights > 0, alone.weights > 0)
+        assert [m["test"] for m in got.methods] == [m["test"] for m in one.methods]
+        assert [r.n_selected for r in got.solution.history] == [
+            r.n_selected for r in alone.history]
+        np.testing.assert_allclose([r.nonconvex_cost for r in got.solution.history],
+                                   [r.nonconvex_cost for r in alone.history], rtol=1e-8)
+
+
+def test_solve_many_needs_the_same_classifiers(split_pools):
+    data = datasets.load("wine", "binary")
+    five = build_pool(data.X, data.y, n_trees=5, seed=0)
+    with pytest.raises(ValueError, match="same classifiers"):
+        solver.solve_many([split_pools[0].votes("val"), five.votes("val")], **PARAMS)
+    (one,) = solver.solve_many([split_pools[0].votes("val")], **PARAMS)
+    np.testing.assert_array_equal(one.weights,
+                                  solver.solve(split_pools[0].votes("val"), None,
+                                               **PARAMS).weights)
+    assert solver.solve_many([], **PARAMS) == []

@@ -25,10 +25,11 @@ from sdwec import (comparison, datasets, experiments, frontier, plots, pool, sol
                    timing)
 from sdwec.errors import DataError
 
-#: Bounds of the caches. Pools: the most splits a configuration averages over (10) and
-#: a few more, so that a 10-split configuration never evicts its own pools (with 6, every
-#: slider move on sonar's default reloaded four pools from disk: ~0.6 s a move).
-POOL_CACHE_ENTRIES = 16
+#: Bounds of the caches. Pools: two datasets' 10 default splits and a few more, so that a
+#: 10-split configuration never evicts its own pools, nor a switch back and forth between
+#: two small datasets (with 6, every slider move on sonar's default reloaded four pools
+#: from disk: ~0.6 s a move). A small dataset's pool is about 1 MB.
+POOL_CACHE_ENTRIES = 24
 SOLUTION_CACHE_ENTRIES = 256
 SWEEP_CACHE_ENTRIES = 16
 TIMING_CACHE_ENTRIES = 64

@@ -536,9 +536,9 @@ def solve_many(votes, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25,
     iteration serves all of them; measured on sonar's 10 splits with l = 200: about 3x less
     time than ten :func:`solve` calls).  The tables' unique rows are padded to the same
     count with rows of count 0, which add nothing to any sum.  The weights equal
-    :func:`solve`'s up to rounding (about 1e-12 relative; 1e-9 with ill-conditioned extreme
-    settings such as ε = 0.001): the linear systems are solved by a batched LU instead of
-    one Cholesky each.  If a system cannot be solved that way
+    :func:`solve`'s up to rounding (about 1e-12 relative; up to 1e-8 of the largest weight
+    with ill-conditioned extreme settings such as λ = ε = 0.001): the linear systems are
+    solved by a batched LU instead of one Cholesky each.  If a system cannot be solved that way
     (extreme parameters, see :func:`_solve_linear`), every table is solved by :func:`solve`.
 
     Parameters

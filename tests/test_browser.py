@@ -273,7 +273,8 @@ def test_frontier(page, server):
     _settle(page, r"/(explorer)?\?.*beta=18&")
     assert float(re.search(r"lam=([^&]+)", page.url).group(1)) in point["lams"]
     page.wait_for_selector('[data-testid="stMetric"]', timeout=LOAD_MS)
-    assert _metric(page, "Classifiers used") == f"{int(point['used'])} / 50"
+    # sonar opens on 10 splits: the point's trees used and the Explorer's are means over them.
+    assert _metric(page, "Classifiers used").startswith(f"{point['used']:.1f} ± ")
 
 
 def test_how_it_works(page, server):

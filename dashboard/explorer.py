@@ -12,7 +12,7 @@ from dashboard.docs import show_doc_section
 from dashboard.glossary import show_glossary
 from dashboard.sidebar import pin_current, unpin
 from sdwec import comparison, convergence, export, plots, voting
-from sdwec.formatting import significant
+from sdwec.formatting import mean_sd, points, significant
 
 
 def _label_formatter(classes):
@@ -26,36 +26,67 @@ def _accuracy_text(row, split):
     """``0.8095`` for one split, ``0.810 ± 0.031`` for several."""
     if row["splits"] == 1:
         return f"{row[split]:.4f}"
-    return f"{row[split]:.3f} ± {row[split + '_sd']:.3f}"
+    return mean_sd(row[split], row[split + "_sd"])
 
 
-def _headline(summary, result, l):
-    sdwec_row, bagging_row = summary[0], summary[1]
-    diff = sdwec_row["test"] - bagging_row["test"]
-    cols = st.columns(4)
-    cols[0].metric("Test accuracy (SDWEC)", _accuracy_text(sdwec_row, "test"),
-                   delta=f"{diff:+.4f} vs bagging", delta_color="normal" if diff else "off",
-                   delta_arrow="auto" if diff else "off",
-                   help="Held-out test split; nothing on this page is chosen on it.")
+def _delta(diff):
+    """A paired difference as a metric's delta: text, colour and arrow.
+
+    Colour and arrow only where the sign test over the splits supports a difference; a
+    difference that could be chance is grey, with no arrow.
+    """
+    if diff.splits == 1:
+        text = f"{diff.rows:+d} of {int(diff.n_rows[0]):,} rows"
+    else:
+        text = f"{points(diff.mean)} ± {points(diff.sd, sign=False)} points"
+    if not diff.supported:
+        return text, "gray", "off"
+    better = diff.better > diff.worse
+    return text, "green" if better else "red", "up" if better else "down"
+
+
+#: The headline's values at a size where "0.783 ± 0.051" and "28.1 ± 6.5 / 200" fit a
+#: quarter of the page at 1280×720 (Streamlit's 2.25rem cut them to "0.783 ± 0.0…"); a
+#: value that still does not fit wraps instead of losing its spread to an ellipsis.
+HEADLINE_CSS = """<style>
+.st-key-explorer_headline [data-testid="stMetricValue"] { font-size: 1.6rem; }
+.st-key-explorer_headline [data-testid="stMetricValue"] p { white-space: normal; }
+</style>"""
+
+
+def _headline(summary, results, l):
+    """SDWEC's numbers (mean ± sd over the splits) and its paired comparison with bagging."""
+    sdwec_row = summary[0]
+    diff = comparison.paired(results, "bagging")
+    text, color, arrow = _delta(diff)
+    st.html(HEADLINE_CSS)
+    cols = st.container(key="explorer_headline").columns(4)
+    cols[0].metric("Test accuracy (SDWEC)", _accuracy_text(sdwec_row, "test"), delta=text,
+                   delta_color=color, delta_arrow=arrow, delta_description="vs bagging",
+                   help="Held-out test split; nothing on this page is chosen on it. The "
+                        "difference to bagging is paired (the same splits); it is coloured "
+                        "only when a sign test over the splits supports it.")
     cols[1].metric("Validation accuracy", _accuracy_text(sdwec_row, "validation"),
                    help="The weights are fitted on this split, so it flatters SDWEC.")
     if sdwec_row["splits"] == 1:
-        sparsity, used = f"{result.solution.sparsity:.3f}", f"{result.solution.n_selected} / {l}"
+        sol = results[0].solution
+        sparsity, used = f"{sol.sparsity:.3f}", f"{sol.n_selected} / {l}"
     else:
-        sparsity = f"{sdwec_row['sparsity']:.3f} ± {sdwec_row['sparsity_sd']:.3f}"
-        used = f"{sdwec_row['n_selected']:.1f} ± {sdwec_row['n_selected_sd']:.1f} / {l}"
+        sparsity = mean_sd(sdwec_row["sparsity"], sdwec_row["sparsity_sd"])
+        used = f"{mean_sd(sdwec_row['n_selected'], sdwec_row['n_selected_sd'], 1)} / {l}"
     cols[2].metric("Sparsity", sparsity, help="1 − (non-zero weights) / l (eq. 12)")
     cols[3].metric("Classifiers used", used)
+    st.markdown(comparison.paired_sentence(diff))
 
 
 def _rows_note(result, splits):
     """What one split rests on: its row counts and what one row is worth in accuracy."""
-    note = (f"One split has {result.n_val} validation rows (one row = "
-            f"{100 / result.n_val:.1f} accuracy points) and {result.n_test} test rows (one row "
-            f"= {100 / result.n_test:.1f} points).")
+    note = (f"One split has {result.n_val:,} validation rows (one row = "
+            f"{points(1 / result.n_val, sign=False)} accuracy points) and {result.n_test:,} "
+            f"test rows (one row = {points(1 / result.n_test, sign=False)} points).")
     if splits == 1:
-        return note + (" Differences of a row or two are noise: raise *Splits* in the "
-                       "sidebar to see the spread over several splits.")
+        return note + (" One split gives no spread: choose more *Splits* in the sidebar to "
+                       "see it.")
     return note + (f" Numbers are the mean ± standard deviation over {splits} splits; the "
                    f"charts below show the first split (seed shown in the sidebar).")
 
@@ -63,12 +94,12 @@ def _rows_note(result, splits):
 def show_explorer(config):
     """Draw the Explorer for ``config`` (the Explorer and the Your-data pages)."""
     refs = services.pool_refs(config)
-    results = [services.compare(ref, config) for ref in refs]
+    results = services.compare_splits(refs, config)
     summary = comparison.over_splits(results)
     ref, result = refs[0], results[0]
     sol = result.solution
     l = len(sol.weights)
-    _headline(summary, result, l)
+    _headline(summary, results, l)
     if config.fit == "oob":
         st.info("**SDWEC-OOB (ours, beyond the paper):** the weights are fitted on the "
                 "training rows' out-of-bag votes (each tree votes only on rows outside its "
@@ -91,7 +122,7 @@ def show_explorer(config):
     st.caption(_rows_note(result, len(results)) +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
-    pinned = _pin_section(config, refs, summary, result)
+    pinned = _pin_section(config, refs, results)
     methods_fig, weights_fig = services.explorer_figures(ref, config, result, summary, pinned)
     left, right = st.columns(2)
     with left:
@@ -179,8 +210,8 @@ def cost_note(behaviour, k):
     return text + f". Why, in detail: *{COSTS_SECTION}* below."
 
 
-def _pin_section(config, refs, summary, result):
-    """Pin the configuration, or compare the live one with the pinned one.
+def _pin_section(config, refs, live_results):
+    """Pin the configuration, or compare the live one with the pinned one, split by split.
 
     Returns the pinned configuration's first-split result, or ``None``.
     """
@@ -191,23 +222,25 @@ def _pin_section(config, refs, summary, result):
                   help="Keep these parameters; after your next slider move the Explorer "
                        "shows both side by side. The pin is part of the page address.")
         return None
-    pinned_results = [services.compare(r, pinned) for r in refs]
-    pinned_summary = comparison.over_splits(pinned_results)
+    pinned_results = services.compare_splits(refs, pinned)
     left, right = st.columns([4, 1])
     left.markdown(
         f"**Pinned:** λ={pinned.lam:g}, β={pinned.beta:g}, γ={pinned.gamma:g}, "
         f"ε={pinned.eps:g}, k={pinned.iterations}, threshold {pinned.threshold}.")
     right.button("Unpin", key="explorer_unpin", on_click=unpin, icon=":material/close:")
-    live, old = summary[0], pinned_summary[0]
-    table = {"": ["live", "pinned", "live − pinned"]}
-    for column, key in (("test accuracy", "test"), ("validation accuracy", "validation"),
-                        ("sparsity", "sparsity"), ("trees used", "n_selected")):
-        table[column] = [live[key], old[key], live[key] - old[key]]
-    st.dataframe(table, hide_index=True,
+    st.dataframe(_pin_table(live_results, pinned_results), hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in ("test accuracy", "validation accuracy", "sparsity")})
-    shared = comparison.shared_members(result.solution.weights,
+                                for c in ("test accuracy", "validation accuracy", "sparsity")}
+                 if len(refs) == 1 else None)
+    live_test, rows = comparison.scores(live_results)
+    diff = comparison.paired_difference(live_test, comparison.scores(pinned_results)[0], rows,
+                                        names=("live", "pinned"))
+    sentence = comparison.paired_sentence(diff)
+    if diff.supported:
+        sentence = f":{'green' if diff.better > diff.worse else 'red'}[{sentence}]"
+    shared = comparison.shared_members(live_results[0].solution.weights,
                                        pinned_results[0].solution.weights)
+    st.markdown(f"Test accuracy, live {sentence}")
     st.caption(f"On the first split both keep {shared['both']} trees; only the live "
                f"configuration keeps {shared['only_first']}, only the pinned one "
                f"{shared['only_second']}. The weights chart marks the pinned weights with "
@@ -246,6 +279,34 @@ def measured_note(measured):
     elif side == "agrees":
         text += " The formula lies inside the measured range: they agree."
     return text
+
+
+def _pin_table(live_results, pinned_results):
+    """Live, pinned and live − pinned: the values of one split, or mean ± sd over several
+    (the difference's sd is the paired one, over the splits)."""
+    def values(results):
+        return {"test accuracy": comparison.scores(results, split="test")[0],
+                "validation accuracy": comparison.scores(results, split="validation")[0],
+                "sparsity": np.array([r.solution.sparsity for r in results]),
+                "trees used": np.array([r.solution.n_selected for r in results], dtype=float)}
+
+    live, old = values(live_results), values(pinned_results)
+    one = len(live_results) == 1
+    table = {"": ["live", "pinned", "live − pinned"]}
+    for column in live:
+        decimals = 1 if column == "trees used" else 3
+        cells = []
+        for sign, series in (("", live[column]), ("", old[column]),
+                             ("+", live[column] - old[column])):
+            if one:
+                cells.append(float(series[0]))
+            else:
+                mean = f"{series.mean():{sign}.{decimals}f}".replace("-", "−")
+                cells.append(f"{mean} ± {series.std(ddof=1):.{decimals}f}")
+        table[column] = cells
+    if one:
+        table["trees used"] = [int(v) for v in table["trees used"]]
+    return table
 
 
 def _timing_section(ref, weights):

@@ -26,10 +26,11 @@ from sdwec import (comparison, datasets, experiments, frontier, methods, plots, 
                    solver, timing, voting)
 from sdwec.errors import DataError
 
-#: Bounds of the caches.  Pools: every split of the largest *Splits* choice, and two more,
-#: so that a page over 10 splits does not evict its own first pools while loading the last
-#: (each slider move would then read them from disk again).
-POOL_CACHE_ENTRIES = 12
+#: Bounds of the caches. Pools: two datasets' 10 default splits and a few more, so that a
+#: 10-split configuration never evicts its own pools, nor a switch back and forth between
+#: two small datasets (with 6, every slider move on sonar's default reloaded four pools
+#: from disk: ~0.6 s a move). A small dataset's pool is about 1 MB.
+POOL_CACHE_ENTRIES = 24
 SOLUTION_CACHE_ENTRIES = 256
 SWEEP_CACHE_ENTRIES = 16
 TIMING_CACHE_ENTRIES = 64
@@ -493,6 +494,21 @@ def compare(ref, config):
     return _compare(ref, _params(config))
 
 
+@st.cache_data(max_entries=SOLUTION_CACHE_ENTRIES // 4, show_spinner=False, hash_funcs=_HASH)
+def _compare_splits(refs, params):
+    return comparison.compare_many([_pool(ref) for ref in refs], **dict(params))
+
+
+def compare_splits(refs, config):
+    """:func:`compare` on every split of ``refs``, their solves run together (a slider move
+    with ten splits costs a few solves, not ten; cached per configuration, bounded)."""
+    if len(refs) == 1:
+        return [compare(refs[0], config)]
+    for ref in refs:
+        get_pool(ref)
+    return _compare_splits(tuple(refs), _params(config))
+
+
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     """The Explorer's accuracy and weights figures for one configuration (shared, read-only)."""
@@ -770,7 +786,7 @@ def training_times(names, sizes, seed=0):
 
 def clear_caches():
     """Empty the dashboard's Streamlit caches (tests call this between runs)."""
-    for cached in (_computed_steps, _pool_slot, _compare, _measure, _sweep_chunk, _peer, _explorer_figures,
+    for cached in (_computed_steps, _pool_slot, _compare, _compare_splits, _measure, _sweep_chunk, _peer, _explorer_figures,
                    _convergence_figure, _iterations_figure, _lambda_path, _scrubber_figure,
                    _read_reproduction, _shape_of):
         cached.clear()

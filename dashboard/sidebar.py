@@ -64,6 +64,16 @@ def _dataset_changed():
     if state["_cfg"].task not in offered:
         state["_cfg"] = replace(state["_cfg"], task=offered[0])
     state[cfg.WIDGET_KEYS["task"]] = state["_cfg"].task
+    # Another dataset, another size: Splits goes to its default (cfg.dataset_splits).
+    state["_cfg"] = replace(state["_cfg"], splits=_default_splits(state["_cfg"].dataset))
+    state[cfg.WIDGET_KEYS["splits"]] = state["_cfg"].splits
+
+
+def _default_splits(dataset):
+    """The default number of splits of ``dataset`` (an upload's: from its rows)."""
+    upload = st.session_state.get("user_dataset")
+    rows = len(upload[1].y) if dataset == cfg.USER_DATA and upload is not None else None
+    return cfg.dataset_splits(dataset, rows)
 
 
 def apply_config(config):
@@ -101,7 +111,8 @@ def _open_clicked_point(chart_key):
 
 def use_dataset(dataset, task):
     """Callback: make ``dataset`` (e.g. :data:`~dashboard.config.USER_DATA`) the sidebar's."""
-    _write_widgets(replace(current_config(), dataset=dataset, task=task))
+    _write_widgets(replace(current_config(), dataset=dataset, task=task,
+                           splits=_default_splits(dataset)))
 
 
 def _format_number(value):
@@ -213,8 +224,10 @@ def sidebar(cold_note=None, warm=None):
                             "correctness matrix.")
     col_splits.selectbox("Splits", cfg.SPLIT_CHOICES, **_bound("splits"),
                          help="Average over this many stratified 80/10/10 splits (seeds "
-                              "seed … seed + r − 1), with their spread. One split is instant; "
-                              "each further split trains its own pool once.")
+                              "seed … seed + r − 1), with their spread. The default follows "
+                              "the dataset's size: enough splits for about 1,000 test rows "
+                              "in all (10 for small datasets, 1 for NSL-KDD). Each split "
+                              "trains its own pool once.")
     col_seed, col_l = sb.columns(2)
     col_seed.number_input("Split seed", min_value=cfg.SEED_RANGE[0],
                           max_value=cfg.SEED_RANGE[1], step=1, **_bound("seed"),

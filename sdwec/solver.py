@@ -314,25 +314,30 @@ def nonconvex_cost(votes, w, lam, beta, z=None):
     table = _table(votes)
     if z is None:
         z = table.rows @ w
+    return float(_nonconvex_terms(table.counts, table.m, z, w, lam, beta))
+
+
+def _nonconvex_terms(counts, m, z, w, lam, beta):
+    """Eq. 4 summed over the last axis: one cost, or one per split of :func:`solve_many`."""
     # (sgn(H_s w) - y_s)^2 = (sgn(C_s w) - 1)^2: 0 when right, 1 on a tie, 4 when wrong.
     miss = np.where(z > 0, 0.0, np.where(z < 0, 4.0, 1.0))
-    l = w.shape[0]
-    return float(
-        lam / table.m * (table.counts @ miss)
-        + np.abs(w).sum() / l
-        + beta / l * np.maximum(-w, 0.0).sum()
-    )
+    l = w.shape[-1]
+    return (lam / m * (counts * miss).sum(-1) + np.abs(w).sum(-1) / l
+            + beta / l * np.maximum(-w, 0.0).sum(-1))
 
 
 def _relaxed_cost(table, w, z, w_hat, S, A, B, C, lam):
     """Eq. 10 (the Taylor model minimised in this iteration) at ``w``, with ``z = rows @ w``."""
-    l = w.shape[0]
+    return float(_relaxed_terms(table.counts, table.m, w, z, w_hat, S, A, B, C, lam))
+
+
+def _relaxed_terms(counts, m, w, z, w_hat, S, A, B, C, lam):
+    """Eq. 10 summed over the last axis (one split, or one per split of :func:`solve_many`)."""
+    l = w.shape[-1]
     resid = S * z - 1.0
-    return float(
-        lam / table.m * (table.counts @ resid**2)
-        + (A.sum() + B @ w + C @ w**2) / l
-        + ((w - w_hat) ** 2).sum() / l
-    )
+    return (lam / m * (counts * resid**2).sum(-1)
+            + (A.sum(-1) + (B * w).sum(-1) + (C * w**2).sum(-1)) / l
+            + ((w - w_hat) ** 2).sum(-1) / l)
 
 
 def _system(table, w_hat, lam, beta, gamma, eps, z_hat=None):
@@ -507,12 +512,110 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
                              "(from compress or compress_votes)")
         table = _table(compress(H, y))
     lam, beta, gamma, eps = float(lam), float(beta), float(gamma), float(eps)
-    l = table.n_classifiers
     with _blas_limit():
         w, history = _iterate(table, lam, beta, gamma, eps, iterations)
+    return _solution(w, history, lam, beta, gamma, eps, iterations, threshold)
+
+
+def _solution(w, history, lam, beta, gamma, eps, iterations, threshold):
+    """Line 15 applied to the last iteration's weights ``w``: the :class:`Solution`."""
     thr, thresholds = line15_thresholds(w, beta, gamma, eps, threshold)
     weights = np.where(w > thresholds, w, 0.0)
     params = {"lam": lam, "beta": beta, "gamma": gamma, "eps": eps,
               "iterations": int(iterations), "threshold": threshold}
     return Solution(weights=weights, raw_weights=w, threshold=thr, thresholds=thresholds,
                     history=tuple(history), params=params)
+
+
+def solve_many(votes, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25,
+               threshold="paper"):
+    """:func:`solve` on several vote tables at once: the splits of one configuration.
+
+    The same Algorithm 1 run on every table, its iterations stacked along a leading axis, so
+    that ten splits cost a few single solves instead of ten (every numpy call of an
+    iteration serves all of them; measured on sonar's 10 splits with l = 200: about 3x less
+    time than ten :func:`solve` calls).  The tables' unique rows are padded to the same
+    count with rows of count 0, which add nothing to any sum.  The weights equal
+    :func:`solve`'s up to rounding (about 1e-12 relative; up to 1e-8 of the largest weight
+    with ill-conditioned extreme settings such as λ = ε = 0.001): the linear systems are
+    solved by a batched LU instead of one Cholesky each.  If a system cannot be solved that way
+    (extreme parameters, see :func:`_solve_linear`), every table is solved by :func:`solve`.
+
+    Parameters
+    ----------
+    votes : sequence of Votes
+        Compressed votes (:func:`compress`, :func:`sdwec.votes.compress_votes`) of the same
+        ``l`` classifiers.
+    lam, beta, gamma, eps, iterations, threshold
+        As in :func:`solve`.
+
+    Returns
+    -------
+    list of Solution
+        One per table, in order.
+    """
+    check_params(lam, beta, gamma, eps, iterations, threshold)
+    tables = [_table(v) for v in votes]
+    if len({t.n_classifiers for t in tables}) > 1:
+        raise ValueError("every vote table must have the same classifiers (columns)")
+    params = dict(lam=float(lam), beta=float(beta), gamma=float(gamma), eps=float(eps),
+                  iterations=iterations, threshold=threshold)
+    if len(tables) < 2:
+        return [solve(v, None, **params) for v in votes]
+    with _blas_limit():
+        runs = _iterate_many(tables, params["lam"], params["beta"], params["gamma"],
+                             params["eps"], iterations)
+    if runs is None:
+        return [solve(v, None, **params) for v in votes]
+    return [_solution(w, history, **params) for w, history in runs]
+
+
+def _iterate_many(tables, lam, beta, gamma, eps, iterations):
+    """:func:`_iterate` on several tables at once; ``None`` if a system is not solvable by
+    the batched LU (the caller then solves each table on its own)."""
+    r, l = len(tables), tables[0].n_classifiers
+    u = max(t.rows.shape[0] for t in tables)
+    rows, counts = np.zeros((r, u, l)), np.zeros((r, u))
+    for i, t in enumerate(tables):
+        rows[i, : t.rows.shape[0]], counts[i, : t.rows.shape[0]] = t.rows, t.counts
+    m = np.array([t.m for t in tables], dtype=float)
+    alpha = 2.0 * lam / m
+    root_counts = np.sqrt(counts)
+    rows_t = np.swapaxes(rows, 1, 2)
+    w = np.ones((r, l))
+    z = (rows @ w[..., None])[..., 0]
+    histories = [[] for _ in tables]
+    for n in range(1, iterations + 1):
+        w_hat = w
+        S = 1.0 / (np.abs(z) + eps)
+        A, B, C = taylor_coefficients(w_hat, gamma, eps, beta)
+        X = rows * (root_counts * S)[..., None]
+        b = alpha[:, None] * (rows_t @ (counts * S)[..., None])[..., 0] + (2.0 * w_hat - B) / l
+        diag = 2.0 / l * (C + 1.0)
+        try:
+            if alpha.min() > 0 and u < l:  # Woodbury, as in _solve_linear
+                Dinv_b = b / diag
+                XD = X / diag[:, None, :]
+                K = XD @ np.swapaxes(X, 1, 2) + np.eye(u) / alpha[:, None, None]
+                inner = np.linalg.solve(K, (X @ Dinv_b[..., None]))
+                w = Dinv_b - (np.swapaxes(XD, 1, 2) @ inner)[..., 0]
+            else:
+                M = alpha[:, None, None] * (np.swapaxes(X, 1, 2) @ X)
+                M[:, np.arange(l), np.arange(l)] += diag
+                w = np.linalg.solve(M, b[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(w)):
+            return None
+        w = np.maximum(w, 0.0)
+        z = (rows @ w[..., None])[..., 0]
+        nonconvex = _nonconvex_terms(counts, m, z, w, lam, beta)
+        relaxed = _relaxed_terms(counts, m, w, z, w_hat, S, A, B, C, lam)
+        for i, history in enumerate(histories):
+            weights = w[i].copy()
+            weights.setflags(write=False)  # kept in the history: nothing may change it later
+            history.append(IterationRecord(iteration=n, nonconvex_cost=float(nonconvex[i]),
+                                           relaxed_cost=float(relaxed[i]),
+                                           n_selected=int(np.count_nonzero(weights)),
+                                           weights=weights))
+    return [(history[-1].weights, history) for history in histories]

@@ -7,6 +7,7 @@ come from calling the library directly on the same pool, not from the dashboard.
 
 import io
 import json
+import math
 from pathlib import Path
 
 import joblib
@@ -25,7 +26,8 @@ from sdwec.formatting import significant
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
-SMALL = {"dataset": "wine", "l": "10"}
+#: One split: the tests compare exact per-split numbers (the default splits have their own tests).
+SMALL = {"dataset": "wine", "l": "10", "r": "1"}
 
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit")
@@ -111,7 +113,7 @@ def test_query_repairs_bad_values():
 
 
 def test_query_string_seeds_widgets_and_follows_them():
-    at = _app({"dataset": "wine", "l": "10", "lam": "0.5", "beta": "20", "k": "7"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "0.5", "beta": "20", "k": "7"})
     _ok(at)
     assert at.select_slider(key="cfg_lam").value == 0.5
     assert at.slider(key="cfg_beta").value == 20.0
@@ -122,7 +124,7 @@ def test_query_string_seeds_widgets_and_follows_them():
     assert at.query_params["lam"] == "0.5" and at.query_params["dataset"] == "wine"
     # The query string written by the app reads back to the same configuration.
     assert config_from_query(at.query_params)[0] == Config(
-        dataset="wine", n_trees=10, lam=0.5, beta=20.0, gamma=9.0, iterations=7)
+        dataset="wine", n_trees=10, lam=0.5, beta=20.0, gamma=9.0, iterations=7, splits=1)
 
 
 def test_bad_link_shows_warning_not_error():
@@ -176,7 +178,7 @@ def test_prediction_time_is_measured_on_request_beside_the_formula():
 
 
 def test_same_ensemble_and_abstaining_are_not_timed():
-    at = _app({"dataset": "wine", "l": "10", "thr": "none", "lam": "1000"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "thr": "none", "lam": "1000"})
     _ok(at)
     _, sol, _ = _direct(threshold="none", lam=1000.0)
     assert sol.n_selected == 10  # the premise: every tree kept
@@ -184,7 +186,7 @@ def test_same_ensemble_and_abstaining_are_not_timed():
     assert any("the same 10 trees" in m.value and "It is not bagging's ensemble" in m.value
                for m in at.markdown)
     assert not [b for b in at.button if b.key == "explorer_measure"]
-    at = _app({"dataset": "wine", "l": "10", "lam": "0.01"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "0.01"})
     assert any("nothing to time" in m.value for m in at.markdown)
 
 
@@ -333,6 +335,105 @@ def test_pin_compares_the_live_configuration_with_the_pinned_one():
     assert "pin" not in at.query_params and not at.dataframe
 
 
+# --------------------------------------------------------------------------- default splits, paired
+
+
+def test_default_splits_follow_the_datasets_size():
+    # sonar: 208 rows, 20 test rows a split -> 10 splits; waveform: 5000 rows, 500 test rows
+    # -> 3 splits (1,500 test rows); an upload of 20,000 rows: 2,000 test rows -> 1.
+    assert config_from_query({"dataset": "sonar"})[0].splits == 10
+    assert Config().splits == 10 and Config(dataset="waveform").splits == 3
+    waveform, problems = config_from_query({"dataset": "waveform"})
+    assert waveform.splits == 3 and problems == []
+    assert "r" not in config_to_query(waveform)  # the default stays out of links
+    assert config_to_query(Config(dataset="waveform", splits=10))["r"] == "10"
+    assert config_from_query({"dataset": "waveform", "r": "1"})[0].splits == 1  # URL wins
+    bad, problems = config_from_query({"dataset": "waveform", "r": "abc"})
+    assert bad.splits == 3 and problems == ["`r=abc` is not a number; using 3."]
+    assert dashboard_config.dataset_splits(dashboard_config.USER_DATA, 20000) == 1
+    assert dashboard_config.dataset_splits(dashboard_config.USER_DATA, 300) == 10
+    assert set(dashboard_config.SPLIT_CHOICES) >= {1, 3, 10}
+
+
+def _sign_test(better, worse):
+    """Two-sided sign test p by hand: 2 P(X <= min) for X ~ Binomial(n, 1/2), at most 1."""
+    n = better + worse
+    tail = sum(math.comb(n, i) for i in range(min(better, worse) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def test_default_explorer_rests_on_splits_with_a_paired_comparison():
+    at = _app({"dataset": "sonar", "l": "10"})
+    _ok(at)
+    assert at.selectbox(key="cfg_splits").value == 10 and "r" not in at.query_params
+    ours, theirs, rows = [], [], []
+    for seed in range(10):
+        p, sol, acc = _direct("sonar", seed=seed)
+        ours.append(acc)
+        theirs.append(combiners.accuracy(np.ones(10), p.P_test, p.y_test, p.classes, p.prior))
+        rows.append(len(p.y_test))
+    steps = np.rint((np.array(ours) - np.array(theirs)) * np.array(rows)).astype(int)
+    better, worse = int(np.sum(steps > 0)), int(np.sum(steps < 0))
+    (metric,) = [m for m in at.metric if m.label == "Test accuracy (SDWEC)"]
+    assert metric.value == f"{np.mean(ours):.3f} ± {np.std(ours, ddof=1):.3f}"
+    sentences = [m.value for m in at.markdown if m.value.startswith("vs bagging:")]
+    assert len(sentences) == 1
+    assert (f"over 10 splits (SDWEC better on {better}, tied {10 - better - worse}, worse "
+            f"{worse})") in sentences[0]
+    # This pool's difference is not supported by the sign test: no arrow, no colour.
+    assert _sign_test(better, worse) >= 0.05, "the test needs an unsupported difference"
+    assert "no clear difference" in sentences[0]
+    assert metric.proto.direction == metric.proto.MetricDirection.NONE
+    assert metric.proto.color == metric.proto.MetricColor.GRAY
+    assert any("mean ± standard deviation over 10 splits" in c.value for c in at.caption)
+    # Another dataset, its own default: waveform's 500-row test splits need 3.
+    at.selectbox(key="cfg_dataset").set_value("waveform").run()
+    _ok(at)
+    assert at.selectbox(key="cfg_splits").value == 3 and "r" not in at.query_params
+    assert any("over 3 splits" in m.value for m in at.markdown)
+
+
+def test_headline_delta_is_coloured_only_when_supported():
+    from dashboard.explorer import _delta, _rows_note
+    from sdwec.comparison import paired_difference
+
+    supported = paired_difference([0.9] * 10, [0.8] * 10, n_rows=10)  # p = 2 / 1024
+    assert _delta(supported) == ("+10 ± 0 points", "green", "up")
+    against = paired_difference([0.7] * 10, [0.8] * 10, n_rows=10)
+    assert _delta(against) == ("−10 ± 0 points", "red", "down")
+    noisy = paired_difference([0.9] * 5 + [0.7] * 3, [0.8] * 8, n_rows=10)  # 5 vs 3
+    assert _delta(noisy)[1:] == ("gray", "off")
+    one = paired_difference([0.8], [15 / 21], n_rows=21)  # 16.8 vs 15 rows: 2 rows (rounded)
+    assert _delta(one) == ("+2 of 21 rows", "gray", "off")
+
+    class Split:  # NSL-KDD's split sizes
+        n_val = n_test = 12597
+
+    note = _rows_note(Split, 1)
+    assert "one row = 0.0079 accuracy points" in note and "12,597 test rows" in note
+
+
+def test_pin_compares_split_by_split():
+    at = _app({"dataset": "wine", "l": "10", "r": "3"})
+    at.button(key="explorer_pin").click().run()
+    at.select_slider(key="cfg_lam").set_value(1000.0).run()
+    _ok(at)
+    live = [_direct(seed=s, lam=1000.0)[2] for s in range(3)]
+    pinned = [_direct(seed=s)[2] for s in range(3)]
+    diff = np.array(live) - np.array(pinned)
+    (table,) = [d.value for d in at.dataframe]
+    column = list(table["test accuracy"])
+    assert column[0] == f"{np.mean(live):.3f} ± {np.std(live, ddof=1):.3f}"
+    assert column[2] == (f"{np.mean(diff):+.3f}".replace("-", "−")
+                         + f" ± {np.std(diff, ddof=1):.3f}")
+    rows = [len(pool.load_pool("wine", "binary", n_trees=10, seed=s).y_test) for s in range(3)]
+    steps = np.rint(diff * np.array(rows)).astype(int)
+    better, worse = int(np.sum(steps > 0)), int(np.sum(steps < 0))
+    (sentence,) = [m.value for m in at.markdown if m.value.startswith("Test accuracy, live")]
+    assert (f"over 3 splits (live better on {better}, tied {3 - better - worse}, worse "
+            f"{worse}): no clear difference") in sentence  # 3 splits can never show one
+
+
 @pytest.mark.parametrize("widget,key,value,param", [
     ("select_slider", "cfg_lam", 0.01, "lam"),
     ("slider", "cfg_beta", 60.0, "beta"),
@@ -364,7 +465,7 @@ def test_lambda_changes_the_numbers():
 
 
 def test_presets_set_the_papers_values():
-    at = _app({"dataset": "wine", "l": "10", "lam": "1", "beta": "50"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "1", "beta": "50"})
     for name in ("SDWEC-A", "SDWEC-B"):
         at.button(key=f"preset_{name}").click().run()
         _ok(at)
@@ -379,7 +480,7 @@ def test_presets_set_the_papers_values():
 def test_all_zero_weights_states_the_fallback():
     # λ = 0.01 leaves the L1 term in charge: the weights end below 0.25 while the paper
     # threshold for β = γ = 15, ε = 1 is -ln(e^(1e-3) - 1)/15 ≈ 0.46, so every weight is cut.
-    at = _app({"dataset": "wine", "l": "10", "lam": "0.01"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "0.01"})
     _ok(at)
     p, sol, acc = _direct(lam=0.01)
     assert sol.n_selected == 0 and sol.threshold == pytest.approx(0.4605, abs=1e-4)
@@ -392,8 +493,8 @@ def test_all_zero_weights_states_the_fallback():
 
 
 def test_extreme_parameters_never_raise():
-    at = _app({"dataset": "sonar", "l": "10", "lam": "0.001", "beta": "0", "gamma": "100",
-               "eps": "0.001", "k": "1", "thr": "adaptive"})
+    at = _app({"dataset": "sonar", "l": "10", "r": "1", "lam": "0.001", "beta": "0",
+               "gamma": "100", "eps": "0.001", "k": "1", "thr": "adaptive"})
     _ok(at)
     at.select_slider(key="cfg_lam").set_value(1000.0).run()
     _ok(at)
@@ -624,7 +725,7 @@ def test_file_over_the_upload_limit_is_refused_on_the_page(monkeypatch):
 
 
 def test_multiclass_task_runs_on_the_correctness_matrix():
-    at = _app({"dataset": "wine", "l": "10", "task": "multiclass"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "task": "multiclass"})
     _ok(at)
     p = pool.load_pool("wine", "multiclass", n_trees=10, seed=0)
     sol = solver.solve(p.votes("val"), None, **Config().solver_params())

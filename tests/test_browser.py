@@ -235,7 +235,9 @@ def test_explorer(page, server):
 
 
 def test_frontier(page, server):
-    _open(page, f"{server}/frontier{QUERY}", '[data-testid="stPlotlyChart"]')
+    # One split (sonar opens on 10): the click must land on one λ's own point, and the
+    # Explorer's trees used then equal the point's exactly.
+    _open(page, f"{server}/frontier{QUERY}&r=1", '[data-testid="stPlotlyChart"]')
     _clean(page, 1)
     before = _trace_y(page)
     _slide(page, "β (non-negativity penalty)", "ArrowRight", "beta=18&")  # moves the sweep

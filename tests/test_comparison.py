@@ -103,3 +103,182 @@ def test_lambda_path_is_one_solve_per_lambda(small_pool):
     assert all(step.args[1]["frame"]["redraw"] is False for step in fig.layout.sliders[0].steps)
     for axis in ("xaxis", "yaxis", "xaxis3", "yaxis2", "yaxis3"):
         assert fig.layout[axis].range is not None, axis
+
+
+# --------------------------------------------------------------------------- default splits
+
+
+@pytest.mark.parametrize("n_rows,splits", [
+    (10, 10),        # 1 test row: 1000 splits wanted, 10 at most
+    (208, 10),       # sonar: 20 test rows, 50 splits wanted
+    (1990, 10),      # 199 test rows: 6 wanted, the next step is 10
+    (2000, 5),       # 200 test rows: exactly 5 x 200 = 1000
+    (3330, 5),       # 333 test rows: 4 wanted (3 x 333 = 999 falls short)
+    (3340, 3),       # 334 test rows: 3 x 334 = 1002
+    (5000, 3),       # waveform: 500 test rows, 2 wanted, the next step is 3
+    (9999, 3),       # 999 test rows: 2 wanted
+    (10000, 1),      # 1000 test rows in one split
+    (125973, 1),     # NSL-KDD
+])
+def test_default_splits_reach_a_thousand_test_rows(n_rows, splits):
+    assert comparison.default_splits(n_rows) == splits
+
+
+def test_default_splits_refuse_too_few_rows():
+    with pytest.raises(ValueError, match="at least 10 rows"):
+        comparison.default_splits(9)
+
+
+def test_default_splits_of_the_shipped_datasets():
+    shipped = {name: comparison.default_splits(datasets.load(name).X.shape[0])
+               for name in datasets.names() if name != "nsl_kdd"}  # NSL-KDD: 1 (above)
+    assert shipped.pop("waveform") == 3
+    assert set(shipped.values()) == {10}
+
+
+# --------------------------------------------------------------------------- paired differences
+
+
+def test_paired_difference_by_hand():
+    # Per split, in points: +5, 0, -5, +5 (20 test rows each: +1, 0, -1, +1 rows).
+    diff = comparison.paired_difference([0.80, 0.70, 0.90, 0.85], [0.75, 0.70, 0.95, 0.80],
+                                        n_rows=20)
+    assert diff.mean == pytest.approx(0.0125)
+    # Sample sd of 5, 0, -5, 5 points: squared deviations 14.0625 + 1.5625 + 39.0625 +
+    # 14.0625 = 68.75, / 3, square root.
+    assert diff.sd == pytest.approx(np.sqrt(68.75 / 3) / 100)
+    assert (diff.better, diff.tied, diff.worse, diff.splits) == (2, 1, 1, 4)
+    # Sign test, 2 of 3 differing splits on one side: every outcome is as extreme, p = 1.
+    assert diff.p_value == pytest.approx(1.0) and not diff.supported
+
+
+def test_sign_test_p_values_by_hand():
+    # 9 better, 1 worse: p = 2 * (C(10,0) + C(10,1)) / 2**10 = 22 / 1024.
+    nine = comparison.paired_difference([0.9] * 9 + [0.7], [0.8] * 10, n_rows=10)
+    assert nine.p_value == pytest.approx(22 / 1024) and nine.supported
+    # 7 better, 3 tied: ties are left out, p = 2 / 2**7.
+    seven = comparison.paired_difference([0.9] * 7 + [0.8] * 3, [0.8] * 10, n_rows=10)
+    assert (seven.better, seven.tied) == (7, 3)
+    assert seven.p_value == pytest.approx(2 / 128) and seven.supported
+    # 8 of 10: p = 2 * (1 + 10 + 45) / 1024 = 0.109..., not supported at 0.05.
+    eight = comparison.paired_difference([0.7] * 8 + [0.9] * 2, [0.8] * 10, n_rows=10)
+    assert eight.p_value == pytest.approx(112 / 1024) and not eight.supported
+    assert comparison.sign_test_needs(0.05) == 6 and comparison.sign_test_needs(0.01) == 8
+
+
+def test_ties_are_counted_in_rows_not_float_noise():
+    # 0.1 + 0.2 differs from 0.3 by 5.6e-17: the same 3 rows of 10.
+    diff = comparison.paired_difference([0.1 + 0.2, 0.4], [0.3, 0.4], n_rows=[10, 10])
+    assert (diff.better, diff.tied, diff.worse) == (0, 2, 0) and diff.p_value == 1.0
+    bare = comparison.paired_difference([0.1 + 0.2], [0.3])  # no row counts: a tolerance
+    assert bare.tied == 1 and bare.p_value is None and bare.rows is None
+    with pytest.raises(ValueError, match="equally long"):
+        comparison.paired_difference([0.1, 0.2], [0.3])
+
+
+def _split(sdwec_rows, bagging_rows, n_test=21):
+    """One split's comparison: SDWEC and bagging right on so many of ``n_test`` rows."""
+    rows = [{"method": "SDWEC", "test": sdwec_rows / n_test, "validation": 1.0, "used": ""},
+            {"method": "bagging", "test": bagging_rows / n_test, "validation": 1.0,
+             "used": ""}]
+    return comparison.Comparison(None, np.zeros(3), rows, 1, [-1, 1], 20, n_test)
+
+
+def test_paired_reads_sdwec_and_bagging_from_the_splits():
+    results = [_split(17, 16), _split(16, 16, 20), _split(15, 16)]  # +1, 0, -1 rows
+    diff = comparison.paired(results)
+    assert (diff.first, diff.second) == ("SDWEC", "bagging")
+    np.testing.assert_allclose(diff.differences, [1 / 21, 0.0, -1 / 21])
+    assert (diff.better, diff.tied, diff.worse) == (1, 1, 1)
+    assert list(diff.n_rows) == [21, 20, 21]
+    one = comparison.paired(results[:1])
+    assert one.rows == 1 and one.p_value is None
+    with pytest.raises(ValueError, match="no method 'WMV'"):
+        comparison.paired(results, "WMV")
+
+
+def test_paired_sentences():
+    noisy = comparison.paired_difference(
+        [0.70, 0.80, 0.75, 0.70, 0.90, 0.85, 0.80, 0.75, 0.70, 0.80],
+        [0.75, 0.80, 0.80, 0.75, 0.85, 0.80, 0.80, 0.80, 0.75, 0.85], n_rows=20)
+    # Differences in rows: -1, 0, -1, -1, +1, +1, 0, -1, -1, -1 -> better 2, tied 2, worse 6;
+    # mean -2 points; sd of (-5, 0, -5, -5, 5, 5, 0, -5, -5, -5) = sqrt(160 / 9) = 4.2;
+    # p = 2 * (1 + 8 + 28) / 256 = 0.289.
+    assert comparison.paired_sentence(noisy) == (
+        "vs bagging: −2 ± 4.2 points over 10 splits (SDWEC better on 2, tied 2, worse 6): "
+        "no clear difference (sign test over the splits, p = 0.29).")
+    worse = comparison.paired_difference([0.7] * 9 + [0.8], [0.8] * 10, n_rows=10,
+                                         names=("SDWEC-OOB", "bagging"))
+    assert comparison.paired_sentence(worse) == (
+        "vs bagging: −9 ± 3.2 points over 10 splits (SDWEC-OOB better on 0, tied 1, worse 9): "
+        "SDWEC-OOB is worse (sign test over the splits, p = 0.0039).")
+    few = comparison.paired_difference([0.9, 0.9, 0.9], [0.8, 0.8, 0.8], n_rows=10)
+    assert comparison.paired_sentence(few).endswith(
+        "(SDWEC better on 3, tied 0, worse 0): no clear difference (a sign test needs at "
+        "least 6 splits that differ to show one at p < 0.05; 3 do here).")
+    same = comparison.paired_difference([0.8, 0.8], [0.8, 0.8], n_rows=10)
+    assert comparison.paired_sentence(same) == (
+        "vs bagging: 0 ± 0 points over 2 splits (SDWEC better on 0, tied 2, worse 0): no "
+        "difference on any split.")
+
+
+def test_one_split_is_said_in_rows():
+    up = comparison.paired_difference([19 / 21], [18 / 21], n_rows=21)
+    assert comparison.paired_sentence(up) == (
+        "vs bagging: +1 of 21 test rows (one split: no test over splits).")
+    down = comparison.paired_difference([0.99], [0.99 + 13 / 12597], n_rows=12597,
+                                        names=("live", "pinned"))
+    assert comparison.paired_sentence(down) == (
+        "vs pinned: −13 of 12,597 test rows (one split: no test over splits).")
+
+
+# --------------------------------------------------------------------------- splits solved together
+
+
+@pytest.fixture(scope="module", params=[12, 40], ids=["l=12 (l x l systems)",
+                                                     "l=40 (Woodbury: fewer rows than trees)"])
+def split_pools(request):
+    # sonar's validation splits have about 20 unique rows: l = 12 solves the l x l system,
+    # l = 40 the smaller rows x rows one (what l = 200 does in the dashboard).
+    data = datasets.load("sonar", "binary")
+    pools = [build_pool(data.X, data.y, n_trees=request.param, seed=s) for s in range(4)]
+    rows = max(len(p.votes("val").correctness_form.counts) for p in pools)
+    assert (rows < request.param) == (request.param == 40)
+    return pools
+
+
+@pytest.mark.parametrize("fit_on", ["validation", "oob+validation"])
+@pytest.mark.parametrize("params", [PARAMS, dict(PARAMS, lam=0.1, beta=35.0, gamma=5.0,
+                                                 eps=0.1),
+                                    dict(PARAMS, lam=1000.0, threshold="adaptive"),
+                                    dict(PARAMS, lam=0.001, eps=0.001, beta=0.0, gamma=100.0,
+                                         iterations=3)])
+def test_compare_many_equals_one_solve_per_split(split_pools, fit_on, params):
+    together = comparison.compare_many(split_pools, fit_on, **params)
+    for p, got in zip(split_pools, together):
+        one = comparison.compare(p, fit_on, **params)
+        alone = solver.solve(p.votes("oob+val" if fit_on != "validation" else "val"), None,
+                             **params)
+        # Equal up to rounding (a batched LU against one Cholesky per split; the extreme
+        # setting's systems are ill-conditioned, hence a tolerance relative to the largest
+        # weight).
+        np.testing.assert_allclose(got.solution.raw_weights, alone.raw_weights, rtol=1e-8,
+                                   atol=1e-8 * np.abs(alone.raw_weights).max())
+        np.testing.assert_array_equal(got.solution.weights > 0, alone.weights > 0)
+        assert [m["test"] for m in got.methods] == [m["test"] for m in one.methods]
+        assert [r.n_selected for r in got.solution.history] == [
+            r.n_selected for r in alone.history]
+        np.testing.assert_allclose([r.nonconvex_cost for r in got.solution.history],
+                                   [r.nonconvex_cost for r in alone.history], rtol=1e-8)
+
+
+def test_solve_many_needs_the_same_classifiers(split_pools):
+    data = datasets.load("wine", "binary")
+    five = build_pool(data.X, data.y, n_trees=5, seed=0)
+    with pytest.raises(ValueError, match="same classifiers"):
+        solver.solve_many([split_pools[0].votes("val"), five.votes("val")], **PARAMS)
+    (one,) = solver.solve_many([split_pools[0].votes("val")], **PARAMS)
+    np.testing.assert_array_equal(one.weights,
+                                  solver.solve(split_pools[0].votes("val"), None,
+                                               **PARAMS).weights)
+    assert solver.solve_many([], **PARAMS) == []

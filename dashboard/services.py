@@ -504,8 +504,7 @@ def compare_splits(refs, config):
     with ten splits costs a few solves, not ten; cached per configuration, bounded)."""
     if len(refs) == 1:
         return [compare(refs[0], config)]
-    for ref in refs:
-        get_pool(ref)
+    get_pools(refs)  # one bar over the untrained ones ("split i of r")
     return _compare_splits(tuple(refs), _params(config))
 
 

@@ -905,7 +905,7 @@ def test_sidebar_notes_are_redrawn_when_the_pool_lands(monkeypatch):
     assert "not trained yet" in services.cold_start_note(Config(dataset="wine", n_trees=10,
                                                                 seed=321))
     assert not pool.is_cached("wine", "binary", 10, 321)
-    at = _app({"dataset": "wine", "l": "10", "seed": "321"})
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "seed": "321"})
     _ok(at)
     assert pool.is_cached("wine", "binary", 10, 321)  # trained by this run
     assert not [i.value for i in at.sidebar.info if "not trained yet" in i.value]

@@ -178,11 +178,11 @@ def _bar_counts(text):
 
 
 def test_warm_progress_counts_whole_pools(cache, capsys):
-    assert main(["warm", "--datasets", "wine,sonar,heart", "--trees", "4"]) == 0
+    assert main(["warm", "--datasets", "wine,sonar,heart", "--trees", "4", "--seeds", "1"]) == 0
     counts = _bar_counts(capsys.readouterr().err)
     assert counts and all(n.isdigit() and total == "3" for n, total in counts)
     assert counts[-1] == ("3", "3")
-    assert main(["warm", "--datasets", "wine,sonar,heart", "--trees", "4"]) == 0  # cached
+    assert main(["warm", "--datasets", "wine,sonar,heart", "--trees", "4", "--seeds", "1"]) == 0  # cached
     captured = capsys.readouterr()
     assert _bar_counts(captured.err)[-1] == ("3", "3") and "0 trained now" in captured.out
 

@@ -238,7 +238,7 @@ def test_websocket_sessions_pass_the_proxy_and_stick(served):
 
 def test_replicas_share_one_pool_cache(served):
     cookies = _cookie_per_replica(served)
-    query = "dataset=sonar&task=binary&seed=0&l=10"
+    query = "dataset=sonar&task=binary&seed=0&l=10&r=1"  # one split: one pool to share
     assert not list(served.cache_dir.glob("pool-sonar-binary-l10-*.pkl"))
 
     async def at_once():
@@ -580,8 +580,9 @@ def test_the_benchmark_drives_clients_through_the_proxy(tmp_path):
     assert figures["held"] == 4 and figures["final"]
     # Every client got the proxy's cookie on its page load and a replica behind it.
     assert sum(figures["routes"].values()) == 4 and set(figures["routes"]) <= {"1", "2"}
-    # The cache started empty: both pools trained, each once, whichever replica asked.
-    assert sorted(figures["writes"].values()) == [1, 1] and len(figures["entries"]) == 2
+    # The cache started empty: both datasets' pools trained, each once, whichever replica
+    # asked (wine and sonar open on their 10 default splits: 20 pools).
+    assert set(figures["writes"].values()) == {1} and len(figures["entries"]) == 20
     assert phase.survivors == [] and phase.stop_code == 0
     assert set(phase.labels) >= {"replica 1", "replica 2", "nginx master", "nginx worker 1"}
     text = serve.report([phase], settings)

@@ -27,9 +27,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdwec import combiners
 from sdwec import estimator as estimator_module
-from sdwec.estimator import SDWECClassifier
+from sdwec.estimator import SDWECClassifier, SDWECWarning
 from sdwec.pool import prediction_matrix
-from sdwec.solver import correctness_matrix, solve
+from sdwec.solver import compress, correctness_matrix, solve
+from sdwec.votes import compress_votes
 
 
 def expected_failed_checks(estimator):
@@ -156,24 +157,22 @@ def test_oob_validation_fits_each_trees_out_of_bag_votes_stacked_with_the_held_o
             seen.update(bagging=self, X=X, y=y)
             return super().fit(X, y, **params)
 
-    def recording_solve(C, y, **params):
-        solved["C"] = C
-        return solve(C, y, **params)
+    def recording_solve(votes, y, **params):
+        solved["votes"] = votes
+        return solve(votes, y, **params)
 
     monkeypatch.setattr(estimator_module, "BaggingClassifier", RecordingBagging)
     monkeypatch.setattr(estimator_module, "solve", recording_solve)
     X, y = load_wine(return_X_y=True)  # three classes, no duplicated rows
     model = SDWECClassifier(n_estimators=9, fit_on="oob+validation", random_state=0).fit(X, y)
     bagging, X_pool, y_pool = seen["bagging"], seen["X"], seen["y"]
-    C = solved["C"]
-    assert C.shape == (len(y), 9)  # the pool's rows, then the held-out ones
     n = len(y_pool)
-    for j, tree in enumerate(bagging.estimators_):
+    C_pool = np.empty((n, 9), dtype=int)
+    for j, (tree, drawn) in enumerate(zip(bagging.estimators_, bagging.estimators_samples_)):
         labels = bagging.classes_[tree.predict(X_pool).astype(int)]
-        in_bag = C[:n, j] == 0
-        # out of bag: the tree's own vote, right or wrong
-        np.testing.assert_array_equal(C[:n, j][~in_bag],
-                                      np.where(labels == y_pool, 1, -1)[~in_bag])
+        in_bag = np.isin(np.arange(n), drawn)
+        # out of bag: the tree's own vote, right or wrong; in bag: no vote (0)
+        C_pool[:, j] = np.where(in_bag, 0, np.where(labels == y_pool, 1, -1))
         # in bag: exactly the rows the tree was grown on, leaf by leaf
         leaves = tree.apply(X_pool[in_bag].astype(np.float32))
         is_leaf = tree.tree_.children_left == -1
@@ -184,10 +183,12 @@ def test_oob_validation_fits_each_trees_out_of_bag_votes_stacked_with_the_held_o
     held_out = ~np.isin(X.view([("", X.dtype)] * X.shape[1]).ravel(),
                         X_pool.view([("", X.dtype)] * X.shape[1]).ravel())
     P = prediction_matrix(bagging.estimators_, X[held_out], bagging.classes_)
-    expected = correctness_matrix(P, y[held_out])
-    np.testing.assert_array_equal(np.unique(C[n:], axis=0, return_counts=True)[1],
-                                  np.unique(expected, axis=0, return_counts=True)[1])
-    np.testing.assert_array_equal(np.unique(C[n:], axis=0), np.unique(expected, axis=0))
+    C = np.vstack([C_pool, correctness_matrix(P, y[held_out])])
+    assert len(C) == len(y)  # the pool's rows, then the held-out ones
+    expected = compress(C)  # the solver's unique rows and counts of the hand-built matrix
+    form = solved["votes"].correctness_form
+    np.testing.assert_array_equal(form.correctness, expected.correctness)
+    np.testing.assert_array_equal(form.counts, expected.counts)
     np.testing.assert_array_equal(model.weights_, solve(C, np.ones(len(C)), lam=10.0).weights)
 
 
@@ -229,11 +230,11 @@ def test_oob_parameters_say_what_to_fix(binary_pool):
 def test_holdout_is_stratified_and_sized_by_validation_fraction(monkeypatch):
     seen = []
 
-    def spy(P, y):  # the weight-finding labels, as class indices
+    def spy(P, y, classes, **options):  # the weight-finding labels, as class indices
         seen.append(np.bincount(y, minlength=3))
-        return correctness_matrix(P, y)
+        return compress_votes(P, y, classes, **options)
 
-    monkeypatch.setattr(estimator_module, "correctness_matrix", spy)
+    monkeypatch.setattr(estimator_module, "compress_votes", spy)
     X, y = load_iris(return_X_y=True)  # 50 rows per class
     SDWECClassifier(n_estimators=5, validation_fraction=0.2, random_state=0).fit(X, y)
     # 30 held-out rows, 10 of each class
@@ -315,14 +316,20 @@ def test_only_selected_members_are_evaluated_at_predict_time(binary_pool):
 def test_all_zero_weights_abstain_every_class_tied_the_most_frequent_wins():
     X, y = load_iris(return_X_y=True)
     rows = np.r_[0:10, 50:70, 100:105]  # class 1 is the most frequent
-    member = _Spy(strategy="constant", constant=0).fit(X, y)  # wrong on most rows
-    model = SDWECClassifier([FrozenEstimator(member)]).fit(X[rows], y[rows])
+    members = [_Spy(strategy="constant", constant=c).fit(X, y) for c in (0, 2)]
+    model = SDWECClassifier.from_weights(members, [0.0, 0.0], tie_order=[1, 0, 2])
     assert model.n_selected_ == 0 and model.estimators_ == []
-    np.testing.assert_array_equal(model.tie_order_, [1, 0, 2])
     np.testing.assert_array_equal(model.predict(X[:5]), [1] * 5)
     proba = model.predict_proba(X[:2])
     np.testing.assert_allclose(proba, 1 / 3, rtol=0, atol=1e-11)  # no votes: all tied
     np.testing.assert_array_equal(proba.argmax(axis=1), [1, 1])
+    # fit never ends there: the tie order is the frequency order, and the best member is kept
+    with pytest.warns(SDWECWarning, match=r"keeps instead the single member most accurate on "
+                                          r"the weight-finding rows \(member 0, accuracy 0.286\)"):
+        fitted = SDWECClassifier([FrozenEstimator(m) for m in members]).fit(X[rows], y[rows])
+    np.testing.assert_array_equal(fitted.tie_order_, [1, 0, 2])
+    np.testing.assert_array_equal(fitted.weights_, [1.0, 0.0])  # right on 10 of 35 rows, not 5
+    np.testing.assert_array_equal(fitted.predict(X[:3]), [0, 0, 0])
 
 
 # --------------------------------------------------------------------------- ties

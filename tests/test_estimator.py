@@ -31,7 +31,7 @@ from sdwec import estimator as estimator_module
 from sdwec.estimator import SDWECClassifier, SDWECWarning
 from sdwec.pool import prediction_matrix
 from sdwec.solver import compress, correctness_matrix, solve
-from sdwec.votes import compress_votes
+from sdwec.votes import compress_votes, stack_votes
 
 
 def expected_failed_checks(estimator):
@@ -759,6 +759,22 @@ def test_integer_sample_weights_are_repeated_rows_for_the_weight_solve():
     scaled = compress_votes(P, y, np.arange(3), sample_weight=0.1 * w)
     np.testing.assert_allclose(solve(scaled).weights, solve(repeated).weights, rtol=1e-9,
                                atol=1e-12)
+
+
+def test_weighted_votes_stack_and_refuse_bad_weights():
+    P = np.array([[0, 1], [0, 1], [1, 1]])
+    y = np.array([0, 0, 1])
+    weighted = compress_votes(P, y, np.arange(2), sample_weight=[0.5, 0.25, 2.0])
+    np.testing.assert_array_equal(np.sort(weighted.counts), [0.75, 2.0])  # equal rows summed
+    plain = compress_votes(P, y, np.arange(2))
+    assert plain.counts.dtype == np.int64 and plain.m == 3  # unweighted votes unchanged
+    both = stack_votes(plain, weighted)
+    assert both.counts.dtype == np.float64 and both.m == pytest.approx(5.75)
+    assert both.correctness_form.m == pytest.approx(5.75)
+    for bad in ([1.0, -1.0, 1.0], [0.0, 0.0, 0.0], [1.0, np.nan, 1.0], [1.0, 1.0]):
+        with pytest.raises(ValueError, match="sample_weight must hold one finite, "
+                                             "non-negative weight per row"):
+            compress_votes(P, y, np.arange(2), sample_weight=bad)
 
 
 def test_integer_sample_weights_are_repeated_rows_through_a_frozen_pool(binary_pool):

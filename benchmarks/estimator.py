@@ -18,6 +18,7 @@ pure leaves, so their probabilities are their votes and ``voting="soft"`` predic
 
 import argparse
 import datetime
+import os
 import pathlib
 import time
 
@@ -149,7 +150,10 @@ def report(records, n_folds, n_trees, large_trees, quick):
         f"Machine: {machine()}",
         "",
         f"Run: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
-        f"`python -m benchmarks.estimator{' --quick' if quick else ''}`. {settings}",
+        f"`python -m benchmarks.estimator{' --quick' if quick else ''}`. {settings} "
+        f"Load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (a shared "
+        "machine whose load changed during the run: the times are indicative, the accuracies "
+        "are not affected).",
         "",
         __doc__.strip().split("\n\n", 2)[2],
         "",

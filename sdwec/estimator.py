@@ -400,8 +400,10 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     n_members : int, float in (0, 1] or None, default=None
         ``None``: λ is ``lam``, as given.  Otherwise a target ensemble size ``K`` (an int, or
         a share of the pool's members): λ is found by bisection on log λ as the smallest
-        whose support has at least ``K`` members, and its ``K`` largest weights are kept
-        (all of its support when even the largest λ selects fewer); ``lam`` is then unused.
+        whose support has at least ``K`` members, and its ``K`` largest weights are kept; the
+        search goes past :data:`sdwec.oob.LAMBDA_RANGE` until ``K`` is reached or the support
+        stops growing (then all of it is kept, with a :class:`SDWECWarning`); ``lam`` is then
+        unused.  With another ``method``, the number of members kept.
         See :func:`sdwec.oob.fit_to_size`.
     vote : {"weighted", "uniform"}, default="weighted"
         How the kept members vote: with their SDWEC weights (the paper), or one vote each.

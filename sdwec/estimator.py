@@ -9,8 +9,14 @@ pruned ensemble only.  A pool that is already fitted is used as it is when it co
 Beyond the paper (``docs/oob.md``), the weights can also be fitted on the pool's out-of-bag
 votes stacked with the held-out votes (``fit_on``), at a target ensemble size
 (``n_members``), with the kept members voting equally (``vote``); the defaults are the paper's.
+Level with scikit-learn's ensembles: ``sample_weight``, missing values where the members
+accept them, the bagging options (``max_samples``, ``max_features``, ``bootstrap``),
+``oob_score_``, ``feature_importances_``, soft voting (``voting``) and the project's other
+selection methods (``method``).  A fit that ends elsewhere than asked (no member kept, fewer
+members than ``n_members``) says so with a :class:`SDWECWarning` (``docs/estimator.md``).
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,17 +28,18 @@ from sklearn.ensemble import (
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from sdwec import oob
+from sdwec import combiners, oob
 from sdwec.pool import in_bag_matrix
 from sdwec.solver import check_params as _check_solver_params
-from sdwec.solver import compress, correctness_matrix, solve
+from sdwec.solver import solve
+from sdwec.votes import compress_votes, stack_votes
 
-__all__ = ["SDWECClassifier"]
+__all__ = ["SDWECClassifier", "SDWECWarning", "METHODS", "LAMBDA_LIMIT"]
 
 _SPARSE_FORMATS = ("csr", "csc")
 _ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
@@ -45,6 +52,28 @@ _TIE_TOLERANCE = 1e-9
 _TIE_MARGIN = 1e-12
 _FIT_ON = ("validation", "oob+validation")
 _VOTES = ("weighted", "uniform")
+_VOTINGS = ("hard", "soft")
+
+METHODS = ("sdwec", "reduce-error", "orientation", "nnls", "bagging")
+"""Selection methods of :class:`SDWECClassifier` (``method=``): SDWEC (Algorithm 1), the
+ordered-aggregation peers reduce-error and orientation ordering, non-negative least-squares
+stacking, and plain bagging (every member, or the first ``n_members``).  Combiners whose
+weights can be negative (WMV, QFWEC) are left out: a kept member must have a weight > 0."""
+
+LAMBDA_LIMIT = 1e12
+"""Largest λ the estimator tries when it raises λ (no member kept at ``lam``, or ``n_members``
+not reached at :data:`sdwec.oob.LAMBDA_RANGE`'s top).  Beyond it the data term's factor
+``2λ/m`` dwarfs the regulariser of eq. 11 by more than ten orders of magnitude and the solution
+stops changing: on a 20,000-row make_classification pool (200 trees, out-of-bag + validation
+votes) the support was 82 members at every λ from 1e4 to 1e12."""
+
+
+class SDWECWarning(UserWarning):
+    """A fit that ended somewhere other than its parameters asked, and says where."""
+
+
+def _warn(message):
+    warnings.warn(message, SDWECWarning, stacklevel=3)
 
 
 class _Members:
@@ -139,10 +168,42 @@ def _prefit_members(estimator):
     return _members_of(estimator)
 
 
+def _row_weights(sample_weight, X):
+    """Validated ``sample_weight``; ``None`` when absent or all equal (the same fit)."""
+    if sample_weight is None:
+        return None
+    sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+    if not sample_weight.sum() > 0:
+        raise ValueError("sample_weight sums to zero: at least one row needs a positive weight")
+    if np.all(sample_weight == sample_weight[0]):
+        return None
+    return sample_weight
+
+
 def _label_positions(classes, labels):
     """Index of each label in the sorted ``classes``; -1 for labels not in ``classes``."""
     pos = np.clip(np.searchsorted(classes, labels), 0, len(classes) - 1)
     return np.where(classes[pos] == labels, pos, -1)
+
+
+def _member_input(member, columns, X):
+    """The columns of ``X`` that ``member`` predicts on, as it was fitted on them."""
+    X_member = X if columns is None else X[:, columns]
+    names = getattr(member, "feature_names_in_", None)
+    if names is not None and not hasattr(X_member, "tocsr"):
+        X_member = pd.DataFrame(X_member, columns=names)  # members fitted on a DataFrame
+    return X_member
+
+
+def _member_probas(member, columns, encoded_classes, classes, X):
+    """One member's class probabilities on ``X``, columns aligned with ``classes``."""
+    proba = np.asarray(member.predict_proba(_member_input(member, columns, X)), dtype=float)
+    labels = np.asarray(member.classes_)
+    if encoded_classes is not None:
+        labels = encoded_classes[labels.astype(np.intp)]
+    out = np.zeros((X.shape[0], len(classes)))
+    out[:, _label_positions(classes, labels)] = proba
+    return out
 
 
 def _member_votes(estimators, features, encoded_classes, classes, X):
@@ -155,11 +216,7 @@ def _member_votes(estimators, features, encoded_classes, classes, X):
     """
     votes = np.empty((X.shape[0], len(estimators)), dtype=np.intp)
     for j, (member, columns) in enumerate(zip(estimators, features)):
-        X_member = X if columns is None else X[:, columns]
-        names = getattr(member, "feature_names_in_", None)
-        if names is not None and not hasattr(X_member, "tocsr"):
-            X_member = pd.DataFrame(X_member, columns=names)  # members fitted on a DataFrame
-        out = np.asarray(member.predict(X_member))
+        out = np.asarray(member.predict(_member_input(member, columns, X)))
         labels = encoded_classes[out.astype(np.intp)] if encoded_classes is not None else out
         votes[:, j] = _label_positions(classes, labels)
         if (votes[:, j] < 0).any():
@@ -169,26 +226,15 @@ def _member_votes(estimators, features, encoded_classes, classes, X):
     return votes
 
 
-def _oob_correctness(bagging, members, classes, X_pool, y_pool):
-    """Correctness matrix of the pool's training rows, 0 where a row is in a member's
-    bootstrap sample, with the rows' label indices.
-
-    ``bagging`` was fitted once (no warm start), so its ``estimators_samples_`` are every
-    member's bootstrap rows.
-    """
-    in_bag = in_bag_matrix(bagging.estimators_samples_, len(y_pool))
-    votes = _member_votes(members.estimators, members.features, members.encoded_classes,
-                          classes, X_pool)
-    y_index = _label_positions(classes, y_pool)
-    return correctness_matrix(votes, y_index, voted=~in_bag), y_index
-
-
 def _class_scores(votes, weights, n_classes):
-    """Sum of the weights of the members voting for each class, shape (n_samples, n_classes)."""
+    """Sum of the weights of the members voting for each class, shape (n_samples, n_classes).
+
+    ``weights`` has shape (n_members,) or (n_samples, n_members)."""
     scores = np.zeros((votes.shape[0], n_classes))
     rows = np.arange(votes.shape[0])
-    for j, w in enumerate(weights):
-        scores[rows, votes[:, j]] += w
+    W = np.broadcast_to(weights, votes.shape)  # one weight per member, or per row and member
+    for j in range(votes.shape[1]):
+        scores[rows, votes[:, j]] += W[:, j]
     return scores
 
 
@@ -199,8 +245,9 @@ def _decide(scores, total, rank):
     ----------
     scores : ndarray of shape (n_samples, n_classes)
         Summed weights per class.
-    total : float
-        Sum of the weights (every row of ``scores`` sums to it).
+    total : float or ndarray of shape (n_samples, 1)
+        Sum of the weights (every row of ``scores`` sums to it), or each row's own sum
+        (out-of-bag rows, where only some members vote).
     rank : ndarray of shape (n_classes,)
         Place of each class in the tie order (0 wins ties).
 
@@ -217,9 +264,11 @@ def _decide(scores, total, rank):
     """
     n_classes = scores.shape[1]
     best = scores.max(axis=1, keepdims=True)
+    total = np.broadcast_to(np.asarray(total, dtype=float).reshape(-1, 1), (len(scores), 1))
     tied = scores >= best - (_TIE_TOLERANCE * total + 1e-300)
     winner = np.where(tied, rank, n_classes).argmin(axis=1)
-    shares = scores / total if total > 0 else np.full(scores.shape, 1.0 / n_classes)
+    voted = total > 0
+    shares = np.where(voted, scores / np.where(voted, total, 1.0), 1.0 / n_classes)
     n_tied = tied.sum(axis=1)
     rows = np.flatnonzero(n_tied > 1)
     if len(rows):
@@ -228,7 +277,8 @@ def _decide(scores, total, rank):
         adjusted = np.where(row_tied, (mean - _TIE_MARGIN)[:, None], shares[rows])
         adjusted[np.arange(len(rows)), winner[rows]] += k * _TIE_MARGIN
         shares[rows] = adjusted
-    return winner, shares
+    # Weighted sums of probabilities can end a last bit above 1 (1.0000000000000002).
+    return winner, np.clip(shares, 0.0, 1.0, out=shares)
 
 
 def _tie_order(classes, preferred):
@@ -236,6 +286,69 @@ def _tie_order(classes, preferred):
     position = {label: i for i, label in enumerate(preferred)}
     order = sorted(range(len(classes)), key=lambda i: position.get(classes[i], len(position)))
     return classes[order]  # the sort is stable: the others keep their sorted order
+
+
+
+
+# --------------------------------------------------------------------------- selection
+# Every method returns the vote weight of each member (zeros for the pruned ones) and, for
+# SDWEC, the solver's Solution.  ``votes`` are the weight-finding rows (sdwec.votes.Votes with
+# classes 0..K-1), ``prior`` the class indices in tie order, ``k`` the target size or None.
+
+
+def _sdwec_at_lam(votes, lam, solver):
+    """SDWEC at ``lam``; when it keeps no member, λ raised tenfold until one is kept.
+
+    ``None`` when even :data:`LAMBDA_LIMIT` keeps nothing.
+    """
+    solution = solve(votes, None, lam=lam, **solver)
+    tried = max(float(lam), oob.LAMBDA_RANGE[0])
+    while solution.n_selected == 0 and tried < LAMBDA_LIMIT:
+        tried *= 10.0
+        solution = solve(votes, None, lam=tried, **solver)
+        if solution.n_selected:
+            _warn(f"SDWECClassifier kept no member at lam={lam:g}: every weight was zero, so "
+                  f"the ensemble would predict one class for every row. It was refitted at "
+                  f"lam={tried:g}, the first tenfold step up that keeps a member "
+                  f"({solution.n_selected} kept; lam_ says which λ was used). Pass a larger "
+                  f"lam, or n_members to choose the ensemble's size.")
+    return solution if solution.n_selected else None
+
+
+def _sdwec_to_size(votes, k, solver):
+    """SDWEC at ``k`` members: :func:`sdwec.oob.fit_to_size`, its bracket extended tenfold
+    past :data:`sdwec.oob.LAMBDA_RANGE` until ``k`` is reached or the support stops growing
+    (two tenfold steps without a new member, or :data:`LAMBDA_LIMIT`)."""
+    sized = oob.fit_to_size(votes, k, **solver)
+    if sized.reached:
+        return sized
+    lam, best, best_lam = oob.LAMBDA_RANGE[1], sized.solution, sized.lam
+    previous, flat = best.n_selected, 0
+    while lam < LAMBDA_LIMIT and flat < 2:
+        lam *= 10.0
+        solution = solve(votes, None, lam=lam, **solver)
+        if solution.n_selected >= k:
+            return oob.fit_to_size(votes, k, lam_range=(lam / 10.0, lam), **solver)
+        if solution.n_selected > best.n_selected:
+            best, best_lam = solution, lam
+        flat = flat + 1 if solution.n_selected <= previous else 0
+        previous = solution.n_selected
+    return oob.SizedFit(kept=best.weights > 0, lam=best_lam, solution=best, size=k,
+                        evaluations=sized.evaluations)
+
+
+def _first_best_size(order, votes, prior):
+    """The prefix of ``order`` with the best weighted vote accuracy on ``votes`` (smallest
+    on ties): ordered aggregation's own stopping rule when no size is given."""
+    curve = combiners.ordered_curve(order, votes, prior)
+    return int(np.argmax(curve)) + 1
+
+
+def _best_member(votes):
+    """Index and accuracy of the member most accurate on ``votes`` (lowest index on ties)."""
+    accuracy = np.nan_to_num(combiners.member_accuracies(votes), nan=-1.0)
+    best = int(np.argmax(accuracy))
+    return best, accuracy[best]
 
 
 class SDWECClassifier(ClassifierMixin, BaseEstimator):
@@ -275,7 +388,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     validation_fraction : float, default=0.1
         Share of the rows held out (stratified by class) to find the weights on.
     n_jobs : int, default=None
-        Cores used to train the pool (joblib convention).
+        Cores used to train the pool (joblib convention: ``None`` one, ``-1`` all).
     random_state : int, RandomState instance or None, default=None
         Seeds the split and the bagging.
     fit_on : {"validation", "oob+validation"}, default="validation"
@@ -287,11 +400,39 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     n_members : int, float in (0, 1] or None, default=None
         ``None``: λ is ``lam``, as given.  Otherwise a target ensemble size ``K`` (an int, or
         a share of the pool's members): λ is found by bisection on log λ as the smallest
-        whose support has at least ``K`` members, and its ``K`` largest weights are kept
-        (all of its support when even the largest λ selects fewer); ``lam`` is then unused.
+        whose support has at least ``K`` members, and its ``K`` largest weights are kept; the
+        search goes past :data:`sdwec.oob.LAMBDA_RANGE` until ``K`` is reached or the support
+        stops growing (then all of it is kept, with a :class:`SDWECWarning`); ``lam`` is then
+        unused.  With another ``method``, the number of members kept.
         See :func:`sdwec.oob.fit_to_size`.
     vote : {"weighted", "uniform"}, default="weighted"
         How the kept members vote: with their SDWEC weights (the paper), or one vote each.
+        The ordered methods and ``"bagging"`` have no weights of their own: one vote each.
+    max_samples : int or float, default=1.0
+        Rows drawn to train each member: an int, or a share of the pool's training rows (of
+        their number, also with ``sample_weight``), as in
+        :class:`~sklearn.ensemble.BaggingClassifier`.
+    max_features : int or float, default=1.0
+        Columns drawn (once per member, without replacement) for each member: an int, or a
+        share of the columns.  For a fresh draw at every split, as random forests do, bag a
+        tree that does it: ``estimator=DecisionTreeClassifier(max_features="sqrt")``.
+    bootstrap : bool, default=True
+        Draw the rows with replacement (bagging) or without.
+    oob_score : bool, default=False
+        Compute ``oob_score_``: the accuracy of the pruned ensemble on the pool's training
+        rows, each row voted on by the kept members that did not draw it.
+    voting : {"hard", "soft"}, default="hard"
+        How the kept members are combined in ``predict`` and ``predict_proba``: their
+        weighted labels (the paper), or the weighted mean of their class probabilities.  The
+        weights are found on the members' labels either way.
+    method : {"sdwec", "reduce-error", "orientation", "nnls", "bagging"}, default="sdwec"
+        How members are selected on the weight-finding rows: SDWEC (Algorithm 1, with
+        ``lam``, ... or ``n_members``); reduce-error or orientation ordering (the first
+        ``n_members`` of the order, or the prefix with the best weight-finding accuracy when
+        ``n_members`` is None); non-negative least-squares stacking (its ``n_members``
+        largest weights when given); bagging (every member, or the first ``n_members``: a
+        random subset).  The same estimator for each, so that one ``GridSearchCV`` compares
+        them.  See :data:`METHODS`.
 
     Attributes
     ----------
@@ -320,8 +461,24 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         given weights by :meth:`from_weights` without a solution); with ``n_members``, the
         solution at the λ found.
     lam_ : float or None
-        The λ of ``solution_``: ``lam``, or the one found for ``n_members`` (``None``
-        without a solution).
+        The λ of ``solution_``: ``lam``, the one found for ``n_members``, or the λ raised to
+        when ``lam`` kept no member (``None`` without a solution).
+    validation_indices_ : ndarray of int
+        Rows of ``X`` the weights were found on (a bagged pool is trained on the others;
+        with a frozen pool, every row).
+    oob_score_ : float
+        With ``oob_score=True``: the pruned ensemble's accuracy on the pool's training rows,
+        each row voted on only by the kept members that did not draw it (unweighted by
+        ``sample_weight``, as scikit-learn's; rows no kept member left out are skipped).
+        With ``fit_on="oob+validation"`` the weights were fitted on these same votes, so the
+        score is optimistic.
+    oob_decision_function_ : ndarray of shape (n_pool_rows, n_classes)
+        With ``oob_score=True``: those rows' vote shares (NaN for skipped rows).
+    estimators_samples_ : list of ndarray
+        With ``oob_score=True``: for each kept member, the rows of ``X`` it was trained on.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Mean of the kept members' impurity importances, weighted by their vote weights,
+        normalised to sum to 1.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -329,6 +486,13 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    Nothing fails silently.  When SDWEC keeps no member at ``lam`` (every weight zero, which
+    would predict one class for every row), λ is raised tenfold until a member is kept, and a
+    :class:`SDWECWarning` says so; if even :data:`LAMBDA_LIMIT` keeps none, or another method
+    keeps none, the single member most accurate on the weight-finding rows is kept, with a
+    warning.  When ``n_members`` cannot be met (SDWEC's support stops growing with λ before
+    it reaches that size), the support is kept and a warning gives the size reached.
+
     Prediction is a weighted plurality vote: a class scores the sum of the weights of the
     members voting for it.  One tie rule serves ``predict``, ``predict_proba`` and
     ``decision_function``: classes whose scores are within ``1e-9`` times the total weight of
@@ -357,7 +521,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, estimator=None, n_estimators=200, lam=10.0, beta=15.0, gamma=15.0,
                  eps=1.0, iterations=25, threshold="paper", validation_fraction=0.1,
                  n_jobs=None, random_state=None, fit_on="validation", n_members=None,
-                 vote="weighted"):
+                 vote="weighted", max_samples=1.0, max_features=1.0, bootstrap=True,
+                 oob_score=False, voting="hard", method="sdwec"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.lam = lam
@@ -372,11 +537,32 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         self.fit_on = fit_on
         self.n_members = n_members
         self.vote = vote
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.voting = voting
+        self.method = method
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = self._members_allow_nan()
         return tags
+
+    def _members_allow_nan(self):
+        """Whether the members take missing values (scikit-learn's trees do, since 1.3)."""
+        inner = DecisionTreeClassifier() if self.estimator is None else _unfrozen(self.estimator)
+        try:
+            return all(get_tags(m).input_tags.allow_nan
+                       for m in (inner if isinstance(inner, list) else [inner]))
+        except Exception:  # an object without tags: not a scikit-learn estimator
+            return False
+
+    def _validate_X(self, X, y="no_validation", reset=True):
+        finite = "allow-nan" if self._members_allow_nan() else True
+        return validate_data(self, X, y, accept_sparse=_SPARSE_FORMATS, reset=reset,
+                             ensure_all_finite=finite)
 
     def _check_params(self):
         _check_solver_params(self.lam, self.beta, self.gamma, self.eps, self.iterations,
@@ -403,50 +589,112 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             # A bagged pool has n_estimators members; a frozen pool's are counted in fit.
             if isinstance(k, Integral) and k > n and _prefit_members(self.estimator) is None:
                 raise ValueError(f"n_members ({k}) cannot exceed n_estimators ({n})")
+        for name in ("max_samples", "max_features"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, Real) or v <= 0 \
+                    or (not isinstance(v, Integral) and v > 1):
+                raise ValueError(f"{name} must be an int >= 1 (a number) or a float in (0, 1] "
+                                 f"(a share); got {v!r}")
+        for name in ("bootstrap", "oob_score"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
+        if self.voting not in _VOTINGS:
+            raise ValueError(f"voting must be one of {', '.join(map(repr, _VOTINGS))}; got "
+                             f"{self.voting!r}")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got "
+                             f"{self.method!r}")
+        j = self.n_jobs
+        if j is not None and (isinstance(j, bool) or not isinstance(j, Integral) or j == 0):
+            raise ValueError(f"n_jobs must be None (one core), a positive number of cores or "
+                             f"-1 (all cores); got {j!r}")
+        self._check_estimator()
 
-    def fit(self, X, y):
+    def _check_estimator(self):
+        """``estimator`` must be None, a frozen pool or an unfitted classifier to bag."""
+        est = self.estimator
+        if est is None or isinstance(est, (FrozenEstimator, list, tuple)):
+            return
+        if hasattr(est, "estimators_"):  # only fitted ensembles have it
+            raise ValueError(
+                f"estimator is a fitted {type(est).__name__}: SDWECClassifier would train "
+                f"{self.n_estimators} new copies of it instead of weighting its members. To "
+                f"find weights for the members it has, wrap it: "
+                f"SDWECClassifier(FrozenEstimator(model)), with "
+                f"`from sklearn.frozen import FrozenEstimator`")
+        if not (hasattr(est, "fit") and hasattr(est, "predict")):
+            raise ValueError(
+                f"estimator must be None (CART trees), an unfitted classifier to bag (with fit "
+                f"and predict), FrozenEstimator(fitted pool) or a list of fitted classifiers "
+                f"wrapped in FrozenEstimator; got {est!r}")
+        if self.voting == "soft" and not hasattr(est, "predict_proba"):
+            raise ValueError(f"voting='soft' needs members with predict_proba, which "
+                             f"{type(est).__name__} does not have; use voting='hard'")
+
+    def fit(self, X, y, sample_weight=None):
         """Train the pool (unless it is frozen) and find the member weights.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows.
+            Training rows (NaN allowed when the members accept it, as trees do).
         y : array-like of shape (n_samples,)
             Class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights.  The pool's rows are drawn for each member with
+            probabilities proportional to them (scikit-learn's bagging), and in the weight
+            solve a row of weight ``k`` counts as ``k`` copies of it (for SDWEC exactly: the
+            solver sums over unique rows with counts, and the weights sum into the counts).
+            Equal weights are the same as none.
 
         Returns
         -------
         self : SDWECClassifier
             The fitted classifier.
+
+        Warns
+        -----
+        SDWECWarning
+            When no member is kept at ``lam`` (λ is raised), none is kept at all (the best
+            single member is kept), or ``n_members`` cannot be met.
         """
         self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE_FORMATS)
+        X, y = self._validate_X(X, y)
         check_classification_targets(y)
+        sample_weight = _row_weights(sample_weight, X)
+        if sample_weight is not None:
+            self._check_two_classes(np.unique(y[sample_weight > 0]), " with a positive "
+                                                                      "sample_weight")
         members = _prefit_members(self.estimator)
-        oob_rows = None
+        pool = None
         if members is None:
             classes = np.unique(y)
             self._check_two_classes(classes)
             rng = check_random_state(self.random_state)
-            X_pool, X_val, y_pool, y_val = self._split(X, y, rng)
-            bagging = BaggingClassifier(
-                estimator=DecisionTreeClassifier() if self.estimator is None
-                else clone(self.estimator),
-                n_estimators=self.n_estimators, n_jobs=self.n_jobs,
-                random_state=rng.randint(np.iinfo(np.int32).max),
-            ).fit(X_pool, y_pool)
+            pool_rows, val_rows = self._split(y, rng)
+            bagging = self._bag(X[pool_rows], y[pool_rows],
+                                None if sample_weight is None else sample_weight[pool_rows], rng)
             members = _Members.from_ensemble(bagging)
-            if self.fit_on == "oob+validation":
-                oob_rows = _oob_correctness(bagging, members, classes, X_pool, y_pool)
+            in_bag = in_bag_matrix(bagging.estimators_samples_, len(pool_rows))
+            if (self.fit_on == "oob+validation" or self.oob_score) and in_bag.all():
+                raise ValueError("every member drew every training row, so there are no "
+                                 "out-of-bag rows for fit_on='oob+validation' or oob_score=True:"
+                                 " use bootstrap=True or max_samples < 1")
+            pool = (pool_rows, in_bag)
         else:
-            if self.fit_on == "oob+validation":
-                raise ValueError("fit_on='oob+validation' needs the pool's bootstrap samples "
-                                 "and training rows, which a frozen pool does not give: let "
-                                 "SDWECClassifier bag the pool (estimator=None or an unfitted "
-                                 "classifier) or use fit_on='validation'")
+            if self.fit_on == "oob+validation" or self.oob_score:
+                raise ValueError("fit_on='oob+validation' and oob_score=True need the pool's "
+                                 "bootstrap samples and training rows, which a frozen pool does "
+                                 "not give: let SDWECClassifier bag the pool (estimator=None or "
+                                 "an unfitted classifier) or use fit_on='validation', "
+                                 "oob_score=False")
             if members.n_features is not None and members.n_features != X.shape[1]:
                 raise ValueError(f"X has {X.shape[1]} features, but the frozen pool was fitted "
                                  f"on {members.n_features}")
+            if self.voting == "soft" and not all(hasattr(m, "predict_proba")
+                                                 for m in members.estimators):
+                raise ValueError("voting='soft' needs members with predict_proba; a member of "
+                                 "the frozen pool has none: use voting='hard'")
             labels = np.unique(y)
             if len(members.classes) and not np.isin(labels, members.classes).any():
                 raise ValueError(f"none of the labels in y {labels[:5].tolist()} is among the "
@@ -454,32 +702,152 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
                                  f"{members.classes[:5].tolist()}; use the pool's labels")
             classes = _union([labels, members.classes])
             self._check_two_classes(classes)
-            X_val, y_val = X, y
-        votes = _member_votes(members.estimators, members.features, members.encoded_classes,
-                              classes, X_val)
-        y_index = _label_positions(classes, y_val)
-        C = correctness_matrix(votes, y_index)
-        if oob_rows is not None:
-            C_oob, y_oob = oob_rows
-            C, y_index = np.vstack([C_oob, C]), np.concatenate([y_oob, y_index])
-        solver = dict(beta=self.beta, gamma=self.gamma, eps=self.eps,
-                      iterations=self.iterations, threshold=self.threshold)
-        if self.n_members is None:
-            solution = solve(C, np.ones(len(C)), lam=self.lam, **solver)
-            kept = solution.weights > 0
-        else:
-            if isinstance(self.n_members, Integral) and self.n_members > len(members.estimators):
-                raise ValueError(f"n_members ({self.n_members}) cannot exceed the "
-                                 f"{len(members.estimators)} members of the frozen pool")
-            size = oob.target_size(self.n_members, len(members.estimators))
-            sized = oob.fit_to_size(compress(C), size, **solver)
-            solution, kept = sized.solution, sized.kept
-        weights = np.where(kept, solution.weights, 0.0) if self.vote == "weighted" \
-            else kept.astype(float)
-        # Ties go to the class most frequent in the weight-finding labels (Pool.prior's rule).
-        counts = np.bincount(y_index, minlength=len(classes))
-        by_frequency = classes[np.lexsort((np.arange(len(classes)), -counts))]
-        return self._set_fitted(members, weights, classes, by_frequency, solution)
+            val_rows = np.arange(len(y))
+        if self.n_members is not None and isinstance(self.n_members, Integral) \
+                and self.n_members > len(members.estimators):
+            raise ValueError(f"n_members ({self.n_members}) cannot exceed the "
+                             f"{len(members.estimators)} members of the frozen pool")
+        y_index = _label_positions(classes, y)
+        codes = np.arange(len(classes))
+
+        def member_votes(rows):
+            return _member_votes(members.estimators, members.features, members.encoded_classes,
+                                 classes, X[rows])
+
+        def weights_of(rows):
+            return None if sample_weight is None else sample_weight[rows]
+
+        if sample_weight is not None and not sample_weight[val_rows].any():
+            raise ValueError("every held-out row has sample_weight 0, so there is nothing to "
+                             "find the member weights on: give more rows a positive weight, or "
+                             "hold out more rows (validation_fraction)")
+
+        votes = compress_votes(member_votes(val_rows), y_index[val_rows], codes,
+                               sample_weight=weights_of(val_rows))
+        if self.fit_on == "oob+validation":
+            pool_rows, in_bag = pool
+            votes = stack_votes(compress_votes(member_votes(pool_rows), y_index[pool_rows], codes,
+                                               voted=~in_bag, sample_weight=weights_of(pool_rows)),
+                                votes)
+        # Ties go to the class weighing most in the weight-finding labels (Pool.prior's rule).
+        mass = np.bincount(votes.labels, weights=votes.counts, minlength=len(classes))
+        prior = np.lexsort((codes, -mass))
+        weights, solution = self._select(votes, prior, len(members.estimators))
+        self._set_fitted(members, weights, classes, classes[prior], solution)
+        self.validation_indices_ = val_rows
+        if self.oob_score:
+            self._set_oob_score(X, y_index, *pool, bagging)
+        return self
+
+    def _select(self, votes, prior, n_members):
+        """Vote weight of every member and SDWEC's Solution (None for other methods)."""
+        k = None if self.n_members is None else oob.target_size(self.n_members, n_members)
+        solution, weights = None, None
+        if self.method == "sdwec":
+            solver = dict(beta=self.beta, gamma=self.gamma, eps=self.eps,
+                          iterations=self.iterations, threshold=self.threshold)
+            if k is None:
+                solution = _sdwec_at_lam(votes, self.lam, solver)
+                kept = None if solution is None else solution.weights > 0
+            else:
+                sized = _sdwec_to_size(votes, k, solver)
+                solution, kept = sized.solution, sized.kept
+                if not sized.reached:
+                    _warn(f"n_members={self.n_members!r} asks for {k} members, but SDWEC's "
+                          f"support stopped growing at {sized.n_kept} (λ raised to "
+                          f"{sized.lam:g}): {sized.n_kept} kept. The weight-finding rows hold "
+                          f"{len(votes.correctness_form.counts)} distinct correctness patterns, "
+                          f"too few to tell more members apart: fit on more rows "
+                          f"(fit_on='oob+validation', a larger validation_fraction), ask for "
+                          f"fewer members, or use method='reduce-error', which orders every "
+                          f"member.")
+            if kept is not None and kept.any():
+                weights = np.where(kept, solution.weights, 0.0) if self.vote == "weighted" \
+                    else kept.astype(float)
+        elif self.method in ("reduce-error", "orientation"):
+            order = combiners.reduce_error_order(votes, prior=prior) \
+                if self.method == "reduce-error" else combiners.orientation_order(votes)
+            size = _first_best_size(order, votes, prior) if k is None else k
+            weights = np.zeros(n_members)
+            weights[order[:size]] = 1.0
+        elif self.method == "nnls":
+            stacked = combiners.nnls_stacking(votes)
+            kept = stacked > 0 if k is None else oob.keep_largest(stacked, k)
+            weights = np.where(kept, stacked, 0.0) if self.vote == "weighted" \
+                else kept.astype(float)
+            if k is not None and kept.sum() < k:
+                _warn(f"n_members={self.n_members!r} asks for {k} members, but NNLS stacking "
+                      f"gives only {int(kept.sum())} a positive weight: those are kept")
+        else:  # bagging: the members are exchangeable draws, so the first k are a random subset
+            weights = np.zeros(n_members)
+            weights[:n_members if k is None else k] = 1.0
+        if weights is None or not weights.any():
+            best, accuracy = _best_member(votes)
+            _warn(f"SDWECClassifier(method={self.method!r}) kept no member (every weight is "
+                  f"zero, even at lam={LAMBDA_LIMIT:g} for SDWEC), so the ensemble would "
+                  f"predict one class for every row. It keeps instead the single member most "
+                  f"accurate on the weight-finding rows (member {best}, accuracy "
+                  f"{accuracy:.3f}). Check that the labels can be learnt, or try another "
+                  f"method.")
+            weights = np.zeros(n_members)
+            weights[best] = 1.0
+        return weights, solution
+
+    def _bag(self, X, y, sample_weight, rng):
+        """The bagged pool, trained on ``X`` (the rows not held out)."""
+        n = len(y)
+        max_samples = self.max_samples
+        if isinstance(max_samples, Integral):
+            if not self.bootstrap and max_samples > n:
+                raise ValueError(f"max_samples ({max_samples}) exceeds the {n} rows the pool is "
+                                 f"trained on (after holding out validation_fraction); with "
+                                 f"bootstrap=False it cannot: pass a smaller max_samples or a "
+                                 f"share such as 0.5")
+        elif sample_weight is not None:
+            # A share of the rows, not of their total weight: weights stay scale-free.
+            max_samples = max(1, int(round(max_samples * n)))
+        if isinstance(self.max_features, Integral) and self.max_features > X.shape[1]:
+            raise ValueError(f"max_features ({self.max_features}) exceeds the {X.shape[1]} "
+                             f"columns of X: pass at most {X.shape[1]} or a share in (0, 1]")
+        template = DecisionTreeClassifier() if self.estimator is None else clone(self.estimator)
+        bagging = BaggingClassifier(
+            estimator=template, n_estimators=self.n_estimators, max_samples=max_samples,
+            max_features=self.max_features, bootstrap=self.bootstrap, n_jobs=self.n_jobs,
+            random_state=rng.randint(np.iinfo(np.int32).max))
+        with warnings.catch_warnings():
+            # BaggingClassifier's advice on bootstrap=False with weights is given below, in
+            # this estimator's terms.
+            warnings.filterwarnings("ignore", message=".*recommended to use bootstrap=True")
+            bagging.fit(X, y, sample_weight=sample_weight)
+        if sample_weight is not None and not self.bootstrap:
+            _warn("with bootstrap=False, sample_weight only changes which rows each member "
+                  "draws (none when max_samples=1.0) and the weight solve; use "
+                  "bootstrap=True for members trained on weighted draws")
+        return bagging
+
+    def _set_oob_score(self, X, y_index, pool_rows, in_bag, bagging):
+        """``oob_score_``: the kept members' vote on the training rows they did not draw."""
+        kept = self.selected_
+        out = ~in_bag[:, kept]
+        weights = self.weights_[kept]
+        scores = self._scores(X[pool_rows], out * weights)
+        total = out @ weights
+        winner, shares = _decide(scores, total, self._rank())
+        has_vote = total > 0
+        shares[~has_vote] = np.nan
+        self.oob_decision_function_ = shares
+        self.estimators_samples_ = [pool_rows[np.asarray(bagging.estimators_samples_[j])]
+                                    for j in kept]
+        n = int(has_vote.sum())
+        if n == 0:
+            _warn("oob_score_ is NaN: every training row was drawn by every kept member; use "
+                  "more members (n_estimators, n_members) or max_samples < 1")
+            self.oob_score_ = float("nan")
+            return
+        if n < len(pool_rows):
+            _warn(f"oob_score_ rests on {n} of the {len(pool_rows)} training rows; the others "
+                  f"were drawn by every kept member")
+        self.oob_score_ = float(np.mean(winner[has_vote] == y_index[pool_rows][has_vote]))
 
     @classmethod
     def from_weights(cls, pool, weights, *, tie_order=None, feature_names=None, solution=None,
@@ -563,13 +931,14 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         return model
 
     @staticmethod
-    def _check_two_classes(classes):
+    def _check_two_classes(classes, rows=""):
         if len(classes) < 2:
-            raise ValueError(f"SDWECClassifier needs samples of at least two classes in y; "
-                             f"got {len(classes)} class")
+            raise ValueError(f"SDWECClassifier needs samples of at least two classes in "
+                             f"y{rows}; got {len(classes)} class")
 
-    def _split(self, X, y, rng):
-        """Stratified hold-out split; unstratified when a class has a single row."""
+    def _split(self, y, rng):
+        """Row indices of the pool's part and of the held-out part (stratified; unstratified
+        when a class has a single row)."""
         n = len(y)
         n_val = int(np.ceil(self.validation_fraction * n))
         if n_val >= n:
@@ -577,7 +946,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
                              f"{self.validation_fraction:g} and still train the pool")
         _, counts = np.unique(y, return_counts=True)
         stratifiable = counts.min() >= 2 and len(counts) <= min(n_val, n - n_val)
-        return train_test_split(X, y, test_size=n_val, random_state=rng,
+        return train_test_split(np.arange(n), test_size=n_val, random_state=rng,
                                 stratify=y if stratifiable else None)
 
     def _set_fitted(self, members, weights, classes, tie_order, solution):
@@ -605,14 +974,59 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     def _winners_and_shares(self, X):
         """Winning class index and tie-broken vote shares of every row (see :func:`_decide`)."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, reset=False)
-        votes = _member_votes(self.estimators_, self.estimators_features_,
-                              self.member_classes_, self.classes_, X)
+        X = self._validate_X(X, reset=False)
         weights = self.weights_[self.selected_]
-        scores = _class_scores(votes, weights, len(self.classes_))
+        return _decide(self._scores(X, weights), weights.sum(), self._rank())
+
+    def _rank(self):
+        """Place of each class of ``classes_`` in the tie order (0 wins ties)."""
         rank = np.empty(len(self.classes_), dtype=np.intp)
         rank[_label_positions(self.classes_, self.tie_order_)] = np.arange(len(self.classes_))
-        return _decide(scores, weights.sum(), rank)
+        return rank
+
+    def _scores(self, X, weights):
+        """Summed weights per class, shape (n_samples, n_classes).
+
+        ``weights`` holds the kept members' weights, or one row of them per sample.  Hard
+        voting adds a member's weight to the class it votes; soft voting adds its weight
+        times its class probabilities.
+        """
+        if getattr(self, "voting", "hard") == "hard":
+            votes = _member_votes(self.estimators_, self.estimators_features_,
+                                  self.member_classes_, self.classes_, X)
+            return _class_scores(votes, weights, len(self.classes_))
+        W = np.broadcast_to(weights, (X.shape[0], len(self.estimators_)))
+        scores = np.zeros((X.shape[0], len(self.classes_)))
+        for j, (member, columns) in enumerate(zip(self.estimators_, self.estimators_features_)):
+            scores += W[:, j, None] * _member_probas(member, columns, self.member_classes_,
+                                                     self.classes_, X)
+        return scores
+
+    @property
+    def feature_importances_(self):
+        """Impurity importances of the pruned ensemble: the kept members' importances (over
+        all columns; a member's unused columns count 0), averaged with their vote weights,
+        normalised to sum to 1 (all zeros if no member ever splits).
+
+        Raises
+        ------
+        AttributeError
+            Before ``fit``, or when a kept member has no ``feature_importances_``.
+        """
+        check_is_fitted(self)
+        total = np.zeros(self.n_features_in_)
+        for member, columns, w in zip(self.estimators_, self.estimators_features_,
+                                      self.weights_[self.selected_]):
+            importances = getattr(member, "feature_importances_", None)
+            if importances is None:
+                raise AttributeError(f"feature_importances_ needs members that have them; a "
+                                     f"{type(member).__name__} does not")
+            if columns is None:
+                total += w * np.asarray(importances)
+            else:
+                np.add.at(total, columns, w * np.asarray(importances))
+        s = total.sum()
+        return total / s if s > 0 else total
 
     def predict(self, X):
         """Weighted plurality vote of the selected members.
@@ -633,6 +1047,9 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """Weighted vote shares: each class's score divided by the total weight.
+
+        With ``voting="soft"`` a member's score is its weight times its class probabilities,
+        so the shares are the weighted mean of the kept members' probabilities.
 
         Tied classes get equal shares, except that the tie winner (the first of them in
         ``tie_order_``) gets ``1e-12`` more than each of the others, so that the argmax of

@@ -62,8 +62,10 @@ class Votes:
         member did not vote.
     labels : ndarray of shape (u,)
         Class index of the true label.
-    counts : ndarray of shape (u,), int64
-        How many original rows each unique row stands for.
+    counts : ndarray of shape (u,), int64 or float64
+        How many original rows each unique row stands for; float64 for weighted rows
+        (``compress_votes(..., sample_weight=...)``), where a row of weight ``k`` counts as
+        ``k`` copies of it.
     classes : ndarray
         Sorted class labels.
     """
@@ -91,9 +93,10 @@ class Votes:
         self.__post_init__()
 
     @cached_property
-    def m(self) -> int:
-        """Number of original rows."""
-        return int(self.counts.sum())
+    def m(self):
+        """Number of original rows (int); their total weight (float) for weighted rows."""
+        total = self.counts.sum()
+        return float(total) if self.counts.dtype.kind == "f" else int(total)
 
     @cached_property
     def n_members(self) -> int:
@@ -140,10 +143,16 @@ def _correctness_votes(right, voted, counts) -> Votes:
     if voted is not None:
         codes[~voted] = NO_VOTE
     votes = Votes(codes=codes, labels=np.ones(len(counts), dtype=np.intp),
-                  counts=np.asarray(counts, dtype=np.int64), classes=_PM1_CLASSES)
+                  counts=_as_counts(counts), classes=_PM1_CLASSES)
     # Its rows are unique correctness rows already: it is its own correctness form.
     votes.__dict__["correctness_form"] = votes
     return votes
+
+
+def _as_counts(counts):
+    """Row counts as int64, or as float64 when they are row weights."""
+    counts = np.asarray(counts)
+    return counts.astype(np.float64 if counts.dtype.kind == "f" else np.int64)
 
 
 def _row_keys(packed):
@@ -159,8 +168,9 @@ def _unique_keys(keys, weights):
         _, first, counts = np.unique(keys, return_index=True, return_counts=True)
         return first, counts
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    counts = np.zeros(len(first), dtype=np.int64)
-    np.add.at(counts, inverse.ravel(), np.asarray(weights, dtype=np.int64))
+    weights = _as_counts(weights)
+    counts = np.zeros(len(first), dtype=weights.dtype)
+    np.add.at(counts, inverse.ravel(), weights)
     return first, counts
 
 
@@ -201,7 +211,7 @@ def encode_labels(values, classes, what):
     return idx
 
 
-def compress_votes(P, y, classes=None, *, voted=None) -> Votes:
+def compress_votes(P, y, classes=None, *, voted=None, sample_weight=None) -> Votes:
     """Compress a prediction matrix and its labels into unique rows with counts.
 
     Parameters
@@ -215,6 +225,10 @@ def compress_votes(P, y, classes=None, *, voted=None) -> Votes:
     voted : array-like of bool, shape (m, l), optional
         False where the member did not vote on the row (its entry of ``P`` is then ignored);
         default: every member voted on every row.
+    sample_weight : array-like of shape (m,), optional
+        Non-negative weight of every row: a row of weight ``k`` counts as ``k`` copies of it
+        (``counts`` are then float64 sums of weights, ``m`` their total).  Default: every row
+        counts once (int64 counts).
 
     Returns
     -------
@@ -245,7 +259,13 @@ def compress_votes(P, y, classes=None, *, voted=None) -> Votes:
         rows[:, :-1] = K
         rows[:, :-1][voted] = encode_labels(P[voted], classes, "P")
     rows[:, -1] = encode_labels(y, classes, "y")
-    first, counts = _unique_keys(_row_keys(rows), None)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=float)
+        if sample_weight.shape != y.shape or not np.isfinite(sample_weight).all() \
+                or (sample_weight < 0).any() or not sample_weight.sum() > 0:
+            raise ValueError(f"sample_weight must hold one finite, non-negative weight per row "
+                             f"({y.shape[0]}), not all zero; got shape {sample_weight.shape}")
+    first, counts = _unique_keys(_row_keys(rows), sample_weight)
     return _from_rows(rows[first], counts, classes)
 
 
@@ -255,7 +275,7 @@ def _from_rows(rows, counts, classes) -> Votes:
     codes = rows[:, :-1].astype(_signed_codes_dtype(K))
     codes[rows[:, :-1] == K] = NO_VOTE
     return Votes(codes=codes, labels=rows[:, -1].astype(np.intp),
-                 counts=np.asarray(counts, dtype=np.int64), classes=classes)
+                 counts=_as_counts(counts), classes=classes)
 
 
 def stack_votes(*parts: Votes) -> Votes:

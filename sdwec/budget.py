@@ -1,0 +1,227 @@
+"""What a pool will cost before it is trained: time and peak memory, and a row budget per tree.
+
+A bagged pool of fully grown CART trees costs, per tree, about ``m log2(m) d`` to grow on
+``m`` rows of ``d`` features, plus one pass over the whole training split (bagging draws
+its rows as sample weights over it), plus one descent per predicted row (validation, test
+and out-of-bag rows). :func:`estimate_pool` turns rows x features x trees into a range of
+seconds and an upper estimate of peak memory; :func:`row_budget` picks the largest row
+budget per tree (``max_samples`` of :func:`sdwec.pool.build_pool`) whose estimate fits a
+target wait. The page *Your data* shows both before it trains anything.
+
+How deep a tree grows depends on the data, not only on its size: on this project's 2-core
+machine one fully grown tree costs 10 ns per unit ``m log2(m) d`` on NSL-KDD (shallow,
+easy) and about 150 ns on noisy synthetic data (benchmarks/upload.py), so rows x features
+alone leave a 15x range. :func:`measure_rate` grows one tree on a small sample of the
+data itself (a few hundredths of a second) and narrows the range to a factor of about
+three, what a shared machine's load changes anyway.
+
+Calibration (2026-11-26, one core, ``python benchmarks/upload.py --calibrate``; the load
+average of the other agents' work on the machine was 1 to 8, noted beside each run in
+results/upload.md):
+
+* growing: 150-170 ns per unit on noisy data at load 1-4, 310-460 ns at load 8
+  (m = 2,000 to 80,000, d = 10); NSL-KDD 4.6-10 ns (results/benchmarks.md);
+* bagging's pass over the training split: about 10 ns per row and tree idle, 30 ns at
+  load 8 (a 960k-row split, float32);
+* predicting: 130 ns per row and tree at load 4 (trees of 10,000 rows, depth 25), 140-360
+  ns at load 8.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import time
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from sdwec.pool import OOB_ROWS_WITH_BUDGET
+
+__all__ = ["PoolEstimate", "estimate_pool", "row_budget", "trees_within", "measure_rate",
+           "TARGET_SECONDS", "MEMORY_BUDGET_BYTES", "MIN_ROW_BUDGET"]
+
+#: The wait a page accepts without asking: "about a minute".
+TARGET_SECONDS = 60.0
+#: Peak memory one upload may take (parse, pool, votes), beyond the server's own.
+MEMORY_BUDGET_BYTES = 2 * 2**30
+#: Smallest row budget offered: below it a tree sees too few rows to be worth growing.
+MIN_ROW_BUDGET = 1_000
+
+# Seconds per unit m*log2(m)*d of growing one tree: (easy data on an idle core, noisy data
+# on an idle core). The high end of a range is the slow rate on a busy core (BUSY times).
+_GROW_RATE = (10e-9, 150e-9)
+_PASS_RATE = (10e-9, 10e-9)      # per training row and tree (bagging's sample weights)
+_PREDICT_RATE = (50e-9, 130e-9)  # per predicted row and tree
+BUSY = 2.0
+# A rate measured on the data itself, at the load of that moment: the range around it.
+_MEASURED_SPREAD = (0.8, 2.5)
+_PROBE_ROWS = 4_000
+_BUDGET_STEPS = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000)
+
+
+@dataclass(frozen=True)
+class PoolEstimate:
+    """A pool's estimated cost.
+
+    Attributes
+    ----------
+    n_rows, n_features, n_trees : int
+    max_samples : int or None
+        Row budget per tree (``None``: a full bootstrap of the training split).
+    seconds : (float, float)
+        Wall-clock range on one core: the low end on an idle machine, the high end on a
+        busy one.
+    peak_bytes : int
+        Upper estimate of the memory the pool's training and votes take on top of the
+        parsed data (counted from the arrays :func:`sdwec.pool.build_pool` holds at once).
+    """
+
+    n_rows: int
+    n_features: int
+    n_trees: int
+    max_samples: int | None
+    seconds: tuple
+    peak_bytes: int
+
+    def fits(self, seconds=TARGET_SECONDS, memory=MEMORY_BUDGET_BYTES) -> bool:
+        """Whether even the high end of the time range fits ``seconds`` and the peak fits
+        ``memory``."""
+        return self.seconds[1] <= seconds and self.peak_bytes <= memory
+
+
+def _split_rows(n_rows):
+    n_train = max(2, int(round(0.8 * n_rows)))
+    return n_train, max(1, n_rows - n_train)
+
+
+def estimate_pool(n_rows, n_features, n_trees=200, max_samples=None, *, rate=None,
+                  n_classes=2) -> PoolEstimate:
+    """Time range and peak memory of training a pool (one core, as the dashboard does).
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows of the whole dataset; 80 % train the trees.
+    n_features, n_trees : int
+    max_samples : int, optional
+        Row budget per tree (capped at the training rows); default a full bootstrap.
+    rate : float, optional
+        Seconds per unit ``m log2(m) d`` measured on the data (:func:`measure_rate`); the
+        range is then ``0.8 .. 2.5`` times the estimate it gives. Default: the calibrated
+        range from easy data on an idle core to noisy data on a busy one.
+    n_classes : int, default=2
+
+    Returns
+    -------
+    PoolEstimate
+    """
+    n_rows, d, l = int(n_rows), max(1, int(n_features)), int(n_trees)
+    if n_rows < 1 or l < 1:
+        raise ValueError(f"need at least one row and one tree, got {n_rows} and {l}")
+    n_train, n_held = _split_rows(n_rows)
+    m = n_train if max_samples is None else max(1, min(int(max_samples), n_train))
+    n_oob = n_train if max_samples is None else min(n_train, OOB_ROWS_WITH_BUDGET)
+    grow_units = m * np.log2(max(m, 2)) * d
+    predicted = n_held + n_oob
+
+    def seconds(grow, pass_, predict):
+        per_tree = grow * grow_units + pass_ * n_train + predict * predicted
+        return float(l * per_tree + grow * grow_units)   # + the single tree
+
+    if rate is None:
+        low = seconds(_GROW_RATE[0], _PASS_RATE[0], _PREDICT_RATE[0])
+        high = BUSY * seconds(_GROW_RATE[1], _PASS_RATE[1], _PREDICT_RATE[1])
+    else:
+        middle = seconds(float(rate), _PASS_RATE[1], _PREDICT_RATE[1])
+        low, high = (middle * s for s in _MEASURED_SPREAD)
+    return PoolEstimate(n_rows, d, l, None if max_samples is None else m, (low, high),
+                        _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes))
+
+
+def _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes):
+    """Bytes build_pool holds at its peak, beyond the dataset itself: an upper count of its
+    largest arrays alive at once (the trees themselves are small beside them)."""
+    label = 8                       # int64 labels, or object pointers for text labels
+    code = 1 if n_classes < 255 else 4
+    matrices = (n_rows * d * 8      # X as float64
+                + n_train * d * 12  # the training split, and its float32 copy for the trees
+                + n_held * d * 8)   # validation and test features
+    held_votes = n_held * l * label   # P_val and P_test, as labels
+    # Compressing the larger of them: its codes (int64) and labels looked up again.
+    compress = (n_held // 2 + 1) * l * 16
+    in_bag = n_train * l + n_train * l // 8   # the bool matrix and its packed bits
+    oob = n_oob * l * (code + 1)    # the out-of-bag codes and where they voted
+    return int(matrices + held_votes + in_bag + oob + compress)
+
+
+def row_budget(n_rows, n_features, n_trees=200, target_seconds=TARGET_SECONDS, *,
+               rate=None, n_classes=2):
+    """The largest row budget per tree whose estimate fits ``target_seconds``.
+
+    Parameters
+    ----------
+    n_rows, n_features, n_trees, rate, n_classes
+        As in :func:`estimate_pool`.
+    target_seconds : float, default=TARGET_SECONDS
+        The wait to fit, compared with the high end of the range.
+
+    Returns
+    -------
+    int or None
+        ``None`` when a full bootstrap already fits (no budget is needed); otherwise a
+        round number of rows (1,000, 2,000, 5,000, 10,000, ...), at least
+        :data:`MIN_ROW_BUDGET` even when that does not fit (the estimate then says so).
+    """
+    def high(max_samples):
+        return estimate_pool(n_rows, n_features, n_trees, max_samples, rate=rate,
+                             n_classes=n_classes).seconds[1]
+
+    if high(None) <= target_seconds:
+        return None
+    n_train, _ = _split_rows(n_rows)
+    fitting = [m for m in _BUDGET_STEPS if m < n_train and high(m) <= target_seconds]
+    return fitting[-1] if fitting else MIN_ROW_BUDGET
+
+
+def trees_within(n_rows, n_features, sizes, target_seconds=TARGET_SECONDS, *, rate=None,
+                 n_classes=2):
+    """The largest pool size among ``sizes`` whose full-bootstrap estimate fits the target.
+
+    Returns
+    -------
+    int or None
+        ``None`` when even the smallest size does not fit.
+    """
+    fitting = [l for l in sorted(sizes)
+               if estimate_pool(n_rows, n_features, l, rate=rate,
+                                n_classes=n_classes).seconds[1] <= target_seconds]
+    return fitting[-1] if fitting else None
+
+
+def measure_rate(X, y, seed=0, rows=_PROBE_ROWS):
+    """Seconds per unit ``m log2(m) d`` of growing one fully grown tree on this data, now.
+
+    Grows one CART tree on a seeded sample of ``rows`` rows (a bootstrap, as bagging
+    draws); a few hundredths of a second on an idle core.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    y : array-like of shape (n,)
+    seed : int, default=0
+    rows : int, default=4000
+
+    Returns
+    -------
+    float
+    """
+    X = np.asarray(X)
+    rng = np.random.default_rng(seed)
+    m = min(int(rows), len(X))
+    sample = rng.integers(0, len(X), m)
+    Xs = np.ascontiguousarray(X[sample], dtype=np.float32)
+    ys = np.asarray(y)[sample]
+    start = time.perf_counter()
+    DecisionTreeClassifier(random_state=seed).fit(Xs, ys)
+    elapsed = time.perf_counter() - start
+    return elapsed / (m * np.log2(max(m, 2)) * max(1, X.shape[1]))

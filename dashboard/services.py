@@ -24,6 +24,8 @@ from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
 from sdwec import (comparison, datasets, experiments, frontier, plots, pool, solver,
                    timing)
 from sdwec.errors import DataError
+from dashboard.config import POOL_SIZES
+from sdwec import budget
 
 #: Bounds of the caches.
 POOL_CACHE_ENTRIES = 6
@@ -190,7 +192,9 @@ def pool_ref(config):
                         "kept after a reload or in a new session. Open *Your data* and upload "
                         "the file again, or pick a shipped dataset.")
     dataset = upload[1]
-    key = pool.PoolKey.for_dataset(dataset, dataset.task, config.n_trees, config.seed)
+    key = pool.PoolKey.for_dataset(
+        dataset, dataset.task, config.n_trees, config.seed,
+        max_samples=upload_max_samples(dataset, config.n_trees, config.seed))
     return PoolRef(key, dataset, dataset.name)
 
 
@@ -528,3 +532,96 @@ def clear_caches():
                    _convergence_figure, _iterations_figure, _lambda_path, _scrubber_figure,
                    _read_reproduction, _shape_of):
         cached.clear()
+
+
+# --------------------------------------------------------------------------- upload plans
+
+
+#: How an upload's pool is trained: a row budget per tree, or full bootstraps (the paper's).
+UPLOAD_CHOICES = ("budget", "full")
+
+
+@dataclass(frozen=True)
+class UploadPlan:
+    """What training an upload's pool costs, the choices offered, and the one in force.
+
+    Attributes
+    ----------
+    full : sdwec.budget.PoolEstimate
+        ``n_trees`` trees on full bootstraps.
+    budgeted : sdwec.budget.PoolEstimate or None
+        The same trees on the row budget that fits :data:`sdwec.budget.TARGET_SECONDS`
+        (``None`` when the full pool fits it already).
+    fewer : sdwec.budget.PoolEstimate or None
+        The largest pool size (of the sidebar's) whose full bootstraps fit the target, if
+        smaller than ``n_trees``.
+    choice : {"budget", "full"}
+    key : sdwec.pool.PoolKey
+        The pool the choice trains (first split).
+    cached : bool
+        Whether that pool is on disk already (nothing to train).
+    """
+
+    full: object
+    budgeted: object
+    fewer: object
+    choice: str
+    key: object
+    cached: bool
+
+    @property
+    def chosen(self):
+        """The estimate of the pool the choice trains."""
+        return self.budgeted if self.choice == "budget" and self.budgeted else self.full
+
+
+def upload_rate(dataset):
+    """Seconds per unit of tree growing measured on ``dataset``, once per file and session."""
+    kept = st.session_state.get("upload_rate")
+    if kept is None or kept[0] != dataset.fingerprint:
+        kept = (dataset.fingerprint, budget.measure_rate(dataset.X, dataset.y))
+        st.session_state["upload_rate"] = kept
+    return kept[1]
+
+
+def _upload_estimates(dataset, n_trees):
+    n, d = dataset.X.shape
+    args = dict(rate=upload_rate(dataset), n_classes=len(dataset.classes))
+    full = budget.estimate_pool(n, d, n_trees, **args)
+    m = budget.row_budget(n, d, n_trees, **args)
+    budgeted = None if m is None else budget.estimate_pool(n, d, n_trees, m, **args)
+    fewer_l = budget.trees_within(n, d, [s for s in POOL_SIZES if s < n_trees], **args)
+    fewer = None if fewer_l is None else budget.estimate_pool(n, d, fewer_l, **args)
+    return full, budgeted, fewer
+
+
+def upload_max_samples(dataset, n_trees, seed=0):
+    """The row budget per tree this session trains ``dataset``'s pools with (or ``None``).
+
+    The choice made on *Your data* (``st.session_state["upload_choice"]``, default
+    ``"budget"``), applied to ``n_trees``: a budget only when full bootstraps do not fit
+    the target wait. Of the budgets offered, one already on disk is used first: the
+    budget follows a rate measured in this session, so a revisit must not retrain for a
+    slightly different one.
+    """
+    if st.session_state.get("upload_choice", "budget") == "full":
+        return None
+    _, budgeted, _ = _upload_estimates(dataset, n_trees)
+    if budgeted is None:
+        return None
+    for m in sorted(budget.BUDGET_STEPS, reverse=True):
+        if m < budgeted.n_rows and pool.is_cached(pool.PoolKey.for_dataset(
+                dataset, dataset.task, n_trees, seed, max_samples=m)):
+            return m
+    return budgeted.max_samples
+
+
+def upload_plan(dataset, config):
+    """The :class:`UploadPlan` of ``dataset`` under ``config`` (pool size and seed)."""
+    full, budgeted, fewer = _upload_estimates(dataset, config.n_trees)
+    choice = st.session_state.get("upload_choice", "budget")
+    key = pool.PoolKey.for_dataset(dataset, dataset.task, config.n_trees, config.seed,
+                                   max_samples=upload_max_samples(dataset, config.n_trees,
+                                                                  config.seed))
+    ready = _pool_slot(PoolRef(key))["pool"] is not None or pool.is_cached(key)
+    return UploadPlan(full, budgeted, fewer, choice, key, ready)

@@ -38,7 +38,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sdwec.pool import OOB_ROWS_WITH_BUDGET
 
 __all__ = ["PoolEstimate", "estimate_pool", "row_budget", "trees_within", "measure_rate",
-           "TARGET_SECONDS", "MEMORY_BUDGET_BYTES", "MIN_ROW_BUDGET"]
+           "TARGET_SECONDS", "MEMORY_BUDGET_BYTES", "MIN_ROW_BUDGET", "BUDGET_STEPS"]
 
 #: The wait a page accepts without asking: "about a minute".
 TARGET_SECONDS = 60.0
@@ -56,7 +56,8 @@ BUSY = 2.0
 # A rate measured on the data itself, at the load of that moment: the range around it.
 _MEASURED_SPREAD = (0.8, 2.5)
 _PROBE_ROWS = 4_000
-_BUDGET_STEPS = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000)
+#: The row budgets offered: round numbers, so that a revisit finds the same pool.
+BUDGET_STEPS = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,16 @@ class PoolEstimate:
     max_samples: int | None
     seconds: tuple
     peak_bytes: int
+
+    @property
+    def wait(self) -> str:
+        """The time range as a person reads it: ``"5-20 s"``, ``"40 s-3 min"``, ``"2-9 min"``."""
+        low, high = (max(1.0, s) for s in self.seconds)
+        if high < 90:
+            return f"{low:.0f}–{high:.0f} s"
+        if low >= 90:
+            return f"{low / 60:.0f}–{high / 60:.0f} min"
+        return f"{low:.0f} s–{high / 60:.0f} min"
 
     def fits(self, seconds=TARGET_SECONDS, memory=MEMORY_BUDGET_BYTES) -> bool:
         """Whether even the high end of the time range fits ``seconds`` and the peak fits
@@ -169,8 +180,9 @@ def row_budget(n_rows, n_features, n_trees=200, target_seconds=TARGET_SECONDS, *
     -------
     int or None
         ``None`` when a full bootstrap already fits (no budget is needed); otherwise a
-        round number of rows (1,000, 2,000, 5,000, 10,000, ...), at least
-        :data:`MIN_ROW_BUDGET` even when that does not fit (the estimate then says so).
+        round number of rows (:data:`BUDGET_STEPS`), at least :data:`MIN_ROW_BUDGET` even
+        when that does not fit (the estimate then says so); ``None`` too when the training
+        split is no larger than that minimum.
     """
     def high(max_samples):
         return estimate_pool(n_rows, n_features, n_trees, max_samples, rate=rate,
@@ -179,8 +191,10 @@ def row_budget(n_rows, n_features, n_trees=200, target_seconds=TARGET_SECONDS, *
     if high(None) <= target_seconds:
         return None
     n_train, _ = _split_rows(n_rows)
-    fitting = [m for m in _BUDGET_STEPS if m < n_train and high(m) <= target_seconds]
-    return fitting[-1] if fitting else MIN_ROW_BUDGET
+    fitting = [m for m in BUDGET_STEPS if m < n_train and high(m) <= target_seconds]
+    if fitting:
+        return fitting[-1]
+    return MIN_ROW_BUDGET if MIN_ROW_BUDGET < n_train else None
 
 
 def trees_within(n_rows, n_features, sizes, target_seconds=TARGET_SECONDS, *, rate=None,

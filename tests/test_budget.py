@@ -153,3 +153,16 @@ def test_load_pool_trains_and_caches_a_budgeted_pool(tmp_path, monkeypatch):
     assert first.meta["max_samples"] == 30
     assert pool.is_cached(key) and not pool.is_cached(pool.PoolKey.for_dataset("wine",
                                                                                n_trees=4))
+
+
+def test_wait_reads_as_seconds_or_minutes():
+    def wait(low, high):
+        return budget.PoolEstimate(1, 1, 1, None, (low, high), 0).wait
+    assert wait(4.6, 19.5) == "5–20 s"
+    assert wait(40, 170) == "40 s–3 min"
+    assert wait(120, 540) == "2–9 min"
+    assert wait(0.01, 0.2) == "1–1 s"
+
+
+def test_no_budget_for_a_split_smaller_than_the_minimum():
+    assert budget.row_budget(1_000, 10, 1000, 1e-9) is None

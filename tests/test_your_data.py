@@ -162,3 +162,72 @@ def test_the_upload_is_kept_for_the_session_across_pages():
     at.button(key="upload_use_again").click().run()
     _ok(at)
     assert at.query_params["dataset"] == USER_DATA and chart_figures(at)
+
+
+# --------------------------------------------------------------------------- before training
+#: 3,000 rows of two features: 2,400 training rows. With a measured rate of 6e-5 s per unit
+#: m log2(m) d and l = 10, the high end of a full pool is 2.5 x 11 x 6e-5 x 2400 log2(2400)
+#: x 2 = 89 s (plus under 0.1 s of passes and predictions): over the minute; a budget of
+#: 2,000 rows gives 72 s, still over, and 1,000 rows 33 s: the default.
+BIG_ROWS = 3_000
+SLOW_RATE = 6e-5
+
+
+def _big_csv():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(BIG_ROWS, 2))
+    lines = ["a,b,label"] + [f"{a:.5f},{b:.5f},{int(a + b > 0)}" for a, b in X]
+    return "\n".join(lines).encode()
+
+
+def _slow_upload(monkeypatch):
+    from dashboard import services
+    monkeypatch.setattr(services, "upload_rate", lambda dataset: SLOW_RATE)
+    at = _app()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _markdown(at):
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_a_slow_file_says_its_cost_and_trains_on_the_row_budget_by_default(monkeypatch):
+    from dashboard import services
+    from sdwec import pool
+    at = _slow_upload(monkeypatch)
+    text = _markdown(at)
+    assert "10 trees" in text and "2,400 training rows" in text
+    assert "by default each tree learns from a row budget of 1,000 rows" in text
+    assert at.radio(key="upload_plan").value == "budget"
+    # The default fits the minute, so the Explorer runs on the budgeted pool at once.
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    dataset = _dataset(at)
+    assert pool.is_cached(pool.PoolKey.for_dataset(dataset, n_trees=10, max_samples=1_000))
+    assert not pool.is_cached(pool.PoolKey.for_dataset(dataset, n_trees=10))
+
+
+def test_full_bootstraps_past_the_minute_wait_for_a_click(monkeypatch):
+    from sdwec import pool
+    at = _slow_upload(monkeypatch)
+    at.radio(key="upload_plan").set_value("full").run()
+    assert not at.exception
+    assert not at.metric and not chart_figures(at)
+    (button,) = [b for b in at.button if b.key == "upload_train"]
+    assert button.label.startswith("Train now (roughly ")
+    button.click().run()
+    _ok(at)
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert pool.is_cached(pool.PoolKey.for_dataset(_dataset(at), n_trees=10))
+
+
+def test_a_pool_over_the_memory_budget_is_refused_with_what_to_do(monkeypatch, tmp_path):
+    from sdwec import budget, pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))   # no pool of this file on disk yet
+    monkeypatch.setattr(budget, "MEMORY_BUDGET_BYTES", 1_000)
+    at = _slow_upload(monkeypatch)
+    assert any("more than the" in e.value and "Lower the pool size l" in e.value
+               for e in at.error), [e.value for e in at.error]
+    assert not at.metric and not chart_figures(at)

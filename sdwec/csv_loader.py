@@ -34,6 +34,7 @@ from sdwec.errors import DataError
 __all__ = [
     "from_csv", "inspect_csv", "CsvPreview", "MISSING_STRATEGIES", "MAX_UPLOAD_BYTES",
     "MAX_FEATURES", "MAX_CLASSES", "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS", "MISSING_TOKENS",
+    "MAX_ROWS", "MAX_CELLS",
 ]
 
 #: Largest CSV accepted, in bytes. Streamlit's ``server.maxUploadSize`` is in MiB
@@ -41,6 +42,12 @@ __all__ = [
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 #: Most feature columns accepted (the target column is not counted).
 MAX_FEATURES = 1_000
+#: Most rows (lines) and cells read, so that an accepted file's whole path (preview, parse,
+#: pool of 200 trees on a row budget, votes) stays within 2 GiB (sdwec.budget; measured in
+#: results/upload.md). The byte limit alone does not bound memory: a 199 MB file of "1,0"
+#: lines is 24.9 million rows. Both are counted in the raw bytes, before anything is parsed.
+MAX_ROWS = 1_500_000
+MAX_CELLS = 20_000_000
 #: Most distinct target values accepted; more means a measurement or an ID, not a class.
 MAX_CLASSES = 100
 #: Fewest rows per class: the 80/10/10 split must leave every class in the validation
@@ -67,7 +74,8 @@ _FORMULA_PREFIXES = ("=", "+", "-", "@")
 def from_csv(source, target: str | None = None, task: str = "auto", *,
              name: str | None = None, header: str | bool = "auto", exclude=(),
              missing: str = "drop", max_bytes: int = MAX_UPLOAD_BYTES,
-             max_features: int = MAX_FEATURES) -> Dataset:
+             max_features: int = MAX_FEATURES, max_rows: int = MAX_ROWS,
+             max_cells: int = MAX_CELLS) -> Dataset:
     """Read a user's CSV file into a :class:`Dataset`, refusing anything unusable.
 
     Parameters
@@ -102,6 +110,10 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
     max_bytes, max_features : int
         Limits, checked before the file is parsed (``max_features`` counts every column
         but the target, excluded ones too: the limit guards the parser).
+    max_rows, max_cells : int
+        Limits on the lines of the file and on lines x columns, counted in the raw bytes
+        before it is decoded or parsed (a line count is an upper bound on the rows), so
+        that a refusal costs no memory beyond the bytes themselves.
 
     Returns
     -------
@@ -129,7 +141,8 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
         raise ValueError(f"Unknown task {task!r}; choose auto, binary or multiclass.")
     if missing not in MISSING_STRATEGIES:
         raise ValueError(f"missing must be 'drop' or 'impute', not {missing!r}.")
-    parsed = _parse_source(source, target, header, max_bytes, max_features)
+    parsed = _parse_source(source, target, header, max_bytes, max_features, max_rows,
+                           max_cells)
     target_name = parsed.target
     excluded = _resolve_exclude(list(parsed.table.columns), target_name, exclude)
     table = parsed.table.drop(columns=list(excluded))
@@ -287,7 +300,8 @@ class CsvPreview:
 
 def inspect_csv(source, target: str | None = None, *, exclude=(),
                 header: str | bool = "auto", max_bytes: int = MAX_UPLOAD_BYTES,
-                max_features: int = MAX_FEATURES) -> CsvPreview:
+                max_features: int = MAX_FEATURES, max_rows: int = MAX_ROWS,
+                max_cells: int = MAX_CELLS) -> CsvPreview:
     """Preview a CSV file before loading it: columns, gaps and likely row identifiers.
 
     The file is read by the same parser as :func:`from_csv` (same delimiter, header and
@@ -298,7 +312,7 @@ def inspect_csv(source, target: str | None = None, *, exclude=(),
 
     Parameters
     ----------
-    source, target, header, max_bytes, max_features
+    source, target, header, max_bytes, max_features, max_rows, max_cells
         As in :func:`from_csv`.
     exclude : str or sequence of str, default ()
         Columns to leave out of the counts, as in :func:`from_csv`.
@@ -324,7 +338,8 @@ def inspect_csv(source, target: str | None = None, *, exclude=(),
     >>> preview.likely_ids, preview.rows_dropped
     (['id'], 0)
     """
-    parsed = _parse_source(source, target, header, max_bytes, max_features)
+    parsed = _parse_source(source, target, header, max_bytes, max_features, max_rows,
+                           max_cells)
     gaps = _gap_table(parsed.table)
     n_rows = len(parsed.table)
     rows = []
@@ -366,14 +381,23 @@ class _Parsed:
     file_name: str | None
 
 
-def _parse_source(source, target, header, max_bytes: int, max_features: int) -> _Parsed:
+def _parse_source(source, target, header, max_bytes: int, max_features: int,
+                  max_rows: int = MAX_ROWS, max_cells: int = MAX_CELLS) -> _Parsed:
     """Read ``source`` into a table: the one parser of :func:`from_csv` and
     :func:`inspect_csv`."""
     if header not in ("auto", True, False):
         raise ValueError(f"header must be 'auto', True or False, not {header!r}.")
     data, file_name = _read_bytes(source, max_bytes)
+    lines = _count_lines(data)
+    if lines > max_rows + 1:   # one line may be the header
+        raise _too_many_error(f"about {lines:,} lines", f"at most {max_rows:,} rows", max_rows)
     text = _decode(data)
     delimiter, width = _sniff(text)
+    if lines * width > max_cells:
+        rows = max(1, max_cells // width)
+        raise _too_many_error(f"about {lines:,} lines of {width} columns "
+                              f"({lines * width:,} cells)", f"at most {max_cells:,} cells",
+                              rows)
     if width < 2:
         raise DataError(
             "The file has a single column. It needs at least one feature column and a "
@@ -428,6 +452,19 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
     if len(data) > max_bytes:
         raise DataError(too_big)
     return data, file_name
+
+
+def _count_lines(data: bytes) -> int:
+    """Lines in the raw bytes (an upper bound on the records), without copying them."""
+    ends = max(data.count(b"\n"), data.count(b"\r"))   # LF or CRLF, or old Mac CR
+    return ends + (not data.endswith((b"\n", b"\r")))
+
+
+def _too_many_error(found: str, limit: str, rows: int) -> DataError:
+    return DataError(
+        f"The file has {found}; this server reads {limit}, so that one upload stays within "
+        f"its memory budget. Upload a random sample of at most {rows:,} rows (for example "
+        f"pandas: df.sample(n={rows}, random_state=0).to_csv(...)), or fewer columns.")
 
 
 def _decode(data: bytes) -> str:

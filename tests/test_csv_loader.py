@@ -564,3 +564,63 @@ def test_either_module_can_be_imported_first(first):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+# ---- the memory budget: rows and cells counted before parsing (issue 22) ---------------
+
+
+def test_too_many_rows_is_refused_before_parsing_with_what_to_do():
+    data = csv_bytes(["x", "label"], [(i, i % 2) for i in range(500)])
+    with pytest.raises(DataError) as caught:
+        datasets.from_csv(data, max_rows=100)
+    message = str(caught.value)
+    assert "about 501 lines" in message and "at most 100 rows" in message
+    assert "random sample of at most 100 rows" in message
+    with pytest.raises(DataError, match="at most 100 rows"):
+        datasets.inspect_csv(data, max_rows=100)
+    # The header line does not count: 100 data rows are accepted.
+    ok = csv_bytes(["x", "label"], [(i, i % 2) for i in range(100)])
+    assert datasets.from_csv(ok, max_rows=100).n_samples == 100
+
+
+def test_too_many_cells_is_refused_with_the_rows_that_would_fit():
+    data = csv_bytes(["a", "b", "c", "label"], [(i, i, i, i % 2) for i in range(99)])
+    # 100 lines x 4 columns = 400 cells
+    with pytest.raises(DataError, match=r"400 cells.*at most 399 cells.*at most 99 rows"):
+        datasets.from_csv(data, max_cells=399)
+    assert datasets.from_csv(data, max_cells=400).n_samples == 99
+
+
+def test_lines_are_counted_for_every_line_ending():
+    assert csv_loader._count_lines(b"a,b\n1,2\n3,4\n") == 3
+    assert csv_loader._count_lines(b"a,b\r\n1,2\r\n3,4") == 3
+    assert csv_loader._count_lines(b"a,b\r1,2\r3,4\r") == 3
+
+
+_HOSTILE_SCRIPT = """
+import sys, tracemalloc
+sys.path.insert(0, sys.argv[1])
+from sdwec import datasets
+from sdwec.errors import DataError
+lines = int(sys.argv[2])
+data = b"1,0\\n" * lines            # the issue's 199 MB file of 24.9M rows, scaled down
+tracemalloc.start()
+try:
+    datasets.from_csv(data, max_rows=lines // 100)
+    print("accepted")
+except DataError as error:
+    print("refused", tracemalloc.get_traced_memory()[1], error)
+"""
+
+
+def test_a_compressible_file_of_short_rows_gets_a_clear_refusal_in_bounded_memory():
+    """The hostile case of issue 22 at 1/10 size (2.49M lines, 10 MB) with the row limit at
+    1 % of its lines: the refusal allocates nothing in proportion to the file (measured by
+    tracemalloc in a fresh interpreter), where parsing would take hundreds of MB."""
+    lines = 2_490_000
+    out = subprocess.run([sys.executable, "-c", _HOSTILE_SCRIPT, str(ROOT), str(lines)],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    verdict, peak, message = out.split(" ", 2)
+    assert verdict == "refused"
+    assert int(peak) < lines * 4 // 100   # under 1 % of the file
+    assert f"about {lines:,} lines" in message and "random sample" in message

@@ -35,7 +35,7 @@ import time
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
-from sdwec.pool import OOB_ROWS_WITH_BUDGET
+from sdwec.pool import OOB_ROWS_WITH_BUDGET, VOTES_CHUNK
 
 __all__ = ["PoolEstimate", "estimate_pool", "row_budget", "trees_within", "measure_rate",
            "TARGET_SECONDS", "MEMORY_BUDGET_BYTES", "MIN_ROW_BUDGET", "BUDGET_STEPS"]
@@ -158,8 +158,8 @@ def _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes):
                 + n_train * d * 12  # the training split, and its float32 copy for the trees
                 + n_held * d * 8)   # validation and test features
     held_votes = n_held * l * label   # P_val and P_test, as labels
-    # Compressing the larger of them: its codes (int64) and labels looked up again.
-    compress = (n_held // 2 + 1) * l * 16
+    # Compressing one chunk of rows: its codes (int64), labels looked up again, key bytes.
+    compress = min(n_train, VOTES_CHUNK) * l * 17
     in_bag = n_train * l + n_train * l // 8   # the bool matrix and its packed bits
     oob = n_oob * l * (code + 1)    # the out-of-bag codes and where they voted
     return int(matrices + held_votes + in_bag + oob + compress)

@@ -388,15 +388,20 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
                 single_val=single_tree.predict(X_val), single_test=single_tree.predict(X_test),
                 prior=_class_prior(y_val, classes), meta=info,
                 in_bag_bits=np.packbits(in_bag, axis=0),
-                oob_votes=_oob_votes(P_oob, np.searchsorted(classes, y_train[oob_rows]),
-                                     ~in_bag[oob_rows], classes))
+                val_votes=_chunked_votes(P_val, y_val, classes),
+                test_votes=_chunked_votes(P_test, y[idx_test], classes),
+                # Class indices against 0 .. K-1, then the pool's classes.
+                oob_votes=dataclasses.replace(
+                    _chunked_votes(P_oob, np.searchsorted(classes, y_train[oob_rows]),
+                                   np.arange(len(classes)), in_bag[oob_rows]),
+                    classes=classes))
     report(total, total, "done")
     return pool
 
 
 #: Out-of-bag rows kept when a row budget is set: the solver's cost grows with them.
 OOB_ROWS_WITH_BUDGET = 100_000
-_OOB_CHUNK = 65_536  # rows compressed at a time, so memory stays flat on large splits
+VOTES_CHUNK = 16_384  # rows compressed at a time, so memory stays flat on large splits
 
 
 def _budget_rows(n_train, rows_per_tree, seed):
@@ -415,14 +420,13 @@ def _budget_rows(n_train, rows_per_tree, seed):
     return single, oob
 
 
-def _oob_votes(codes, y_codes, voted, classes):
-    """``compress_votes`` of class indices, by chunks of rows: the same Votes, less memory."""
-    ids = np.arange(len(classes))
-    parts = [compress_votes(codes[lo:lo + _OOB_CHUNK], y_codes[lo:lo + _OOB_CHUNK], ids,
-                            voted=voted[lo:lo + _OOB_CHUNK])
-             for lo in range(0, len(codes), _OOB_CHUNK)]
-    votes = parts[0] if len(parts) == 1 else stack_votes(*parts)
-    return dataclasses.replace(votes, classes=classes)
+def _chunked_votes(P, y, classes, in_bag=None):
+    """``compress_votes(P, y, classes, voted=~in_bag)`` by chunks of rows: the same Votes
+    (rows are keyed and sorted alike), in memory that does not grow with the rows."""
+    parts = [compress_votes(P[lo:lo + VOTES_CHUNK], y[lo:lo + VOTES_CHUNK], classes,
+                            voted=None if in_bag is None else ~in_bag[lo:lo + VOTES_CHUNK])
+             for lo in range(0, len(P), VOTES_CHUNK)]
+    return parts[0] if len(parts) == 1 else stack_votes(*parts)
 
 
 def _new_samples(ensemble, n_new):

@@ -123,15 +123,17 @@ def test_budget_leaves_the_split_and_without_it_the_pool_unchanged():
     assert full.in_bag.sum(axis=0).max() > 40
 
 
-def test_chunked_out_of_bag_votes_equal_one_compression(monkeypatch):
-    monkeypatch.setattr(pool, "_OOB_CHUNK", 37)
+def test_chunked_votes_equal_one_compression(monkeypatch):
+    monkeypatch.setattr(pool, "VOTES_CHUNK", 7)
     X, y = _data(n=400)
     p = pool.build_pool(X, y, n_trees=5, seed=2)
     P_train = pool.prediction_matrix(p.estimators, p.X_train, p.classes)
     whole = compress_votes(P_train, p.y_train, p.classes, voted=~p.in_bag)
-    got = p.votes("oob")
-    for name in ("codes", "labels", "counts", "classes"):
-        assert np.array_equal(getattr(got, name), getattr(whole, name)), name
+    for split, expected in (("oob", whole), ("val", compress_votes(p.P_val, p.y_val)),
+                            ("test", compress_votes(p.P_test, p.y_test))):
+        got = p.votes(split)
+        for name in ("codes", "labels", "counts", "classes"):
+            assert np.array_equal(getattr(got, name), getattr(expected, name)), (split, name)
 
 
 def test_pool_key_without_a_budget_keeps_the_old_cache_key():

@@ -15,6 +15,7 @@ The public names are also importable from :mod:`sdwec.datasets` (``datasets.from
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import itertools
@@ -410,8 +411,17 @@ def _parse_source(source, target, header, max_bytes: int, max_features: int,
     has_header = _looks_like_header(sample) if header == "auto" else header
     columns = _column_names(sample[0], has_header)
     target_name = _find_column(columns, target) if target is not None else columns[-1]
-    _check_rectangular(text, delimiter, width)
-    table = _parse(text, delimiter, width, has_header, columns.index(target_name))
+    # A plain UTF-8 file without quotes has one record per line: it is checked and parsed
+    # from its bytes (vectorised, and without pandas copying the text four bytes a char).
+    plain = (b'"' not in data and b"\n" in data and not data.startswith(codecs.BOM_UTF8)
+             and not data.startswith((b"\xff\xfe", b"\xfe\xff")))
+    if plain:
+        _check_lines(data, delimiter, width)
+    else:
+        _check_rectangular(text, delimiter, width)
+    del text
+    table = _parse(io.BytesIO(data) if plain else io.StringIO(_decode(data)), delimiter,
+                   width, has_header, columns.index(target_name))
     if table.empty:
         raise DataError("The file has a header row but no data rows below it.")
     table.columns = columns
@@ -573,6 +583,39 @@ def _check_rectangular(text: str, delimiter: str, width: int) -> None:
         raise _quote_error(reader.line_num) from None
 
 
+_LINES_BLOCK = 1 << 23   # bytes per step of _check_lines: its memory stays a few blocks
+
+
+def _check_lines(data: bytes, delimiter: str, width: int) -> None:
+    """:func:`_check_rectangular` for a file without quotes, where a record is a line: counts
+    the delimiters of every line with numpy, block by block."""
+    separator, newline = ord(delimiter), ord("\n")
+    start, line = 0, 0
+    while start < len(data):
+        stop = data.find(b"\n", min(start + _LINES_BLOCK, len(data)))
+        stop = len(data) if stop == -1 else stop + 1
+        block = np.frombuffer(data, np.uint8, stop - start, start)
+        ends = np.flatnonzero(block == newline)
+        if ends.size == 0 or ends[-1] != len(block) - 1:
+            ends = np.append(ends, len(block))          # the last line has no newline
+        splits = np.flatnonzero(block == separator)
+        fields = np.diff(np.searchsorted(splits, ends), prepend=0) + 1
+        lengths = np.diff(ends, prepend=-1) - 1
+        carriage = np.zeros(len(ends), dtype=bool)
+        inside = (ends > 0) & (lengths > 0)
+        carriage[inside] = block[ends[inside] - 1] == ord("\r")
+        blank = lengths - carriage == 0
+        bad = np.flatnonzero(~blank & (fields != width))
+        if bad.size:
+            raise DataError(
+                f"Line {line + bad[0] + 1} has {fields[bad[0]]} fields but the first line has "
+                f"{width}. Every row needs the same number of columns: check for an "
+                f"unquoted {_delimiter_name(delimiter)} inside a value or a missing "
+                "separator.")
+        line += len(ends)
+        start = stop
+
+
 def _delimiter_name(delimiter: str) -> str:
     return {",": "comma", ";": "semicolon", "\t": "tab", "|": "'|'"}[delimiter]
 
@@ -668,11 +711,11 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _parse(text: str, delimiter: str, width: int, has_header: bool,
+def _parse(stream, delimiter: str, width: int, has_header: bool,
            target_index: int) -> pd.DataFrame:
     """The whole table; pandas' C parser reads numeric columns as numbers directly."""
     try:
-        table = pd.read_csv(io.StringIO(text), sep=delimiter, names=list(range(width)),
+        table = pd.read_csv(stream, sep=delimiter, encoding="utf-8", names=list(range(width)),
                             header=0 if has_header else None, dtype={target_index: str},
                             keep_default_na=False, na_filter=False, engine="c",
                             skip_blank_lines=True, low_memory=False)

@@ -624,3 +624,19 @@ def test_a_compressible_file_of_short_rows_gets_a_clear_refusal_in_bounded_memor
     assert verdict == "refused"
     assert int(peak) < lines * 4 // 100   # under 1 % of the file
     assert f"about {lines:,} lines" in message and "random sample" in message
+
+
+@pytest.mark.parametrize("block", [7, 1 << 23])
+def test_quote_free_files_are_checked_line_by_line_like_the_csv_reader(monkeypatch, block):
+    """The vectorised check (files without quotes) finds the same bad line as the csv
+    reader (files with quotes), across block boundaries, skipping blank and CRLF lines."""
+    monkeypatch.setattr(csv_loader, "_LINES_BLOCK", block)
+    rows = ["a,b,label"] + [f"{i},{i % 3},{i % 2}" for i in range(30)]
+    rows[17] = "17,2"                                  # line 18: two fields
+    plain = "\r\n".join(rows[:5]) + "\r\n\r\n" + "\n".join(rows[5:])
+    quoted = plain.replace("a,b", '"a",b', 1)
+    for text in (plain, quoted):
+        with pytest.raises(DataError, match="Line 19 has 2 fields but the first line has 3"):
+            datasets.from_csv(text.encode())
+    good = "\r\n".join(r for i, r in enumerate(rows) if i != 17) + "\n\n"
+    assert datasets.from_csv(good.encode()).n_samples == 29

@@ -348,7 +348,7 @@ def inspect_csv(source, target: str | None = None, *, exclude=(),
         missing = gaps[column].to_numpy()
         numbers, categories = _decode_column(parsed.table[column], missing)
         present = numbers[~missing]
-        distinct = len(categories) if categories is not None else len(np.unique(present))
+        distinct = len(categories) if categories is not None else len(pd.unique(present))
         unique_per_row = n_rows > 1 and distinct == n_rows   # so no gap either
         rows.append({"column": column, "role": "feature",
                      "kind": "numeric" if categories is None else "categorical",
@@ -466,7 +466,7 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
 
 def _count_lines(data: bytes) -> int:
     """Lines in the raw bytes (an upper bound on the records), without copying them."""
-    ends = max(data.count(b"\n"), data.count(b"\r"))   # LF or CRLF, or old Mac CR
+    ends = data.count(b"\n") or data.count(b"\r")   # LF or CRLF, else old Mac CR
     return ends + (not data.endswith((b"\n", b"\r")))
 
 

@@ -586,7 +586,8 @@ def upload_rate(dataset):
 
 def _upload_estimates(dataset, n_trees):
     n, d = dataset.X.shape
-    args = dict(rate=upload_rate(dataset), n_classes=len(dataset.classes))
+    args = dict(rate=upload_rate(dataset), n_classes=len(dataset.classes),
+                label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
     full = budget.estimate_pool(n, d, n_trees, **args)
     m = budget.row_budget(n, d, n_trees, **args)
     budgeted = None if m is None else budget.estimate_pool(n, d, n_trees, m, **args)

@@ -160,6 +160,12 @@ def _plan(dataset, config):
         st.caption("The pool of this choice is on disk already: nothing to train.")
         return True
     chosen = plan.chosen
+    low, high = chosen.solve_seconds
+    if high > 5:
+        st.caption(f"Then every solve of SDWEC (the first chart, and each move of λ) works on "
+                   f"{chosen.n_rows // 10:,} validation rows and {chosen.n_trees} trees: "
+                   f"roughly {budget.wait_text(low, high)} each; a row budget does not change that, "
+                   "fewer trees do (a quarter of the time at half the trees).")
     if chosen.peak_bytes > budget.MEMORY_BUDGET_BYTES:
         st.error(f"This choice would need about {_mib(chosen.peak_bytes)} of memory, more "
                  f"than the {_mib(budget.MEMORY_BUDGET_BYTES)} one upload may use on this "

@@ -37,7 +37,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from sdwec.pool import OOB_ROWS_WITH_BUDGET, VOTES_CHUNK
 
-__all__ = ["PoolEstimate", "estimate_pool", "row_budget", "trees_within", "measure_rate",
+__all__ = ["PoolEstimate", "estimate_pool", "wait_text", "row_budget", "trees_within", "measure_rate",
            "TARGET_SECONDS", "MEMORY_BUDGET_BYTES", "MIN_ROW_BUDGET", "BUDGET_STEPS"]
 
 #: The wait a page accepts without asking: "about a minute".
@@ -53,6 +53,10 @@ _GROW_RATE = (10e-9, 150e-9)
 _PASS_RATE = (10e-9, 10e-9)      # per training row and tree (bagging's sample weights)
 _PREDICT_RATE = (50e-9, 130e-9)  # per predicted row and tree
 BUSY = 2.0
+# Seconds per (validation row x l^2) of one solve (25 iterations, the solver's defaults):
+# 5.5-6.6e-9 measured at load 13-14 on 30,000 x 200 and 120,000 x 100 distinct ±1 rows;
+# the low end assumes an idle machine, the high end twice the busy measurement.
+_SOLVE_RATE = (2e-9, 1.2e-8)
 # A rate measured on the data itself, at the load of that moment: the range around it.
 _MEASURED_SPREAD = (0.8, 2.5)
 _PROBE_ROWS = 4_000
@@ -75,6 +79,10 @@ class PoolEstimate:
     peak_bytes : int
         Upper estimate of the memory the pool's training and votes take on top of the
         parsed data (counted from the arrays :func:`sdwec.pool.build_pool` holds at once).
+    solve_seconds : (float, float)
+        Range of one SDWEC solve on the validation votes (every λ move costs one): about
+        ``m l^2`` for ``m`` distinct validation rows, taken as all of them. A row budget
+        does not change it; fewer trees do, quadratically.
     """
 
     n_rows: int
@@ -83,21 +91,27 @@ class PoolEstimate:
     max_samples: int | None
     seconds: tuple
     peak_bytes: int
+    solve_seconds: tuple = (0.0, 0.0)
 
     @property
     def wait(self) -> str:
-        """The time range as a person reads it: ``"5-20 s"``, ``"40 s-3 min"``, ``"2-9 min"``."""
-        low, high = (max(1.0, s) for s in self.seconds)
-        if high < 90:
-            return f"{low:.0f}–{high:.0f} s"
-        if low >= 90:
-            return f"{low / 60:.0f}–{high / 60:.0f} min"
-        return f"{low:.0f} s–{high / 60:.0f} min"
+        """The time range as a person reads it (:func:`wait_text`)."""
+        return wait_text(*self.seconds)
 
     def fits(self, seconds=TARGET_SECONDS, memory=MEMORY_BUDGET_BYTES) -> bool:
         """Whether even the high end of the time range fits ``seconds`` and the peak fits
         ``memory``."""
         return self.seconds[1] <= seconds and self.peak_bytes <= memory
+
+
+def wait_text(low, high) -> str:
+    """A range of seconds as a person reads it: ``"5–20 s"``, ``"40 s–3 min"``, ``"2–9 min"``."""
+    low, high = (max(1.0, s) for s in (low, high))
+    if high < 90:
+        return f"{low:.0f}–{high:.0f} s"
+    if low >= 90:
+        return f"{low / 60:.0f}–{high / 60:.0f} min"
+    return f"{low:.0f} s–{high / 60:.0f} min"
 
 
 def _split_rows(n_rows):
@@ -106,7 +120,7 @@ def _split_rows(n_rows):
 
 
 def estimate_pool(n_rows, n_features, n_trees=200, max_samples=None, *, rate=None,
-                  n_classes=2) -> PoolEstimate:
+                  n_classes=2, label_bytes=8) -> PoolEstimate:
     """Time range and peak memory of training a pool (one core, as the dashboard does).
 
     Parameters
@@ -121,6 +135,9 @@ def estimate_pool(n_rows, n_features, n_trees=200, max_samples=None, *, rate=Non
         range is then ``0.8 .. 2.5`` times the estimate it gives. Default: the calibrated
         range from easy data on an idle core to noisy data on a busy one.
     n_classes : int, default=2
+    label_bytes : int, default=8
+        Bytes of one predicted label in the pool's prediction matrices: 1 for ±1 labels
+        (the pool stores integer labels in the smallest type), 8 for text labels.
 
     Returns
     -------
@@ -145,19 +162,21 @@ def estimate_pool(n_rows, n_features, n_trees=200, max_samples=None, *, rate=Non
     else:
         middle = seconds(float(rate), _PASS_RATE[1], _PREDICT_RATE[1])
         low, high = (middle * s for s in _MEASURED_SPREAD)
+    solve_units = (n_held / 2) * l * l
     return PoolEstimate(n_rows, d, l, None if max_samples is None else m, (low, high),
-                        _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes))
+                        _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes,
+                                    label_bytes),
+                        tuple(float(r * solve_units) for r in _SOLVE_RATE))
 
 
-def _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes):
+def _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes, label):
     """Bytes build_pool holds at its peak, beyond the dataset itself: an upper count of its
     largest arrays alive at once (the trees themselves are small beside them)."""
-    label = 8                       # int64 labels, or object pointers for text labels
     code = 1 if n_classes < 255 else 4
     matrices = (n_rows * d * 8      # X as float64
                 + n_train * d * 12  # the training split, and its float32 copy for the trees
                 + n_held * d * 8)   # validation and test features
-    held_votes = n_held * l * label   # P_val and P_test, as labels
+    held_votes = n_held * l * label   # P_val and P_test, as labels (or object pointers)
     # Compressing one chunk of rows: its codes (int64), labels looked up again, key bytes.
     compress = min(n_train, VOTES_CHUNK) * l * 17
     in_bag = n_train * l + n_train * l // 8   # the bool matrix and its packed bits
@@ -166,12 +185,12 @@ def _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes):
 
 
 def row_budget(n_rows, n_features, n_trees=200, target_seconds=TARGET_SECONDS, *,
-               rate=None, n_classes=2):
+               rate=None, n_classes=2, label_bytes=8):
     """The largest row budget per tree whose estimate fits ``target_seconds``.
 
     Parameters
     ----------
-    n_rows, n_features, n_trees, rate, n_classes
+    n_rows, n_features, n_trees, rate, n_classes, label_bytes
         As in :func:`estimate_pool`.
     target_seconds : float, default=TARGET_SECONDS
         The wait to fit, compared with the high end of the range.
@@ -186,7 +205,7 @@ def row_budget(n_rows, n_features, n_trees=200, target_seconds=TARGET_SECONDS, *
     """
     def high(max_samples):
         return estimate_pool(n_rows, n_features, n_trees, max_samples, rate=rate,
-                             n_classes=n_classes).seconds[1]
+                             n_classes=n_classes, label_bytes=label_bytes).seconds[1]
 
     if high(None) <= target_seconds:
         return None
@@ -198,7 +217,7 @@ def row_budget(n_rows, n_features, n_trees=200, target_seconds=TARGET_SECONDS, *
 
 
 def trees_within(n_rows, n_features, sizes, target_seconds=TARGET_SECONDS, *, rate=None,
-                 n_classes=2):
+                 n_classes=2, label_bytes=8):
     """The largest pool size among ``sizes`` whose full-bootstrap estimate fits the target.
 
     Returns
@@ -207,8 +226,8 @@ def trees_within(n_rows, n_features, sizes, target_seconds=TARGET_SECONDS, *, ra
         ``None`` when even the smallest size does not fit.
     """
     fitting = [l for l in sorted(sizes)
-               if estimate_pool(n_rows, n_features, l, rate=rate,
-                                n_classes=n_classes).seconds[1] <= target_seconds]
+               if estimate_pool(n_rows, n_features, l, rate=rate, n_classes=n_classes,
+                                label_bytes=label_bytes).seconds[1] <= target_seconds]
     return fitting[-1] if fitting else None
 
 

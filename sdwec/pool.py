@@ -36,6 +36,7 @@ from sdwec.votes import Votes, compress_votes, stack_votes
 __all__ = [
     "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",
     "prediction_matrix", "in_bag_matrix", "cache_dir", "cache_path", "CACHE_ENV",
+    "compact_labels",
 ]
 
 # Bump when the pickled Pool layout changes (2: one Votes per split, no table; 3: each tree's
@@ -361,14 +362,15 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
 
     estimators = list(ensemble.estimators_)
     X_val, X_test, X_oob = X[idx_val], X[idx_test], X_train[oob_rows]
-    P_val = np.empty((len(idx_val), n_trees), dtype=classes.dtype)
-    P_test = np.empty((len(idx_test), n_trees), dtype=classes.dtype)
+    labels = compact_labels(classes)
+    P_val = np.empty((len(idx_val), n_trees), dtype=labels.dtype)
+    P_test = np.empty((len(idx_test), n_trees), dtype=labels.dtype)
     # Class indices in one byte, not labels: 8x less memory for the largest matrix.
     P_oob = np.empty((len(X_oob), n_trees), dtype=np.min_scalar_type(len(classes)))
     for lo in range(0, n_trees, _TRAIN_CHUNK):
         hi = min(n_trees, lo + _TRAIN_CHUNK)
-        P_val[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_val, ensemble.classes_)
-        P_test[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_test, ensemble.classes_)
+        P_val[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_val, labels)
+        P_test[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_test, labels)
         P_oob[:, lo:hi] = _prediction_codes(estimators[lo:hi], X_oob, P_oob.dtype)
         report(predicted(hi), total, "predicting the training, validation and test rows")
     in_bag = in_bag_matrix(samples, len(idx_train))
@@ -397,6 +399,17 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
                     classes=classes))
     report(total, total, "done")
     return pool
+
+
+def compact_labels(classes):
+    """Integer classes in the smallest integer type that holds them (int8 for ±1 labels):
+    the prediction matrices, the pool's largest arrays, take 8x less memory than int64."""
+    if classes.dtype.kind in "iu":
+        for dtype in (np.int8, np.int16, np.int32):
+            info = np.iinfo(dtype)
+            if info.min <= classes.min() and classes.max() <= info.max:
+                return classes.astype(dtype)
+    return classes
 
 
 #: Out-of-bag rows kept when a row budget is set: the solver's cost grows with them.

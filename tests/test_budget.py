@@ -158,8 +158,8 @@ def test_load_pool_trains_and_caches_a_budgeted_pool(tmp_path, monkeypatch):
 
 
 def test_wait_reads_as_seconds_or_minutes():
-    def wait(low, high):
-        return budget.PoolEstimate(1, 1, 1, None, (low, high), 0).wait
+    wait = budget.wait_text
+    assert budget.PoolEstimate(1, 1, 1, None, (4.6, 19.5), 0).wait == "5–20 s"
     assert wait(4.6, 19.5) == "5–20 s"
     assert wait(40, 170) == "40 s–3 min"
     assert wait(120, 540) == "2–9 min"
@@ -168,3 +168,24 @@ def test_wait_reads_as_seconds_or_minutes():
 
 def test_no_budget_for_a_split_smaller_than_the_minimum():
     assert budget.row_budget(1_000, 10, 1000, 1e-9) is None
+
+
+def test_prediction_matrices_hold_labels_in_the_smallest_integer_type():
+    X, y = _data()
+    p = pool.build_pool(X, y, n_trees=3)
+    assert p.P_val.dtype == np.int8 and set(np.unique(p.P_val)) <= {-1, 1}
+    assert np.array_equal(p.P_test, pool.prediction_matrix(p.estimators, p.X_test, p.classes))
+    assert pool.compact_labels(np.array([0, 300])).dtype == np.int16
+    assert pool.compact_labels(np.array(["a", "b"], dtype=object)).dtype == object
+    smaller = budget.estimate_pool(1_200_000, 10, 200, 5_000, label_bytes=1)
+    larger = budget.estimate_pool(1_200_000, 10, 200, 5_000, label_bytes=8)
+    assert larger.peak_bytes - smaller.peak_bytes == 240_000 * 200 * 7
+
+
+def test_solve_time_grows_with_the_square_of_the_trees_not_with_the_budget():
+    a = budget.estimate_pool(1_200_000, 10, 200)
+    assert a.solve_seconds == budget.estimate_pool(1_200_000, 10, 200, 5_000).solve_seconds
+    half = budget.estimate_pool(1_200_000, 10, 100).solve_seconds
+    assert half[1] == pytest.approx(a.solve_seconds[1] / 4)
+    # 120,000 validation rows x 200^2 at 1.2e-8 s: 57.6 s at the high end
+    assert a.solve_seconds[1] == pytest.approx(120_000 * 200**2 * 1.2e-8)

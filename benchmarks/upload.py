@@ -188,11 +188,11 @@ def sizes_report(sizes, stages):
                  "peak RSS MiB", "outcome", "load average before → after"], rows))
 
 
-def accuracy_report(seeds, n_trees, budgets, synthetic_rows):
+def accuracy_report(seeds, n_trees, budgets, synthetic_rows, shipped=("nsl_kdd",)):
     """Test accuracy of SDWEC, bagging and the single tree: full bootstraps vs row budgets."""
     from sdwec import comparison, datasets, pool
 
-    cases = [("nsl_kdd", None)]
+    cases = [(name, None) for name in shipped]
     if synthetic_rows:
         cases.append((f"synthetic {synthetic_rows:,}",
                       datasets.from_csv(synthetic_csv(synthetic_rows, seed=1))))
@@ -232,6 +232,8 @@ def main(argv=None):
     parser.add_argument("--trees", type=int, default=200)
     parser.add_argument("--budgets", default="5000,20000")
     parser.add_argument("--synthetic-rows", type=int, default=300_000)
+    parser.add_argument("--shipped", default="nsl_kdd",
+                        help="shipped datasets to compare on, comma-separated ('' for none)")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -243,7 +245,8 @@ def main(argv=None):
     print(f"load average at start: {load_average()}")
     if args.accuracy:
         accuracy_report(range(args.seeds), args.trees,
-                        [int(b) for b in args.budgets.split(",") if b], args.synthetic_rows)
+                        [int(b) for b in args.budgets.split(",") if b], args.synthetic_rows,
+                        [s for s in args.shipped.split(",") if s])
     else:
         sizes_report([s if s == "hostile" else int(s) for s in args.sizes.split(",")],
                      args.stages)

@@ -98,7 +98,7 @@ def _mib(n_bytes):
 
 
 def _cost(estimate):
-    return (f"roughly {estimate.wait}, peak memory about "
+    return (f"roughly {estimate.wait}, memory for training at most about "
             f"{_mib(estimate.peak_bytes)}")
 
 

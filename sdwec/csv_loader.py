@@ -76,7 +76,8 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
              name: str | None = None, header: str | bool = "auto", exclude=(),
              missing: str = "drop", max_bytes: int = MAX_UPLOAD_BYTES,
              max_features: int = MAX_FEATURES, max_rows: int = MAX_ROWS,
-             max_cells: int = MAX_CELLS) -> Dataset:
+             max_cells: int = MAX_CELLS, sample_rows: int | None = None,
+             sample_seed: int = 0) -> Dataset:
     """Read a user's CSV file into a :class:`Dataset`, refusing anything unusable.
 
     Parameters
@@ -115,6 +116,12 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
         Limits on the lines of the file and on lines x columns, counted in the raw bytes
         before it is decoded or parsed (a line count is an upper bound on the rows), so
         that a refusal costs no memory beyond the bytes themselves.
+    sample_rows : int, optional
+        Read a random sample of this many lines (besides the first, which may be the
+        header) instead of the whole file, chosen by ``sample_seed`` before anything is
+        parsed, in memory that follows the sample: what a user may consent to when a file
+        passes ``max_rows``. Only for files without quoted cells. The description says so.
+    sample_seed : int, default 0
 
     Returns
     -------
@@ -143,7 +150,7 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
     if missing not in MISSING_STRATEGIES:
         raise ValueError(f"missing must be 'drop' or 'impute', not {missing!r}.")
     parsed = _parse_source(source, target, header, max_bytes, max_features, max_rows,
-                           max_cells)
+                           max_cells, sample_rows, sample_seed)
     target_name = parsed.target
     excluded = _resolve_exclude(list(parsed.table.columns), target_name, exclude)
     table = parsed.table.drop(columns=list(excluded))
@@ -196,6 +203,9 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
     dataset_name = name or parsed.file_name or "your data"
     parts = [f"{dataset_name}: {X.shape[0]:,} rows, {X.shape[1]} features, target "
              f"{target_name!r}."]
+    if parsed.sampled_from is not None:
+        parts.append(f"A random sample (seed {sample_seed}) of {sample_rows:,} of the file's "
+                     f"{parsed.sampled_from:,} lines.")
     if excluded:
         parts.append(f"Excluded column(s), not used as features: "
                      f"{_preview_list(list(excluded), 5)}.")
@@ -302,7 +312,8 @@ class CsvPreview:
 def inspect_csv(source, target: str | None = None, *, exclude=(),
                 header: str | bool = "auto", max_bytes: int = MAX_UPLOAD_BYTES,
                 max_features: int = MAX_FEATURES, max_rows: int = MAX_ROWS,
-                max_cells: int = MAX_CELLS) -> CsvPreview:
+                max_cells: int = MAX_CELLS, sample_rows: int | None = None,
+                sample_seed: int = 0) -> CsvPreview:
     """Preview a CSV file before loading it: columns, gaps and likely row identifiers.
 
     The file is read by the same parser as :func:`from_csv` (same delimiter, header and
@@ -313,7 +324,8 @@ def inspect_csv(source, target: str | None = None, *, exclude=(),
 
     Parameters
     ----------
-    source, target, header, max_bytes, max_features, max_rows, max_cells
+    source, target, header, max_bytes, max_features, max_rows, max_cells, sample_rows,
+    sample_seed
         As in :func:`from_csv`.
     exclude : str or sequence of str, default ()
         Columns to leave out of the counts, as in :func:`from_csv`.
@@ -340,7 +352,7 @@ def inspect_csv(source, target: str | None = None, *, exclude=(),
     (['id'], 0)
     """
     parsed = _parse_source(source, target, header, max_bytes, max_features, max_rows,
-                           max_cells)
+                           max_cells, sample_rows, sample_seed)
     gaps = _gap_table(parsed.table)
     n_rows = len(parsed.table)
     rows = []
@@ -380,16 +392,22 @@ class _Parsed:
     target: str
     has_header: bool
     file_name: str | None
+    sampled_from: int | None = None   # lines of the file, when a sample of them was read
 
 
 def _parse_source(source, target, header, max_bytes: int, max_features: int,
-                  max_rows: int = MAX_ROWS, max_cells: int = MAX_CELLS) -> _Parsed:
+                  max_rows: int = MAX_ROWS, max_cells: int = MAX_CELLS,
+                  sample_rows: int | None = None, sample_seed: int = 0) -> _Parsed:
     """Read ``source`` into a table: the one parser of :func:`from_csv` and
     :func:`inspect_csv`."""
     if header not in ("auto", True, False):
         raise ValueError(f"header must be 'auto', True or False, not {header!r}.")
     data, file_name = _read_bytes(source, max_bytes)
     lines = _count_lines(data)
+    sampled_from = None
+    if sample_rows is not None and lines > int(sample_rows) + 1:
+        data, sampled_from = _sample_lines(data, int(sample_rows), sample_seed), lines
+        lines = _count_lines(data)
     if lines > max_rows + 1:   # one line may be the header
         raise _too_many_error(f"about {lines:,} lines", f"at most {max_rows:,} rows", max_rows)
     text = _decode(data)
@@ -425,7 +443,7 @@ def _parse_source(source, target, header, max_bytes: int, max_features: int,
     if table.empty:
         raise DataError("The file has a header row but no data rows below it.")
     table.columns = columns
-    return _Parsed(table, target_name, has_header, file_name)
+    return _Parsed(table, target_name, has_header, file_name, sampled_from)
 
 
 def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
@@ -468,6 +486,39 @@ def _count_lines(data: bytes) -> int:
     """Lines in the raw bytes (an upper bound on the records), without copying them."""
     ends = data.count(b"\n") or data.count(b"\r")   # LF or CRLF, else old Mac CR
     return ends + (not data.endswith((b"\n", b"\r")))
+
+
+def _sample_lines(data: bytes, k: int, seed: int) -> bytes:
+    """The first line and a seeded random sample of exactly ``k`` of the other lines, in
+    file order; block by block, so memory follows the sample, not the file.
+
+    Only for a file without quotes (a record is then a line).
+    """
+    if b'"' in data or b"\n" not in data:
+        raise DataError(
+            "Only a file without quoted cells, one record per line, can be sampled here. "
+            "Upload a random sample of the rows instead.")
+    rng = np.random.default_rng(seed)
+    first = data.find(b"\n") + 1
+    left = data.count(b"\n", first) + (not data.endswith(b"\n"))
+    wanted = min(k, left)
+    out, start = [data[:first]], first
+    while start < len(data) and wanted:
+        stop = data.find(b"\n", min(start + _LINES_BLOCK, len(data)))
+        stop = len(data) if stop == -1 else stop + 1
+        block = np.frombuffer(data, np.uint8, stop - start, start)
+        ends = np.flatnonzero(block == ord("\n")) + 1
+        if ends.size == 0 or ends[-1] != len(block):
+            ends = np.append(ends, len(block))
+        taken = int(rng.hypergeometric(wanted, left - wanted, len(ends))) \
+            if left > len(ends) else wanted
+        keep = np.zeros(len(ends), dtype=bool)
+        keep[rng.choice(len(ends), taken, replace=False)] = True
+        out.append(block[np.repeat(keep, np.diff(ends, prepend=0))].tobytes())
+        if out[-1] and not out[-1].endswith(b"\n"):
+            out[-1] += b"\n"
+        wanted, left, start = wanted - taken, left - len(ends), stop
+    return b"".join(out)
 
 
 def _too_many_error(found: str, limit: str, rows: int) -> DataError:

@@ -640,3 +640,56 @@ def test_quote_free_files_are_checked_line_by_line_like_the_csv_reader(monkeypat
             datasets.from_csv(text.encode())
     good = "\r\n".join(r for i, r in enumerate(rows) if i != 17) + "\n\n"
     assert datasets.from_csv(good.encode()).n_samples == 29
+
+
+@pytest.mark.parametrize("block", [5, 1 << 23])
+def test_a_sample_of_the_lines_is_exact_seeded_and_from_the_file(monkeypatch, block):
+    monkeypatch.setattr(csv_loader, "_LINES_BLOCK", block)
+    rows = [(i, i % 7, i % 2) for i in range(1000)]
+    data = csv_bytes(["id", "x", "label"], rows)
+    ds = datasets.from_csv(data, sample_rows=100, sample_seed=3, max_rows=150)
+    assert ds.n_samples == 100
+    ids = ds.X[:, 0].astype(int)
+    assert len(set(ids)) == 100 and (np.diff(ids) > 0).all()   # distinct, in file order
+    assert all(ds.X[i, 1] == ids[i] % 7 for i in range(100))
+    assert "A random sample (seed 3) of 100 of the file's 1,001 lines." in ds.description
+    again = datasets.from_csv(data, sample_rows=100, sample_seed=3)
+    assert np.array_equal(again.X, ds.X)
+    other = datasets.from_csv(data, sample_rows=100, sample_seed=4)
+    assert not np.array_equal(other.X, ds.X)
+    # A file already within the sample size is read whole, and says nothing of a sample.
+    whole = datasets.from_csv(data, sample_rows=5000)
+    assert whole.n_samples == 1000 and "sample" not in whole.description
+
+
+def test_a_sample_needs_a_file_without_quotes():
+    data = b'"a",b,label\n' + b"".join(b"%d,%d,%d\n" % (i, i % 3, i % 2) for i in range(50))
+    with pytest.raises(DataError, match="without quoted cells"):
+        datasets.from_csv(data, sample_rows=10)
+
+
+_SAMPLE_SCRIPT = """
+import sys, tracemalloc
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from sdwec import csv_loader, datasets
+csv_loader._LINES_BLOCK = 1 << 16     # 64 KB blocks, so a block is small beside the file
+lines = int(sys.argv[2])
+rng = np.random.default_rng(0)
+data = b"x,y,label\\n" + b"".join(b"%d,%d,%d\\n" % (a, b, a % 2) for a, b in
+                                 rng.integers(0, 50, (1000, 2))) * (lines // 1000)
+tracemalloc.start()
+ds = datasets.from_csv(data, sample_rows=2000, max_rows=lines // 100)
+print(ds.n_samples, tracemalloc.get_traced_memory()[1])
+"""
+
+
+def test_a_sample_of_a_large_file_costs_memory_of_the_sample_not_the_file():
+    lines = 1_000_000                                # 8 MB of short rows
+    out = subprocess.run([sys.executable, "-c", _SAMPLE_SCRIPT, str(ROOT), str(lines)],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    rows, peak = map(int, out.split())
+    assert rows == 2000
+    # The file is 8 MB: the sample's memory is a few 64 KB blocks' worth and the 2,000
+    # sampled lines, then their parse, not the file's.
+    assert peak < 8_000_000 // 4

@@ -115,8 +115,9 @@ def _digest(data):
     return hashlib.sha256(bytes(data)).hexdigest()
 
 
-def upload_preview(data, target):
-    """:func:`sdwec.datasets.inspect_csv` of an uploaded file, once per (bytes, target).
+def upload_preview(data, target, sample_rows=None):
+    """:func:`sdwec.datasets.inspect_csv` of an uploaded file, once per (bytes, target,
+    sample size: ``sample_rows`` reads a seeded random sample of that many rows).
 
     The previews of the current file are kept in the session (one per target tried); a new
     file replaces them.
@@ -126,27 +127,28 @@ def upload_preview(data, target):
     sdwec.DataError
         The loader's message, for the page to show.
     """
-    digest = _digest(data)
+    digest = (_digest(data), sample_rows)
     kept = st.session_state.get("upload_previews")
     if kept is None or kept[0] != digest:
         kept = (digest, {})
         st.session_state["upload_previews"] = kept
     if target not in kept[1]:
         preview = datasets.inspect_csv(bytes(data), target=target,
-                                       max_bytes=datasets.MAX_UPLOAD_BYTES)
+                                       max_bytes=datasets.MAX_UPLOAD_BYTES,
+                                       sample_rows=sample_rows)
         # The default target (None) is a named column too: one parse serves both keys.
         kept[1][target] = kept[1][preview.target] = preview
     return kept[1][target]
 
 
-def read_upload(data, file_name, target, task, exclude=(), missing="drop"):
+def read_upload(data, file_name, target, task, exclude=(), missing="drop", sample_rows=None):
     """Parse an uploaded CSV once per (bytes, options) and remember it for the session.
 
     Parameters
     ----------
     data : bytes
     file_name : str
-    target, task, exclude, missing
+    target, task, exclude, missing, sample_rows
         :func:`sdwec.datasets.from_csv`'s options.
 
     Returns
@@ -162,13 +164,13 @@ def read_upload(data, file_name, target, task, exclude=(), missing="drop"):
     """
     # The bytes' digest spares re-parsing the same file on every rerun; the pool itself is
     # keyed by the parsed data's fingerprint (same data, same pool, whatever the file name).
-    key = (_digest(data), target, task, tuple(sorted(exclude)), missing)
+    key = (_digest(data), target, task, tuple(sorted(exclude)), missing, sample_rows)
     current = user_dataset()
     if current is not None and current[0] == key:
         return current
     dataset = datasets.from_csv(bytes(data), target=target, task=task, name=file_name,
                                 exclude=tuple(exclude), missing=missing,
-                                max_bytes=datasets.MAX_UPLOAD_BYTES)
+                                max_bytes=datasets.MAX_UPLOAD_BYTES, sample_rows=sample_rows)
     st.session_state["user_dataset"] = (key, dataset)
     return key, dataset
 

@@ -19,7 +19,7 @@ from sdwec import budget, datasets
 
 #: Per-file choices, forgotten when another file is uploaded.
 FILE_WIDGETS = ("upload_target", "upload_exclude", "upload_missing", "upload_choice",
-                "upload_confirmed")
+                "upload_confirmed", "upload_sample")
 PREVIEW_HEADINGS = {"column": "Column", "role": "Role", "kind": "Kind", "missing": "Missing",
                     "distinct": "Distinct values", "likely_id": "Likely ID"}
 
@@ -50,7 +50,17 @@ def _forget_exclusions():
 def _read(uploaded):
     """The preview and the options widgets, then the Dataset they make (or ``None``)."""
     data = uploaded.getvalue()
-    first = services.upload_preview(data, st.session_state.get("upload_target"))
+    sample = None
+    lines = datasets.count_lines(data)
+    if lines > datasets.MAX_ROWS + 1:
+        st.warning(f"This file has about {lines:,} lines; this server reads at most "
+                   f"{datasets.MAX_ROWS:,} rows of one upload, so that its memory stays "
+                   f"within {budget.MEMORY_BUDGET_BYTES // 2**30} GiB.")
+        if not st.checkbox(f"Read a random sample of {datasets.MAX_ROWS:,} rows instead "
+                           "(seed 0; the description will say so)", key="upload_sample"):
+            return None
+        sample = datasets.MAX_ROWS
+    first = services.upload_preview(data, st.session_state.get("upload_target"), sample)
     names = first.column_names
     left, right = st.columns(2)
     target = left.selectbox("Target column", names, index=names.index(first.target),
@@ -59,7 +69,7 @@ def _read(uploaded):
     task = right.radio("Task", ["auto", "binary", "multiclass"], horizontal=True,
                        key="upload_task",
                        help="auto: binary for two classes, multi-class otherwise.")
-    preview = services.upload_preview(data, target)
+    preview = services.upload_preview(data, target, sample)
     st.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
     features = [c for c in names if c != target]
     likely = preview.likely_ids
@@ -84,7 +94,8 @@ def _read(uploaded):
                             "of a text column (scikit-learn's SimpleImputer). A missing "
                             "target is never imputed.")
     before = services.user_dataset()
-    key, dataset = services.read_upload(data, uploaded.name, target, task, exclude, missing)
+    key, dataset = services.read_upload(data, uploaded.name, target, task, exclude, missing,
+                                        sample)
     if before is None or before[0] != key:
         use_dataset(USER_DATA, "auto")  # a new file or new options: use it everywhere
     st.success(dataset.description)

@@ -35,7 +35,7 @@ from sdwec.errors import DataError
 __all__ = [
     "from_csv", "inspect_csv", "CsvPreview", "MISSING_STRATEGIES", "MAX_UPLOAD_BYTES",
     "MAX_FEATURES", "MAX_CLASSES", "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS", "MISSING_TOKENS",
-    "MAX_ROWS", "MAX_CELLS",
+    "MAX_ROWS", "MAX_CELLS", "count_lines",
 ]
 
 #: Largest CSV accepted, in bytes. Streamlit's ``server.maxUploadSize`` is in MiB
@@ -403,11 +403,11 @@ def _parse_source(source, target, header, max_bytes: int, max_features: int,
     if header not in ("auto", True, False):
         raise ValueError(f"header must be 'auto', True or False, not {header!r}.")
     data, file_name = _read_bytes(source, max_bytes)
-    lines = _count_lines(data)
+    lines = count_lines(data)
     sampled_from = None
     if sample_rows is not None and lines > int(sample_rows) + 1:
         data, sampled_from = _sample_lines(data, int(sample_rows), sample_seed), lines
-        lines = _count_lines(data)
+        lines = count_lines(data)
     if lines > max_rows + 1:   # one line may be the header
         raise _too_many_error(f"about {lines:,} lines", f"at most {max_rows:,} rows", max_rows)
     text = _decode(data)
@@ -482,8 +482,9 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
     return data, file_name
 
 
-def _count_lines(data: bytes) -> int:
-    """Lines in the raw bytes (an upper bound on the records), without copying them."""
+def count_lines(data: bytes) -> int:
+    """Lines in the raw bytes of a file (an upper bound on its records), without copying
+    them: how :func:`from_csv` checks ``max_rows`` before parsing."""
     ends = data.count(b"\n") or data.count(b"\r")   # LF or CRLF, else old Mac CR
     return ends + (not data.endswith((b"\n", b"\r")))
 

@@ -44,6 +44,7 @@ from sdwec.csv_loader import (
     MISSING_STRATEGIES,
     MISSING_TOKENS,
     CsvPreview,
+    count_lines,
     from_csv,
     inspect_csv,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "canonical_name", "paper_name", "DATA_DIR", "DATA_ENV", "data_dir", "TASKS",
     "MAX_UPLOAD_BYTES", "MAX_FEATURES", "MAX_CLASSES", "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS",
     "MISSING_TOKENS", "MISSING_STRATEGIES", "MAX_ROWS", "MAX_CELLS",
+    "count_lines",
 ]
 
 #: Environment variable naming the folder of the shipped datasets (default: the checkout's

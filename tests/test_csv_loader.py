@@ -592,9 +592,9 @@ def test_too_many_cells_is_refused_with_the_rows_that_would_fit():
 
 
 def test_lines_are_counted_for_every_line_ending():
-    assert csv_loader._count_lines(b"a,b\n1,2\n3,4\n") == 3
-    assert csv_loader._count_lines(b"a,b\r\n1,2\r\n3,4") == 3
-    assert csv_loader._count_lines(b"a,b\r1,2\r3,4\r") == 3
+    assert csv_loader.count_lines(b"a,b\n1,2\n3,4\n") == 3
+    assert csv_loader.count_lines(b"a,b\r\n1,2\r\n3,4") == 3
+    assert csv_loader.count_lines(b"a,b\r1,2\r3,4\r") == 3
 
 
 _HOSTILE_SCRIPT = """

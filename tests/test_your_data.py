@@ -231,3 +231,22 @@ def test_a_pool_over_the_memory_budget_is_refused_with_what_to_do(monkeypatch, t
     assert any("more than the" in e.value and "Lower the pool size l" in e.value
                for e in at.error), [e.value for e in at.error]
     assert not at.metric and not chart_figures(at)
+
+
+def test_a_file_past_the_row_limit_is_read_as_a_sample_only_with_consent(monkeypatch):
+    from sdwec import datasets
+    monkeypatch.setattr(datasets, "MAX_ROWS", 100)
+    at = _app()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
+    assert not at.exception and not at.error
+    assert any(f"about {N_ROWS + 1:,} lines" in w.value and "at most 100 rows" in w.value
+               for w in at.warning), [w.value for w in at.warning]
+    assert not at.success and not chart_figures(at)
+    assert at.checkbox(key="upload_sample").value is False
+    at.checkbox(key="upload_sample").check().run()
+    _ok(at)
+    assert f"A random sample (seed 0) of 100 of the file's {N_ROWS + 1:,} lines." \
+        in _description(at)
+    assert _dataset(at).n_samples <= 100
+    assert chart_figures(at)

@@ -110,7 +110,8 @@ def _child_page(path):
     if clicked:   # the default's estimate passed the minute: accept it, as a user would
         clicked[0].click().run()
     seconds = time.perf_counter() - start
-    errors = [e.value for e in at.error] + [str(e.value) for e in at.exception]
+    errors = ([e.value for e in at.error] + [str(e.value) for e in at.exception]
+              + [f"warning: {w.value}" for w in at.warning])
     plan = at.session_state["upload_choice"] if "upload_choice" in at.session_state else None
     return {"seconds": seconds, "to the plan": asked, "clicked": bool(clicked),
             "charts": len(chart_figures(at)), "errors": errors,
@@ -121,6 +122,7 @@ def _child_page(path):
 def _child_stages(path):
     """The same path through the library, stage by stage."""
     from sdwec import budget, comparison, datasets, pool
+    from sdwec.errors import DataError
 
     baseline = _rss_now()
     times = {}
@@ -132,7 +134,11 @@ def _child_stages(path):
         return out
 
     data = timed("read", lambda: Path(path).read_bytes())
-    timed("preview", lambda: datasets.inspect_csv(data))
+    try:
+        timed("preview", lambda: datasets.inspect_csv(data))
+    except DataError as refused:
+        return {"times": times, "refused": str(refused), "baseline": baseline,
+                "peak": _peak_rss()}
     ds = timed("parse", lambda: datasets.from_csv(data, name=Path(path).name))
     del data
     rate = timed("rate probe", lambda: budget.measure_rate(ds.X, ds.y))

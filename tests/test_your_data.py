@@ -250,3 +250,22 @@ def test_a_file_past_the_row_limit_is_read_as_a_sample_only_with_consent(monkeyp
         in _description(at)
     assert _dataset(at).n_samples <= 100
     assert chart_figures(at)
+
+
+def test_fewer_trees_sets_the_sidebar_pool_size_and_trains_full_bootstraps(monkeypatch):
+    """At 1e-5 s per unit, full bootstraps cost 2.5 x 0.54 s a tree at the high end: l = 50
+    takes 69 s (over the minute), l = 20 takes 28 s, so "fewer trees" offers l = 20."""
+    from dashboard import services
+    monkeypatch.setattr(services, "upload_rate", lambda dataset: 1e-5)
+    at = _app({"dataset": "wine", "l": "50"})
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()
+    assert not at.exception
+    (fewer,) = [b for b in at.button if b.key == "upload_fewer"]
+    assert fewer.label.startswith("Fewer trees: l = 20 on full bootstraps")
+    fewer.click().run()
+    _ok(at)
+    assert at.query_params["l"] == "20"
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 20")
+    from sdwec import pool
+    assert pool.is_cached(pool.PoolKey.for_dataset(_dataset(at), n_trees=20))

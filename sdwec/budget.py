@@ -53,6 +53,14 @@ _GROW_RATE = (10e-9, 150e-9)
 _PASS_RATE = (10e-9, 10e-9)      # per training row and tree (bagging's sample weights)
 _PREDICT_RATE = (50e-9, 130e-9)  # per predicted row and tree
 BUSY = 2.0
+# A fully grown tree's size: nodes per drawn row (0.14-0.22 measured on the benchmark's noisy
+# data at 10,000-80,000 rows, up to about 1 for random labels) and bytes per node
+# (scikit-learn's node record and a two-class value row).
+_NODES_PER_ROW = 0.5
+_NODE_BYTES = 80
+# The ensemble's and the pool's own objects, whatever the size (measured: 10 MB beyond the
+# arrays above at 100,000 rows).
+_FIXED_BYTES = 32 * 2**20
 # Seconds per (validation row x l^2) of one solve (25 iterations, the solver's defaults):
 # 5.5-6.6e-9 measured at load 13-14 on 30,000 x 200 and 120,000 x 100 distinct ±1 rows;
 # the low end assumes an idle machine, the high end twice the busy measurement.
@@ -165,11 +173,11 @@ def estimate_pool(n_rows, n_features, n_trees=200, max_samples=None, *, rate=Non
     solve_units = (n_held / 2) * l * l
     return PoolEstimate(n_rows, d, l, None if max_samples is None else m, (low, high),
                         _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes,
-                                    label_bytes),
+                                    label_bytes, m),
                         tuple(float(r * solve_units) for r in _SOLVE_RATE))
 
 
-def _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes, label):
+def _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes, label, m):
     """Bytes build_pool holds at its peak, beyond the dataset itself: an upper count of its
     largest arrays alive at once (the trees themselves are small beside them)."""
     code = 1 if n_classes < 255 else 4
@@ -181,7 +189,9 @@ def _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes, label):
     compress = min(n_train, VOTES_CHUNK) * l * 17
     in_bag = n_train * l + n_train * l // 8   # the bool matrix and its packed bits
     oob = n_oob * l * (code + 1)    # the out-of-bag codes and where they voted
-    return int(matrices + held_votes + in_bag + oob + compress)
+    # The trees themselves, and each tree's drawn rows (int64) kept for the in-bag record.
+    trees = l * m * (_NODES_PER_ROW * _NODE_BYTES + 8)
+    return int(_FIXED_BYTES + matrices + held_votes + in_bag + oob + compress + trees)
 
 
 def row_budget(n_rows, n_features, n_trees=200, target_seconds=TARGET_SECONDS, *,

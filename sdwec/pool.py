@@ -31,7 +31,8 @@ from sdwec import cache as disk_cache
 from sdwec import datasets
 from sdwec.cache import CACHE_ENV, cache_dir
 from sdwec.errors import DataError
-from sdwec.votes import Votes, compress_votes, stack_votes
+from sdwec.votes import Votes, compress_votes, encode_labels, stack_votes
+from sdwec.votes import _from_rows, _row_keys, _unique_keys  # compress_votes' own steps
 
 __all__ = [
     "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",
@@ -434,12 +435,19 @@ def _budget_rows(n_train, rows_per_tree, seed):
 
 
 def _chunked_votes(P, y, classes, in_bag=None):
-    """``compress_votes(P, y, classes, voted=~in_bag)`` by chunks of rows: the same Votes
-    (rows are keyed and sorted alike), in memory that does not grow with the rows."""
-    parts = [compress_votes(P[lo:lo + VOTES_CHUNK], y[lo:lo + VOTES_CHUNK], classes,
-                            voted=None if in_bag is None else ~in_bag[lo:lo + VOTES_CHUNK])
-             for lo in range(0, len(P), VOTES_CHUNK)]
-    return parts[0] if len(parts) == 1 else stack_votes(*parts)
+    """``compress_votes(P, y, classes, voted=~in_bag)``, encoding the labels by chunks of
+    rows into one byte per entry: the same Votes (the same key rows, keyed and sorted by
+    :mod:`sdwec.votes` itself), without int64 copies of the whole matrix."""
+    K = len(classes)
+    rows = np.empty((len(P), P.shape[1] + 1), dtype=np.uint8 if K < 255 else np.uint32)
+    for lo in range(0, len(P), VOTES_CHUNK):
+        part = encode_labels(P[lo:lo + VOTES_CHUNK], classes, "P")
+        if in_bag is not None:
+            part[in_bag[lo:lo + VOTES_CHUNK]] = K   # K: did not vote
+        rows[lo:lo + VOTES_CHUNK, :-1] = part
+    rows[:, -1] = encode_labels(y, classes, "y")
+    first, counts = _unique_keys(_row_keys(rows), None)
+    return _from_rows(rows[first], counts, classes)
 
 
 def _new_samples(ensemble, n_new):

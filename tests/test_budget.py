@@ -189,3 +189,11 @@ def test_solve_time_grows_with_the_square_of_the_trees_not_with_the_budget():
     assert half[1] == pytest.approx(a.solve_seconds[1] / 4)
     # 120,000 validation rows x 200^2 at 1.2e-8 s: 57.6 s at the high end
     assert a.solve_seconds[1] == pytest.approx(120_000 * 200**2 * 1.2e-8)
+
+
+def test_full_bootstraps_of_a_million_rows_pass_the_memory_budget_a_row_budget_does_not():
+    # 200 fully grown trees on 960,000 drawn rows each: at 0.5 nodes of 80 bytes and one
+    # int64 index per drawn row, 200 x 960,000 x 48 bytes = 9.2 GB before anything else.
+    full = budget.estimate_pool(1_200_000, 10, 200, label_bytes=1)
+    assert full.peak_bytes > 200 * 960_000 * 48 > budget.MEMORY_BUDGET_BYTES
+    assert budget.estimate_pool(1_200_000, 10, 200, 5_000, label_bytes=1).fits(float("inf"))

@@ -586,12 +586,16 @@ def upload_rate(dataset):
     return kept[1]
 
 
-def _upload_estimates(dataset, n_trees):
+def _upload_estimates(dataset, n_trees, max_samples=None):
+    """Estimates of the full pool, the budgeted one (``max_samples``, default the budget
+    that fits the target) and the fewer-trees one."""
     n, d = dataset.X.shape
     args = dict(rate=upload_rate(dataset), n_classes=len(dataset.classes),
                 label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
     full = budget.estimate_pool(n, d, n_trees, **args)
     m = budget.row_budget(n, d, n_trees, **args)
+    if m is not None and max_samples is not None:
+        m = max_samples   # a budget already on disk, used instead
     budgeted = None if m is None else budget.estimate_pool(n, d, n_trees, m, **args)
     fewer_l = budget.trees_within(n, d, [s for s in POOL_SIZES if s < n_trees], **args)
     fewer = None if fewer_l is None else budget.estimate_pool(n, d, fewer_l, **args)
@@ -621,10 +625,10 @@ def upload_max_samples(dataset, n_trees, seed=0):
 
 def upload_plan(dataset, config):
     """The :class:`UploadPlan` of ``dataset`` under ``config`` (pool size and seed)."""
-    full, budgeted, fewer = _upload_estimates(dataset, config.n_trees)
+    m = upload_max_samples(dataset, config.n_trees, config.seed)
+    full, budgeted, fewer = _upload_estimates(dataset, config.n_trees, m)
     choice = st.session_state.get("upload_choice", "budget")
     key = pool.PoolKey.for_dataset(dataset, dataset.task, config.n_trees, config.seed,
-                                   max_samples=upload_max_samples(dataset, config.n_trees,
-                                                                  config.seed))
+                                   max_samples=m)
     ready = _pool_slot(PoolRef(key))["pool"] is not None or pool.is_cached(key)
     return UploadPlan(full, budgeted, fewer, choice, key, ready)

@@ -269,3 +269,18 @@ def test_fewer_trees_sets_the_sidebar_pool_size_and_trains_full_bootstraps(monke
     assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 20")
     from sdwec import pool
     assert pool.is_cached(pool.PoolKey.for_dataset(_dataset(at), n_trees=20))
+
+
+def test_a_row_budget_already_on_disk_is_used_and_named(monkeypatch, tmp_path):
+    """The budget follows a rate measured per session; a revisit uses the pool on disk."""
+    from sdwec import datasets, pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
+    data = datasets.from_csv(_big_csv())
+    pool.load_pool(pool.PoolKey.for_dataset(data, n_trees=10, max_samples=2_000),
+                   dataset=data)
+    at = _slow_upload(monkeypatch)
+    _ok(at)
+    assert "by default each tree learns from a row budget of 2,000 rows" in _markdown(at)
+    assert any("on disk already" in c.value for c in at.caption)
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert not pool.is_cached(pool.PoolKey.for_dataset(data, n_trees=10, max_samples=1_000))

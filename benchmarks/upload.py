@@ -14,13 +14,13 @@ subtracted. ``page`` drives the real page through Streamlit's AppTest: the file 
 the uploader and the script runs, with the default choices (l = 200, the default row
 budget), until the Explorer's first chart exists; the time is from the upload to the end of
 that run (when the default's estimate passes the minute, the page asks for a click; the
-benchmark clicks, and says so). ``--stages`` times the same path through the library (preview, parse, the rate
-probe, the pool, the first solve) to say where the time goes. The machine is shared with
-other agents: the load average is printed beside every run.
+benchmark clicks, and says so). ``--stages`` times the same path through the library
+(preview, parse, the rate probe, the pool, the first solve) to say where the time goes.
+The machine is shared with other agents: the load average is printed beside every run.
 
 The CSV: 10 standard normal features written with 4 decimals and a label that depends on
-four of them through a product and a sine, with noise (about 82 bytes a row: 1.2M rows are
-94 MiB, the file of the issue); trees on it grow deep, the slow end of the estimate.
+four of them through a product and a sine, with noise (about 78 bytes a row: 1.2M rows are
+89 MiB, the issue's file); trees on it grow deep, the slow end of the estimate.
 """
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ def _plan(dataset, config):
     """
     plan = services.upload_plan(dataset, config)
     full, budgeted = plan.full, plan.budgeted
-    n_train = round(0.8 * full.n_rows)
+    n_train = full.n_train
     if budgeted is None and full.seconds[1] <= budget.TARGET_SECONDS:
         if not plan.cached:
             st.caption(f"Training the pool: {full.n_trees} trees on bootstraps of "
@@ -173,9 +173,9 @@ def _plan(dataset, config):
     chosen = plan.chosen
     low, high = chosen.solve_seconds
     if high > 5:
-        st.caption(f"Then every solve of SDWEC (the first chart, and each move of λ) works on "
-                   f"{chosen.n_rows // 10:,} validation rows and {chosen.n_trees} trees: "
-                   f"roughly {budget.wait_text(low, high)} each; a row budget does not change that, "
+        st.caption(f"Then every solve of SDWEC (the first chart, and each move of λ) works "
+                   f"on {chosen.n_val:,} validation rows and {chosen.n_trees} trees: roughly "
+                   f"{budget.wait_text(low, high)} each; a row budget does not change that, "
                    "fewer trees do (a quarter of the time at half the trees).")
     if chosen.peak_bytes > budget.MEMORY_BUDGET_BYTES:
         st.error(f"This choice would need about {_mib(chosen.peak_bytes)} of memory, more "

@@ -15,9 +15,10 @@ alone leave a 15x range. :func:`measure_rate` grows one tree on a small sample o
 data itself (a few hundredths of a second) and narrows the range to a factor of about
 three, what a shared machine's load changes anyway.
 
-Calibration (2026-11-26, one core, ``python benchmarks/upload.py --calibrate``; the load
-average of the other agents' work on the machine was 1 to 8, noted beside each run in
-results/upload.md):
+Calibration (2026-11-26, one core, by timing single trees grown with sample weights and
+applied to rows on benchmarks/upload.py's synthetic data; the load average of the other
+agents' work on the machine was 1 to 8; results/upload.md compares the estimates with
+whole runs):
 
 * growing: 150-170 ns per unit on noisy data at load 1-4, 310-460 ns at load 8
   (m = 2,000 to 80,000, d = 10); NSL-KDD 4.6-10 ns (results/benchmarks.md);
@@ -29,15 +30,16 @@ results/upload.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from sdwec.pool import OOB_ROWS_WITH_BUDGET, VOTES_CHUNK
 
-__all__ = ["PoolEstimate", "estimate_pool", "wait_text", "row_budget", "trees_within", "measure_rate",
+__all__ = ["PoolEstimate", "estimate_pool", "wait_text", "row_budget", "trees_within",
+           "measure_rate",
            "TARGET_SECONDS", "MEMORY_BUDGET_BYTES", "MIN_ROW_BUDGET", "BUDGET_STEPS"]
 
 #: The wait a page accepts without asking: "about a minute".
@@ -102,6 +104,16 @@ class PoolEstimate:
     solve_seconds: tuple = (0.0, 0.0)
 
     @property
+    def n_train(self) -> int:
+        """Training rows of the 80/10/10 split (about)."""
+        return _split_rows(self.n_rows)[0]
+
+    @property
+    def n_val(self) -> int:
+        """Validation rows, where every solve works (about a tenth of the rows)."""
+        return max(1, self.n_rows // 10)
+
+    @property
     def wait(self) -> str:
         """The time range as a person reads it (:func:`wait_text`)."""
         return wait_text(*self.seconds)
@@ -113,7 +125,8 @@ class PoolEstimate:
 
 
 def wait_text(low, high) -> str:
-    """A range of seconds as a person reads it: ``"5–20 s"``, ``"40 s–3 min"``, ``"2–9 min"``."""
+    """A range of seconds as a person reads it: ``"5–20 s"``, ``"40 s–3 min"`` or
+    ``"2–9 min"``."""
     low, high = (max(1.0, s) for s in (low, high))
     if high < 90:
         return f"{low:.0f}–{high:.0f} s"
@@ -170,7 +183,7 @@ def estimate_pool(n_rows, n_features, n_trees=200, max_samples=None, *, rate=Non
     else:
         middle = seconds(float(rate), _PASS_RATE[1], _PREDICT_RATE[1])
         low, high = (middle * s for s in _MEASURED_SPREAD)
-    solve_units = (n_held / 2) * l * l
+    solve_units = max(1, n_rows // 10) * l * l
     return PoolEstimate(n_rows, d, l, None if max_samples is None else m, (low, high),
                         _peak_bytes(n_rows, n_train, n_held, n_oob, d, l, n_classes,
                                     label_bytes, m),

@@ -25,6 +25,8 @@ from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
 from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool,
                    solver, timing, voting)
 from sdwec.errors import DataError
+from dashboard.config import POOL_SIZES
+from sdwec import budget
 
 #: Bounds of the caches. Pools: two datasets' 10 default splits and a few more, so that a
 #: 10-split configuration never evicts its own pools, nor a switch back and forth between
@@ -194,8 +196,9 @@ def _digest(data):
     return hashlib.sha256(bytes(data)).hexdigest()
 
 
-def upload_preview(data, target):
-    """:func:`sdwec.datasets.inspect_csv` of an uploaded file, once per (bytes, target).
+def upload_preview(data, target, sample_rows=None):
+    """:func:`sdwec.datasets.inspect_csv` of an uploaded file, once per (bytes, target,
+    sample size: ``sample_rows`` reads a seeded random sample of that many rows).
 
     The previews of the current file are kept in the session (one per target tried); a new
     file replaces them.
@@ -205,27 +208,28 @@ def upload_preview(data, target):
     sdwec.DataError
         The loader's message, for the page to show.
     """
-    digest = _digest(data)
+    digest = (_digest(data), sample_rows)
     kept = st.session_state.get("upload_previews")
     if kept is None or kept[0] != digest:
         kept = (digest, {})
         st.session_state["upload_previews"] = kept
     if target not in kept[1]:
         preview = datasets.inspect_csv(bytes(data), target=target,
-                                       max_bytes=datasets.MAX_UPLOAD_BYTES)
+                                       max_bytes=datasets.MAX_UPLOAD_BYTES,
+                                       sample_rows=sample_rows)
         # The default target (None) is a named column too: one parse serves both keys.
         kept[1][target] = kept[1][preview.target] = preview
     return kept[1][target]
 
 
-def read_upload(data, file_name, target, task, exclude=(), missing="drop"):
+def read_upload(data, file_name, target, task, exclude=(), missing="drop", sample_rows=None):
     """Parse an uploaded CSV once per (bytes, options) and remember it for the session.
 
     Parameters
     ----------
     data : bytes
     file_name : str
-    target, task, exclude, missing
+    target, task, exclude, missing, sample_rows
         :func:`sdwec.datasets.from_csv`'s options.
 
     Returns
@@ -241,13 +245,13 @@ def read_upload(data, file_name, target, task, exclude=(), missing="drop"):
     """
     # The bytes' digest spares re-parsing the same file on every rerun; the pool itself is
     # keyed by the parsed data's fingerprint (same data, same pool, whatever the file name).
-    key = (_digest(data), target, task, tuple(sorted(exclude)), missing)
+    key = (_digest(data), target, task, tuple(sorted(exclude)), missing, sample_rows)
     current = user_dataset()
     if current is not None and current[0] == key:
         return current
     dataset = datasets.from_csv(bytes(data), target=target, task=task, name=file_name,
                                 exclude=tuple(exclude), missing=missing,
-                                max_bytes=datasets.MAX_UPLOAD_BYTES)
+                                max_bytes=datasets.MAX_UPLOAD_BYTES, sample_rows=sample_rows)
     st.session_state["user_dataset"] = (key, dataset)
     return key, dataset
 
@@ -271,7 +275,9 @@ def pool_ref(config):
                         "kept after a reload or in a new session. Open *Your data* and upload "
                         "the file again, or pick a shipped dataset.")
     dataset = upload[1]
-    key = pool.PoolKey.for_dataset(dataset, dataset.task, config.n_trees, config.seed)
+    key = pool.PoolKey.for_dataset(
+        dataset, dataset.task, config.n_trees, config.seed,
+        max_samples=upload_max_samples(dataset, config.n_trees, config.seed))
     return PoolRef(key, dataset, dataset.name)
 
 
@@ -789,3 +795,101 @@ def clear_caches():
                    _convergence_figure, _iterations_figure, _lambda_path, _scrubber_figure,
                    _read_reproduction, _shape_of):
         cached.clear()
+
+
+# --------------------------------------------------------------------------- upload plans
+
+
+#: How an upload's pool is trained: a row budget per tree, or full bootstraps (the paper's).
+UPLOAD_CHOICES = ("budget", "full")
+
+
+@dataclass(frozen=True)
+class UploadPlan:
+    """What training an upload's pool costs, the choices offered, and the one in force.
+
+    Attributes
+    ----------
+    full : sdwec.budget.PoolEstimate
+        ``n_trees`` trees on full bootstraps.
+    budgeted : sdwec.budget.PoolEstimate or None
+        The same trees on the row budget that fits :data:`sdwec.budget.TARGET_SECONDS`
+        (``None`` when the full pool fits it already).
+    fewer : sdwec.budget.PoolEstimate or None
+        The largest pool size (of the sidebar's) whose full bootstraps fit the target, if
+        smaller than ``n_trees``.
+    choice : {"budget", "full"}
+    key : sdwec.pool.PoolKey
+        The pool the choice trains (first split).
+    cached : bool
+        Whether that pool is on disk already (nothing to train).
+    """
+
+    full: object
+    budgeted: object
+    fewer: object
+    choice: str
+    key: object
+    cached: bool
+
+    @property
+    def chosen(self):
+        """The estimate of the pool the choice trains."""
+        return self.budgeted if self.choice == "budget" and self.budgeted else self.full
+
+
+def upload_rate(dataset):
+    """Seconds per unit of tree growing measured on ``dataset``, once per file and session."""
+    kept = st.session_state.get("upload_rate")
+    if kept is None or kept[0] != dataset.fingerprint:
+        kept = (dataset.fingerprint, budget.measure_rate(dataset.X, dataset.y))
+        st.session_state["upload_rate"] = kept
+    return kept[1]
+
+
+def _upload_estimates(dataset, n_trees, max_samples=None):
+    """Estimates of the full pool, the budgeted one (``max_samples``, default the budget
+    that fits the target) and the fewer-trees one."""
+    n, d = dataset.X.shape
+    args = dict(rate=upload_rate(dataset), n_classes=len(dataset.classes),
+                label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
+    full = budget.estimate_pool(n, d, n_trees, **args)
+    m = budget.row_budget(n, d, n_trees, **args)
+    if m is not None and max_samples is not None:
+        m = max_samples   # a budget already on disk, used instead
+    budgeted = None if m is None else budget.estimate_pool(n, d, n_trees, m, **args)
+    fewer_l = budget.trees_within(n, d, [s for s in POOL_SIZES if s < n_trees], **args)
+    fewer = None if fewer_l is None else budget.estimate_pool(n, d, fewer_l, **args)
+    return full, budgeted, fewer
+
+
+def upload_max_samples(dataset, n_trees, seed=0):
+    """The row budget per tree this session trains ``dataset``'s pools with (or ``None``).
+
+    The choice made on *Your data* (``st.session_state["upload_choice"]``, default
+    ``"budget"``), applied to ``n_trees``: a budget only when full bootstraps do not fit
+    the target wait. Of the budgets offered, one already on disk is used first: the
+    budget follows a rate measured in this session, so a revisit must not retrain for a
+    slightly different one.
+    """
+    if st.session_state.get("upload_choice", "budget") == "full":
+        return None
+    _, budgeted, _ = _upload_estimates(dataset, n_trees)
+    if budgeted is None:
+        return None
+    for m in sorted(budget.BUDGET_STEPS, reverse=True):
+        if m < budgeted.n_rows and pool.is_cached(pool.PoolKey.for_dataset(
+                dataset, dataset.task, n_trees, seed, max_samples=m)):
+            return m
+    return budgeted.max_samples
+
+
+def upload_plan(dataset, config):
+    """The :class:`UploadPlan` of ``dataset`` under ``config`` (pool size and seed)."""
+    m = upload_max_samples(dataset, config.n_trees, config.seed)
+    full, budgeted, fewer = _upload_estimates(dataset, config.n_trees, m)
+    choice = st.session_state.get("upload_choice", "budget")
+    key = pool.PoolKey.for_dataset(dataset, dataset.task, config.n_trees, config.seed,
+                                   max_samples=m)
+    ready = _pool_slot(PoolRef(key))["pool"] is not None or pool.is_cached(key)
+    return UploadPlan(full, budgeted, fewer, choice, key, ready)

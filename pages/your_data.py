@@ -6,17 +6,20 @@ or new reading options, switch the sidebar to *your data* in the same run, so th
 the URL and this page always name the same dataset.
 """
 
+from dataclasses import replace
+
 import streamlit as st
 
 from dashboard import services
 from dashboard.config import USER_DATA
 from dashboard.explorer import show_explorer
 from dashboard.guard import guard
-from dashboard.sidebar import page_setup, use_dataset
-from sdwec import datasets
+from dashboard.sidebar import apply_config, current_config, page_setup, use_dataset
+from sdwec import budget, datasets
 
 #: Per-file choices, forgotten when another file is uploaded.
-FILE_WIDGETS = ("upload_target", "upload_exclude", "upload_missing")
+FILE_WIDGETS = ("upload_target", "upload_exclude", "upload_missing", "upload_choice",
+                "upload_confirmed", "upload_sample")
 PREVIEW_HEADINGS = {"column": "Column", "role": "Role", "kind": "Kind", "missing": "Missing",
                     "distinct": "Distinct values", "likely_id": "Likely ID"}
 
@@ -47,7 +50,17 @@ def _forget_exclusions():
 def _read(uploaded):
     """The preview and the options widgets, then the Dataset they make (or ``None``)."""
     data = uploaded.getvalue()
-    first = services.upload_preview(data, st.session_state.get("upload_target"))
+    sample = None
+    lines = datasets.count_lines(data)
+    if lines > datasets.MAX_ROWS + 1:
+        st.warning(f"This file has about {lines:,} lines; this server reads at most "
+                   f"{datasets.MAX_ROWS:,} rows of one upload, so that its memory stays "
+                   f"within {budget.MEMORY_BUDGET_BYTES // 2**30} GiB.")
+        if not st.checkbox(f"Read a random sample of {datasets.MAX_ROWS:,} rows instead "
+                           "(seed 0; the description will say so)", key="upload_sample"):
+            return None
+        sample = datasets.MAX_ROWS
+    first = services.upload_preview(data, st.session_state.get("upload_target"), sample)
     names = first.column_names
     left, right = st.columns(2)
     target = left.selectbox("Target column", names, index=names.index(first.target),
@@ -56,7 +69,7 @@ def _read(uploaded):
     task = right.radio("Task", ["auto", "binary", "multiclass"], horizontal=True,
                        key="upload_task",
                        help="auto: binary for two classes, multi-class otherwise.")
-    preview = services.upload_preview(data, target)
+    preview = services.upload_preview(data, target, sample)
     st.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
     features = [c for c in names if c != target]
     likely = preview.likely_ids
@@ -81,13 +94,102 @@ def _read(uploaded):
                             "of a text column (scikit-learn's SimpleImputer). A missing "
                             "target is never imputed.")
     before = services.user_dataset()
-    key, dataset = services.read_upload(data, uploaded.name, target, task, exclude, missing)
+    key, dataset = services.read_upload(data, uploaded.name, target, task, exclude, missing,
+                                        sample)
     if before is None or before[0] != key:
         use_dataset(USER_DATA, "auto")  # a new file or new options: use it everywhere
     st.success(dataset.description)
     if len(dataset.feature_names) <= 60:
         st.caption("Features: " + ", ".join(dataset.feature_names))
     return dataset
+
+
+def _mib(n_bytes):
+    return f"{n_bytes / 2**20:,.0f} MiB" if n_bytes < 2**30 else f"{n_bytes / 2**30:.1f} GiB"
+
+
+def _cost(estimate):
+    return (f"roughly {estimate.wait}, memory for training at most about "
+            f"{_mib(estimate.peak_bytes)}")
+
+
+def _choose(key):
+    st.session_state["upload_choice"] = st.session_state[key]
+
+
+def _fewer_trees(n_trees):
+    st.session_state["upload_choice"] = "full"
+    apply_config(replace(current_config(), n_trees=n_trees))
+
+
+def _confirm(key):
+    st.session_state["upload_confirmed"] = key
+
+
+def _plan(dataset, config):
+    """Say what training the pool will cost and offer the choices; whether to go on.
+
+    A file whose full pool fits about a minute gets a one-line estimate; a larger one the
+    choices (row budget by default, full bootstraps, fewer trees), which stay on the page
+    once the pool is trained, so that the other choice can be made later.
+    """
+    plan = services.upload_plan(dataset, config)
+    full, budgeted = plan.full, plan.budgeted
+    n_train = full.n_train
+    if budgeted is None and full.seconds[1] <= budget.TARGET_SECONDS:
+        if not plan.cached:
+            st.caption(f"Training the pool: {full.n_trees} trees on bootstraps of "
+                       f"{n_train:,} training rows, {_cost(full)}.")
+        return True
+    st.subheader("Training the pool")
+    st.markdown(
+        f"**{full.n_trees} trees**, each on a bootstrap of all {n_train:,} training rows (the "
+        f"paper's bagging), take {_cost(full)} on this 2-core machine (the time range comes "
+        "from one tree grown on a sample of this file just now; the machine is shared, so "
+        "it can be slower).")
+    labels = {"full": f"Go on: full bootstraps ({_cost(full)})"}
+    if budgeted is not None:
+        st.markdown(
+            f"That is more than about a minute, so **by default each tree learns from a row "
+            f"budget of {budgeted.max_samples:,} rows** drawn at random from the training rows "
+            f"(bagging on sub-samples, scikit-learn's `max_samples`): {_cost(budgeted)}. The "
+            "validation and test rows stay whole, so every accuracy is measured on all of "
+            "them. What a budget costs in accuracy was measured on NSL-KDD and synthetic "
+            "data: results/upload.md.")
+        labels = {"budget": f"Row budget: {budgeted.max_samples:,} rows per tree "
+                            f"({_cost(budgeted)})", **labels}
+    choices = list(labels)
+    choice = plan.choice if plan.choice in choices else choices[0]
+    st.session_state["upload_plan"] = choice   # the widget's state goes when it is hidden
+    st.radio("How to train the pool", choices, format_func=labels.get, key="upload_plan",
+             on_change=_choose, args=("upload_plan",))
+    if plan.fewer is not None:
+        st.button(f"Fewer trees: l = {plan.fewer.n_trees} on full bootstraps "
+                  f"({_cost(plan.fewer)})", on_click=_fewer_trees, args=(plan.fewer.n_trees,),
+                  key="upload_fewer", help="Sets the sidebar's pool size l.")
+    if plan.cached:
+        st.caption("The pool of this choice is on disk already: nothing to train.")
+        return True
+    chosen = plan.chosen
+    low, high = chosen.solve_seconds
+    if high > 5:
+        st.caption(f"Then every solve of SDWEC (the first chart, and each move of λ) works "
+                   f"on {chosen.n_val:,} validation rows and {chosen.n_trees} trees: roughly "
+                   f"{budget.wait_text(low, high)} each; a row budget does not change that, "
+                   "fewer trees do (a quarter of the time at half the trees).")
+    if chosen.peak_bytes > budget.MEMORY_BUDGET_BYTES:
+        st.error(f"This choice would need about {_mib(chosen.peak_bytes)} of memory, more "
+                 f"than the {_mib(budget.MEMORY_BUDGET_BYTES)} one upload may use on this "
+                 "server. Lower the pool size l in the sidebar, or upload a sample of the "
+                 "rows.")
+        return False
+    if chosen.seconds[1] <= budget.TARGET_SECONDS \
+            or st.session_state.get("upload_confirmed") == plan.key:
+        return True
+    st.button(f"Train now (roughly {chosen.wait})", type="primary",
+              on_click=_confirm, args=(plan.key,), key="upload_train",
+              help="Training runs in this page; it is kept on disk when done.")
+    return False
 
 
 st.title("Your data")
@@ -136,4 +238,5 @@ if config.dataset != USER_DATA:
               help="Sets the sidebar's dataset back to *your data*: this file.")
     st.stop()
 with guard("the Explorer on your data"):
-    show_explorer(config)
+    if _plan(dataset, config):
+        show_explorer(config)

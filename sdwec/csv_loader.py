@@ -15,6 +15,7 @@ The public names are also importable from :mod:`sdwec.datasets` (``datasets.from
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import itertools
@@ -34,6 +35,7 @@ from sdwec.errors import DataError
 __all__ = [
     "from_csv", "inspect_csv", "CsvPreview", "MISSING_STRATEGIES", "MAX_UPLOAD_BYTES",
     "MAX_FEATURES", "MAX_CLASSES", "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS", "MISSING_TOKENS",
+    "MAX_ROWS", "MAX_CELLS", "count_lines",
 ]
 
 #: Largest CSV accepted, in bytes. Streamlit's ``server.maxUploadSize`` is in MiB
@@ -41,6 +43,12 @@ __all__ = [
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 #: Most feature columns accepted (the target column is not counted).
 MAX_FEATURES = 1_000
+#: Most rows (lines) and cells read, so that an accepted file's whole path (preview, parse,
+#: pool of 200 trees on a row budget, votes) stays within 2 GiB (sdwec.budget; measured in
+#: results/upload.md). The byte limit alone does not bound memory: a 199 MB file of "1,0"
+#: lines is 24.9 million rows. Both are counted in the raw bytes, before anything is parsed.
+MAX_ROWS = 1_500_000
+MAX_CELLS = 20_000_000
 #: Most distinct target values accepted; more means a measurement or an ID, not a class.
 MAX_CLASSES = 100
 #: Fewest rows per class: the 80/10/10 split must leave every class in the validation
@@ -67,7 +75,9 @@ _FORMULA_PREFIXES = ("=", "+", "-", "@")
 def from_csv(source, target: str | None = None, task: str = "auto", *,
              name: str | None = None, header: str | bool = "auto", exclude=(),
              missing: str = "drop", max_bytes: int = MAX_UPLOAD_BYTES,
-             max_features: int = MAX_FEATURES) -> Dataset:
+             max_features: int = MAX_FEATURES, max_rows: int = MAX_ROWS,
+             max_cells: int = MAX_CELLS, sample_rows: int | None = None,
+             sample_seed: int = 0) -> Dataset:
     """Read a user's CSV file into a :class:`Dataset`, refusing anything unusable.
 
     Parameters
@@ -102,6 +112,16 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
     max_bytes, max_features : int
         Limits, checked before the file is parsed (``max_features`` counts every column
         but the target, excluded ones too: the limit guards the parser).
+    max_rows, max_cells : int
+        Limits on the lines of the file and on lines x columns, counted in the raw bytes
+        before it is decoded or parsed (a line count is an upper bound on the rows), so
+        that a refusal costs no memory beyond the bytes themselves.
+    sample_rows : int, optional
+        Read a random sample of this many lines (besides the first, which may be the
+        header) instead of the whole file, chosen by ``sample_seed`` before anything is
+        parsed, in memory that follows the sample: what a user may consent to when a file
+        passes ``max_rows``. Only for files without quoted cells. The description says so.
+    sample_seed : int, default 0
 
     Returns
     -------
@@ -129,7 +149,8 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
         raise ValueError(f"Unknown task {task!r}; choose auto, binary or multiclass.")
     if missing not in MISSING_STRATEGIES:
         raise ValueError(f"missing must be 'drop' or 'impute', not {missing!r}.")
-    parsed = _parse_source(source, target, header, max_bytes, max_features)
+    parsed = _parse_source(source, target, header, max_bytes, max_features, max_rows,
+                           max_cells, sample_rows, sample_seed)
     target_name = parsed.target
     excluded = _resolve_exclude(list(parsed.table.columns), target_name, exclude)
     table = parsed.table.drop(columns=list(excluded))
@@ -182,6 +203,9 @@ def from_csv(source, target: str | None = None, task: str = "auto", *,
     dataset_name = name or parsed.file_name or "your data"
     parts = [f"{dataset_name}: {X.shape[0]:,} rows, {X.shape[1]} features, target "
              f"{target_name!r}."]
+    if parsed.sampled_from is not None:
+        parts.append(f"A random sample (seed {sample_seed}) of {sample_rows:,} of the file's "
+                     f"{parsed.sampled_from:,} lines.")
     if excluded:
         parts.append(f"Excluded column(s), not used as features: "
                      f"{_preview_list(list(excluded), 5)}.")
@@ -287,7 +311,9 @@ class CsvPreview:
 
 def inspect_csv(source, target: str | None = None, *, exclude=(),
                 header: str | bool = "auto", max_bytes: int = MAX_UPLOAD_BYTES,
-                max_features: int = MAX_FEATURES) -> CsvPreview:
+                max_features: int = MAX_FEATURES, max_rows: int = MAX_ROWS,
+                max_cells: int = MAX_CELLS, sample_rows: int | None = None,
+                sample_seed: int = 0) -> CsvPreview:
     """Preview a CSV file before loading it: columns, gaps and likely row identifiers.
 
     The file is read by the same parser as :func:`from_csv` (same delimiter, header and
@@ -298,7 +324,8 @@ def inspect_csv(source, target: str | None = None, *, exclude=(),
 
     Parameters
     ----------
-    source, target, header, max_bytes, max_features
+    source, target, header, max_bytes, max_features, max_rows, max_cells, sample_rows,
+    sample_seed
         As in :func:`from_csv`.
     exclude : str or sequence of str, default ()
         Columns to leave out of the counts, as in :func:`from_csv`.
@@ -324,7 +351,8 @@ def inspect_csv(source, target: str | None = None, *, exclude=(),
     >>> preview.likely_ids, preview.rows_dropped
     (['id'], 0)
     """
-    parsed = _parse_source(source, target, header, max_bytes, max_features)
+    parsed = _parse_source(source, target, header, max_bytes, max_features, max_rows,
+                           max_cells, sample_rows, sample_seed)
     gaps = _gap_table(parsed.table)
     n_rows = len(parsed.table)
     rows = []
@@ -332,7 +360,7 @@ def inspect_csv(source, target: str | None = None, *, exclude=(),
         missing = gaps[column].to_numpy()
         numbers, categories = _decode_column(parsed.table[column], missing)
         present = numbers[~missing]
-        distinct = len(categories) if categories is not None else len(np.unique(present))
+        distinct = len(categories) if categories is not None else len(pd.unique(present))
         unique_per_row = n_rows > 1 and distinct == n_rows   # so no gap either
         rows.append({"column": column, "role": "feature",
                      "kind": "numeric" if categories is None else "categorical",
@@ -364,16 +392,31 @@ class _Parsed:
     target: str
     has_header: bool
     file_name: str | None
+    sampled_from: int | None = None   # lines of the file, when a sample of them was read
 
 
-def _parse_source(source, target, header, max_bytes: int, max_features: int) -> _Parsed:
+def _parse_source(source, target, header, max_bytes: int, max_features: int,
+                  max_rows: int = MAX_ROWS, max_cells: int = MAX_CELLS,
+                  sample_rows: int | None = None, sample_seed: int = 0) -> _Parsed:
     """Read ``source`` into a table: the one parser of :func:`from_csv` and
     :func:`inspect_csv`."""
     if header not in ("auto", True, False):
         raise ValueError(f"header must be 'auto', True or False, not {header!r}.")
     data, file_name = _read_bytes(source, max_bytes)
+    lines = count_lines(data)
+    sampled_from = None
+    if sample_rows is not None and lines > int(sample_rows) + 1:
+        data, sampled_from = _sample_lines(data, int(sample_rows), sample_seed), lines
+        lines = count_lines(data)
+    if lines > max_rows + 1:   # one line may be the header
+        raise _too_many_error(f"about {lines:,} lines", f"at most {max_rows:,} rows", max_rows)
     text = _decode(data)
     delimiter, width = _sniff(text)
+    if lines * width > max_cells:
+        rows = max(1, max_cells // width)
+        raise _too_many_error(f"about {lines:,} lines of {width} columns "
+                              f"({lines * width:,} cells)", f"at most {max_cells:,} cells",
+                              rows)
     if width < 2:
         raise DataError(
             "The file has a single column. It needs at least one feature column and a "
@@ -386,12 +429,21 @@ def _parse_source(source, target, header, max_bytes: int, max_features: int) -> 
     has_header = _looks_like_header(sample) if header == "auto" else header
     columns = _column_names(sample[0], has_header)
     target_name = _find_column(columns, target) if target is not None else columns[-1]
-    _check_rectangular(text, delimiter, width)
-    table = _parse(text, delimiter, width, has_header, columns.index(target_name))
+    # A plain UTF-8 file without quotes has one record per line: it is checked and parsed
+    # from its bytes (vectorised, and without pandas copying the text four bytes a char).
+    plain = (b'"' not in data and b"\n" in data and not data.startswith(codecs.BOM_UTF8)
+             and not data.startswith((b"\xff\xfe", b"\xfe\xff")))
+    if plain:
+        _check_lines(data, delimiter, width)
+    else:
+        _check_rectangular(text, delimiter, width)
+    del text
+    table = _parse(io.BytesIO(data) if plain else io.StringIO(_decode(data)), delimiter,
+                   width, has_header, columns.index(target_name))
     if table.empty:
         raise DataError("The file has a header row but no data rows below it.")
     table.columns = columns
-    return _Parsed(table, target_name, has_header, file_name)
+    return _Parsed(table, target_name, has_header, file_name, sampled_from)
 
 
 def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
@@ -428,6 +480,53 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
     if len(data) > max_bytes:
         raise DataError(too_big)
     return data, file_name
+
+
+def count_lines(data: bytes) -> int:
+    """Lines in the raw bytes of a file (an upper bound on its records), without copying
+    them: how :func:`from_csv` checks ``max_rows`` before parsing."""
+    ends = data.count(b"\n") or data.count(b"\r")   # LF or CRLF, else old Mac CR
+    return ends + (not data.endswith((b"\n", b"\r")))
+
+
+def _sample_lines(data: bytes, k: int, seed: int) -> bytes:
+    """The first line and a seeded random sample of exactly ``k`` of the other lines, in
+    file order; block by block, so memory follows the sample, not the file.
+
+    Only for a file without quotes (a record is then a line).
+    """
+    if b'"' in data or b"\n" not in data:
+        raise DataError(
+            "Only a file without quoted cells, one record per line, can be sampled here. "
+            "Upload a random sample of the rows instead.")
+    rng = np.random.default_rng(seed)
+    first = data.find(b"\n") + 1
+    left = data.count(b"\n", first) + (not data.endswith(b"\n"))
+    wanted = min(k, left)
+    out, start = [data[:first]], first
+    while start < len(data) and wanted:
+        stop = data.find(b"\n", min(start + _LINES_BLOCK, len(data)))
+        stop = len(data) if stop == -1 else stop + 1
+        block = np.frombuffer(data, np.uint8, stop - start, start)
+        ends = np.flatnonzero(block == ord("\n")) + 1
+        if ends.size == 0 or ends[-1] != len(block):
+            ends = np.append(ends, len(block))
+        taken = int(rng.hypergeometric(wanted, left - wanted, len(ends))) \
+            if left > len(ends) else wanted
+        keep = np.zeros(len(ends), dtype=bool)
+        keep[rng.choice(len(ends), taken, replace=False)] = True
+        out.append(block[np.repeat(keep, np.diff(ends, prepend=0))].tobytes())
+        if out[-1] and not out[-1].endswith(b"\n"):
+            out[-1] += b"\n"
+        wanted, left, start = wanted - taken, left - len(ends), stop
+    return b"".join(out)
+
+
+def _too_many_error(found: str, limit: str, rows: int) -> DataError:
+    return DataError(
+        f"The file has {found}; this server reads {limit}, so that one upload stays within "
+        f"its memory budget. Upload a random sample of at most {rows:,} rows (for example "
+        f"pandas: df.sample(n={rows}, random_state=0).to_csv(...)), or fewer columns.")
 
 
 def _decode(data: bytes) -> str:
@@ -536,6 +635,39 @@ def _check_rectangular(text: str, delimiter: str, width: int) -> None:
         raise _quote_error(reader.line_num) from None
 
 
+_LINES_BLOCK = 1 << 23   # bytes per step of _check_lines: its memory stays a few blocks
+
+
+def _check_lines(data: bytes, delimiter: str, width: int) -> None:
+    """:func:`_check_rectangular` for a file without quotes, where a record is a line: counts
+    the delimiters of every line with numpy, block by block."""
+    separator, newline = ord(delimiter), ord("\n")
+    start, line = 0, 0
+    while start < len(data):
+        stop = data.find(b"\n", min(start + _LINES_BLOCK, len(data)))
+        stop = len(data) if stop == -1 else stop + 1
+        block = np.frombuffer(data, np.uint8, stop - start, start)
+        ends = np.flatnonzero(block == newline)
+        if ends.size == 0 or ends[-1] != len(block) - 1:
+            ends = np.append(ends, len(block))          # the last line has no newline
+        splits = np.flatnonzero(block == separator)
+        fields = np.diff(np.searchsorted(splits, ends), prepend=0) + 1
+        lengths = np.diff(ends, prepend=-1) - 1
+        carriage = np.zeros(len(ends), dtype=bool)
+        inside = (ends > 0) & (lengths > 0)
+        carriage[inside] = block[ends[inside] - 1] == ord("\r")
+        blank = lengths - carriage == 0
+        bad = np.flatnonzero(~blank & (fields != width))
+        if bad.size:
+            raise DataError(
+                f"Line {line + bad[0] + 1} has {fields[bad[0]]} fields but the first line has "
+                f"{width}. Every row needs the same number of columns: check for an "
+                f"unquoted {_delimiter_name(delimiter)} inside a value or a missing "
+                "separator.")
+        line += len(ends)
+        start = stop
+
+
 def _delimiter_name(delimiter: str) -> str:
     return {",": "comma", ";": "semicolon", "\t": "tab", "|": "'|'"}[delimiter]
 
@@ -631,11 +763,11 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _parse(text: str, delimiter: str, width: int, has_header: bool,
+def _parse(stream, delimiter: str, width: int, has_header: bool,
            target_index: int) -> pd.DataFrame:
     """The whole table; pandas' C parser reads numeric columns as numbers directly."""
     try:
-        table = pd.read_csv(io.StringIO(text), sep=delimiter, names=list(range(width)),
+        table = pd.read_csv(stream, sep=delimiter, encoding="utf-8", names=list(range(width)),
                             header=0 if has_header else None, dtype={target_index: str},
                             keep_default_na=False, na_filter=False, engine="c",
                             skip_blank_lines=True, low_memory=False)

@@ -35,13 +35,16 @@ from sdwec._dataset import TASKS, Dataset, read_only
 from sdwec._util import plain
 from sdwec.csv_loader import (
     MAX_CELL_CHARS,
+    MAX_CELLS,
     MAX_CLASSES,
     MAX_FEATURES,
+    MAX_ROWS,
     MAX_UPLOAD_BYTES,
     MIN_ROWS_PER_CLASS,
     MISSING_STRATEGIES,
     MISSING_TOKENS,
     CsvPreview,
+    count_lines,
     from_csv,
     inspect_csv,
 )
@@ -51,7 +54,8 @@ __all__ = [
     "Dataset", "names", "tasks", "load", "from_csv", "inspect_csv", "CsvPreview",
     "canonical_name", "paper_name", "DATA_DIR", "DATA_ENV", "data_dir", "TASKS",
     "MAX_UPLOAD_BYTES", "MAX_FEATURES", "MAX_CLASSES", "MIN_ROWS_PER_CLASS", "MAX_CELL_CHARS",
-    "MISSING_TOKENS", "MISSING_STRATEGIES",
+    "MISSING_TOKENS", "MISSING_STRATEGIES", "MAX_ROWS", "MAX_CELLS",
+    "count_lines",
 ]
 
 #: Environment variable naming another folder of the shipped datasets.

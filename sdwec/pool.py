@@ -15,6 +15,7 @@ with the library versions and a format number.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -30,12 +31,14 @@ from sdwec import cache as disk_cache
 from sdwec import datasets
 from sdwec.cache import CACHE_ENV, cache_dir
 from sdwec.errors import DataError
-from sdwec.votes import Votes, compress_votes, stack_votes
+from sdwec.votes import Votes, compress_votes, encode_labels, stack_votes
+from sdwec.votes import _from_rows, _row_keys, _unique_keys  # compress_votes' own steps
 
 __all__ = [
     "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",
     "prediction_matrix", "in_bag_matrix", "cache_dir", "cache_path", "CACHE_ENV",
     "training_progress",
+    "compact_labels",
 ]
 
 # Bump when the pickled Pool layout changes (2: one Votes per split, no table; 3: each tree's
@@ -84,7 +87,9 @@ class Pool:
         rows (:attr:`in_bag` unpacks it); ``None`` for a pool built without the record.
     oob_votes : sdwec.votes.Votes or None
         The training rows' *out-of-bag* votes: a tree's vote where the row is not in its
-        bootstrap sample, :data:`~sdwec.votes.NO_VOTE` where it is (``votes("oob")``).
+        bootstrap sample, :data:`~sdwec.votes.NO_VOTE` where it is (``votes("oob")``); for a
+        pool with a row budget (``meta["max_samples"]``), on a seeded sample of at most
+        :data:`OOB_ROWS_WITH_BUDGET` training rows.
     """
 
     classes: np.ndarray
@@ -237,13 +242,17 @@ def prediction_matrix(estimators, X, classes):
     -------
     ndarray of shape (m, len(estimators))
     """
-    classes = np.asarray(classes)
+    return np.asarray(classes)[_prediction_codes(estimators, X)]
+
+
+def _prediction_codes(estimators, X, dtype=np.intp):
+    """Class index predicted by every estimator, as ``dtype``: (m, len(estimators))."""
     # Trees split on C-ordered float32; converting once saves every tree doing it.
     X = np.ascontiguousarray(X, dtype=np.float32)
-    codes = np.empty((X.shape[0], len(estimators)), dtype=np.intp)
+    codes = np.empty((X.shape[0], len(estimators)), dtype=dtype)
     for j, tree in enumerate(estimators):
         codes[:, j] = _leaf_codes(tree)[tree.tree_.apply(X)]
-    return classes[codes]
+    return codes
 
 
 def _leaf_codes(tree):
@@ -272,7 +281,7 @@ def _tree(tree_params, random_state=None):
 
 
 def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progress=None,
-               meta=None):
+               meta=None, max_samples=None):
     """Train a bagged pool of CART trees on arrays (no disk cache).
 
     Parameters
@@ -295,6 +304,12 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
         ``done / total`` is the share of the work done (training weighs 95 %).
     meta : dict, optional
         Extra entries for :attr:`Pool.meta`.
+    max_samples : int, optional
+        A row budget per tree: each tree draws this many training rows (with replacement)
+        instead of as many as the training split holds, scikit-learn's bagging
+        ``max_samples``. The cost of a tree follows its rows, so this is the knob for large
+        files (:mod:`sdwec.budget`); the validation and test rows stay whole. Default: a
+        full bootstrap, as in the paper. Capped at the training rows.
 
     Returns
     -------
@@ -324,36 +339,48 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
 
     idx_train, idx_val, idx_test = split_indices(y, seed)
     X_train, y_train = X[idx_train], y[idx_train]
+    rows_per_tree = None if max_samples is None else min(int(max_samples), len(idx_train))
     ensemble = BaggingClassifier(estimator=_tree(tree_params), n_estimators=0, warm_start=True,
-                                 random_state=seed, n_jobs=n_jobs)
+                                 random_state=seed, n_jobs=n_jobs, max_samples=rows_per_tree)
     # Warm-start growth in chunks draws the same per-tree seeds as one fit of n_trees.
     report(0, total, "training trees")
     samples = []
+    # Trees split on float32 and copy anything else at every fit: on a large split that copy
+    # cost more than growing a tree on a small row budget. Same trees either way.
+    X_fit = np.ascontiguousarray(X_train, dtype=np.float32)
     while len(getattr(ensemble, "estimators_", [])) < n_trees:
         ensemble.n_estimators = min(n_trees, ensemble.n_estimators + _TRAIN_CHUNK)
-        ensemble.fit(X_train, y_train)
+        ensemble.fit(X_fit, y_train)
         samples += _new_samples(ensemble, ensemble.n_estimators - len(samples))
         report(trained(len(ensemble.estimators_)), total,
                f"trained {len(ensemble.estimators_)} of {n_trees} trees")
-    single_tree = _tree(tree_params, random_state=seed).fit(X_train, y_train)
+    # With a row budget the single tree, and the out-of-bag votes, use a seeded sample of the
+    # training rows too, so that no step costs the whole training split per tree.
+    single_rows, oob_rows = _budget_rows(len(idx_train), rows_per_tree, seed)
+    single_tree = _tree(tree_params, random_state=seed).fit(X_fit[single_rows],
+                                                            y_train[single_rows])
+    del X_fit
     fit_seconds = time.perf_counter() - start
 
     estimators = list(ensemble.estimators_)
-    X_val, X_test = X[idx_val], X[idx_test]
-    P_val = np.empty((len(idx_val), n_trees), dtype=classes.dtype)
-    P_test = np.empty((len(idx_test), n_trees), dtype=classes.dtype)
-    P_train = np.empty((len(idx_train), n_trees), dtype=classes.dtype)
+    X_val, X_test, X_oob = X[idx_val], X[idx_test], X_train[oob_rows]
+    labels = compact_labels(classes)
+    P_val = np.empty((len(idx_val), n_trees), dtype=labels.dtype)
+    P_test = np.empty((len(idx_test), n_trees), dtype=labels.dtype)
+    # Class indices in one byte, not labels: 8x less memory for the largest matrix.
+    P_oob = np.empty((len(X_oob), n_trees), dtype=np.min_scalar_type(len(classes)))
     for lo in range(0, n_trees, _TRAIN_CHUNK):
         hi = min(n_trees, lo + _TRAIN_CHUNK)
-        P_val[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_val, ensemble.classes_)
-        P_test[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_test, ensemble.classes_)
-        P_train[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_train, ensemble.classes_)
+        P_val[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_val, labels)
+        P_test[:, lo:hi] = prediction_matrix(estimators[lo:hi], X_test, labels)
+        P_oob[:, lo:hi] = _prediction_codes(estimators[lo:hi], X_oob, P_oob.dtype)
         report(predicted(hi), total, "predicting the training, validation and test rows")
     in_bag = in_bag_matrix(samples, len(idx_train))
     y_val = y[idx_val]
     info = {
         "task": "binary" if len(classes) == 2 else "multiclass",
         "seed": int(seed), "n_trees": n_trees, "tree_params": dict(tree_params or {}),
+        "max_samples": rows_per_tree,
         "versions": _versions(), "fit_seconds": fit_seconds,
         "predict_seconds": time.perf_counter() - start - fit_seconds,
         "n_train": len(idx_train), "n_val": len(idx_val), "n_test": len(idx_test),
@@ -365,9 +392,63 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
                 single_val=single_tree.predict(X_val), single_test=single_tree.predict(X_test),
                 prior=_class_prior(y_val, classes), meta=info,
                 in_bag_bits=np.packbits(in_bag, axis=0),
-                oob_votes=compress_votes(P_train, y_train, classes, voted=~in_bag))
+                val_votes=_chunked_votes(P_val, y_val, classes),
+                test_votes=_chunked_votes(P_test, y[idx_test], classes),
+                # Class indices against 0 .. K-1, then the pool's classes.
+                oob_votes=dataclasses.replace(
+                    _chunked_votes(P_oob, np.searchsorted(classes, y_train[oob_rows]),
+                                   np.arange(len(classes)), in_bag[oob_rows]),
+                    classes=classes))
     report(total, total, "done")
     return pool
+
+
+def compact_labels(classes):
+    """Integer classes in the smallest integer type that holds them (int8 for ±1 labels):
+    the prediction matrices, the pool's largest arrays, take 8x less memory than int64."""
+    if classes.dtype.kind in "iu":
+        for dtype in (np.int8, np.int16, np.int32):
+            info = np.iinfo(dtype)
+            if info.min <= classes.min() and classes.max() <= info.max:
+                return classes.astype(dtype)
+    return classes
+
+
+#: Out-of-bag rows kept when a row budget is set: the solver's cost grows with them.
+OOB_ROWS_WITH_BUDGET = 100_000
+VOTES_CHUNK = 16_384  # rows compressed at a time, so memory stays flat on large splits
+
+
+def _budget_rows(n_train, rows_per_tree, seed):
+    """Training rows of the single tree and of the out-of-bag votes (all without a budget).
+
+    With a row budget, the single tree fits on ``rows_per_tree`` rows and the out-of-bag
+    votes are taken on at most :data:`OOB_ROWS_WITH_BUDGET` rows, both seeded samples without
+    replacement (sorted); a separate stream of ``seed``, so the split and the trees are the
+    same as without a budget.
+    """
+    if rows_per_tree is None:
+        return slice(None), slice(None)
+    rng = np.random.default_rng([int(seed), 1])
+    single = np.sort(rng.choice(n_train, rows_per_tree, replace=False))
+    oob = np.sort(rng.choice(n_train, min(n_train, OOB_ROWS_WITH_BUDGET), replace=False))
+    return single, oob
+
+
+def _chunked_votes(P, y, classes, in_bag=None):
+    """``compress_votes(P, y, classes, voted=~in_bag)``, encoding the labels by chunks of
+    rows into one byte per entry: the same Votes (the same key rows, keyed and sorted by
+    :mod:`sdwec.votes` itself), without int64 copies of the whole matrix."""
+    K = len(classes)
+    rows = np.empty((len(P), P.shape[1] + 1), dtype=np.uint8 if K < 255 else np.uint32)
+    for lo in range(0, len(P), VOTES_CHUNK):
+        part = encode_labels(P[lo:lo + VOTES_CHUNK], classes, "P")
+        if in_bag is not None:
+            part[in_bag[lo:lo + VOTES_CHUNK]] = K   # K: did not vote
+        rows[lo:lo + VOTES_CHUNK, :-1] = part
+    rows[:, -1] = encode_labels(y, classes, "y")
+    first, counts = _unique_keys(_row_keys(rows), None)
+    return _from_rows(rows[first], counts, classes)
 
 
 def _new_samples(ensemble, n_new):
@@ -434,6 +515,9 @@ class PoolKey:
     tree_params : tuple of (str, object) pairs
         Extra :class:`~sklearn.tree.DecisionTreeClassifier` parameters, sorted by name
         (a dict is accepted and converted).
+    max_samples : int or None
+        Row budget per tree (:func:`build_pool`); ``None``, a full bootstrap, keeps the
+        cache key of pools made before the budget existed.
     """
 
     source: str
@@ -441,6 +525,7 @@ class PoolKey:
     n_trees: int = 200
     seed: int = 0
     tree_params: tuple = ()
+    max_samples: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.source, str) or not self.source:
@@ -458,10 +543,17 @@ class PoolKey:
             object.__setattr__(self, name, int(value))
         if self.n_trees < 1:
             raise ValueError(f"n_trees must be at least 1, got {self.n_trees}")
+        if self.max_samples is not None:
+            if not isinstance(self.max_samples, Integral) or isinstance(self.max_samples, bool) \
+                    or self.max_samples < 1:
+                raise ValueError(f"max_samples must be a positive integer or None, got "
+                                 f"{self.max_samples!r}")
+            object.__setattr__(self, "max_samples", int(self.max_samples))
         object.__setattr__(self, "tree_params", _sorted_params(self.tree_params))
 
     @classmethod
-    def for_dataset(cls, dataset, task=None, n_trees=200, seed=0, tree_params=None):
+    def for_dataset(cls, dataset, task=None, n_trees=200, seed=0, tree_params=None,
+                    max_samples=None):
         """The key of the pool of a shipped dataset (by name) or of a user's Dataset.
 
         Parameters
@@ -476,6 +568,8 @@ class PoolKey:
         n_trees : int, default=200
         seed : int, default=0
         tree_params : dict, optional
+        max_samples : int, optional
+            Row budget per tree (default: a full bootstrap).
 
         Returns
         -------
@@ -487,10 +581,10 @@ class PoolKey:
                     f"this dataset holds the {dataset.task} view of its labels, not "
                     f"{task!r}; read it again with from_csv(..., task={task!r})")
             return cls(_UPLOAD_PREFIX + dataset.fingerprint, dataset.task, n_trees, seed,
-                       tree_params or ())
+                       tree_params or (), max_samples)
         if isinstance(dataset, str):
             return cls(dataset, "binary" if task is None else task, n_trees, seed,
-                       tree_params or ())
+                       tree_params or (), max_samples)
         raise TypeError(f"dataset must be a dataset name or a sdwec.datasets.Dataset, not "
                         f"{type(dataset).__name__}")
 
@@ -503,12 +597,16 @@ class PoolKey:
         """Readable start of the cache file name."""
         name = "upload-" + self.source[len(_UPLOAD_PREFIX):][:12] if self.is_upload \
             else self.source
-        return f"pool-{name}-{self.task}-l{self.n_trees}-s{self.seed}"
+        budget = "" if self.max_samples is None else f"-r{self.max_samples}"
+        return f"pool-{name}-{self.task}-l{self.n_trees}-s{self.seed}{budget}"
 
     def _cache_key(self) -> dict:
-        return {"kind": "pool", "source": self.source, "task": self.task,
-                "n_trees": self.n_trees, "seed": self.seed,
-                "tree_params": dict(self.tree_params), "versions": _versions()}
+        key = {"kind": "pool", "source": self.source, "task": self.task,
+               "n_trees": self.n_trees, "seed": self.seed,
+               "tree_params": dict(self.tree_params), "versions": _versions()}
+        if self.max_samples is not None:   # absent for a full bootstrap: old keys still hit
+            key["max_samples"] = self.max_samples
+        return key
 
 
 def _sorted_params(tree_params) -> tuple:
@@ -657,7 +755,7 @@ def load_pool(source, task=None, n_trees=None, seed=None, tree_params=None, n_jo
             meta = {"dataset": key.source, "task": key.task}
         return build_pool(data.X, data.y, n_trees=key.n_trees, seed=key.seed,
                           tree_params=dict(key.tree_params), n_jobs=n_jobs, progress=report,
-                          meta=meta)
+                          meta=meta, max_samples=key.max_samples)
 
     if not cache:
         return build()

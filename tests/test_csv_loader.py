@@ -564,3 +564,132 @@ def test_either_module_can_be_imported_first(first):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+# ---- the memory budget: rows and cells counted before parsing (issue 22) ---------------
+
+
+def test_too_many_rows_is_refused_before_parsing_with_what_to_do():
+    data = csv_bytes(["x", "label"], [(i, i % 2) for i in range(500)])
+    with pytest.raises(DataError) as caught:
+        datasets.from_csv(data, max_rows=100)
+    message = str(caught.value)
+    assert "about 501 lines" in message and "at most 100 rows" in message
+    assert "random sample of at most 100 rows" in message
+    with pytest.raises(DataError, match="at most 100 rows"):
+        datasets.inspect_csv(data, max_rows=100)
+    # The header line does not count: 100 data rows are accepted.
+    ok = csv_bytes(["x", "label"], [(i, i % 2) for i in range(100)])
+    assert datasets.from_csv(ok, max_rows=100).n_samples == 100
+
+
+def test_too_many_cells_is_refused_with_the_rows_that_would_fit():
+    data = csv_bytes(["a", "b", "c", "label"], [(i, i, i, i % 2) for i in range(99)])
+    # 100 lines x 4 columns = 400 cells
+    with pytest.raises(DataError, match=r"400 cells.*at most 399 cells.*at most 99 rows"):
+        datasets.from_csv(data, max_cells=399)
+    assert datasets.from_csv(data, max_cells=400).n_samples == 99
+
+
+def test_lines_are_counted_for_every_line_ending():
+    assert csv_loader.count_lines(b"a,b\n1,2\n3,4\n") == 3
+    assert csv_loader.count_lines(b"a,b\r\n1,2\r\n3,4") == 3
+    assert csv_loader.count_lines(b"a,b\r1,2\r3,4\r") == 3
+
+
+_HOSTILE_SCRIPT = """
+import sys, tracemalloc
+sys.path.insert(0, sys.argv[1])
+from sdwec import datasets
+from sdwec.errors import DataError
+lines = int(sys.argv[2])
+data = b"1,0\\n" * lines            # the issue's 199 MB file of 24.9M rows, scaled down
+tracemalloc.start()
+try:
+    datasets.from_csv(data, max_rows=lines // 100)
+    print("accepted")
+except DataError as error:
+    print("refused", tracemalloc.get_traced_memory()[1], error)
+"""
+
+
+def test_a_compressible_file_of_short_rows_gets_a_clear_refusal_in_bounded_memory():
+    """The hostile case of issue 22 at 1/10 size (2.49M lines, 10 MB) with the row limit at
+    1 % of its lines: the refusal allocates nothing in proportion to the file (measured by
+    tracemalloc in a fresh interpreter), where parsing would take hundreds of MB."""
+    lines = 2_490_000
+    out = subprocess.run([sys.executable, "-c", _HOSTILE_SCRIPT, str(ROOT), str(lines)],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    verdict, peak, message = out.split(" ", 2)
+    assert verdict == "refused"
+    assert int(peak) < lines * 4 // 100   # under 1 % of the file
+    assert f"about {lines:,} lines" in message and "random sample" in message
+
+
+@pytest.mark.parametrize("block", [7, 1 << 23])
+def test_quote_free_files_are_checked_line_by_line_like_the_csv_reader(monkeypatch, block):
+    """The vectorised check (files without quotes) finds the same bad line as the csv
+    reader (files with quotes), across block boundaries, skipping blank and CRLF lines."""
+    monkeypatch.setattr(csv_loader, "_LINES_BLOCK", block)
+    rows = ["a,b,label"] + [f"{i},{i % 3},{i % 2}" for i in range(30)]
+    rows[17] = "17,2"                                  # line 18: two fields
+    plain = "\r\n".join(rows[:5]) + "\r\n\r\n" + "\n".join(rows[5:])
+    quoted = plain.replace("a,b", '"a",b', 1)
+    for text in (plain, quoted):
+        with pytest.raises(DataError, match="Line 19 has 2 fields but the first line has 3"):
+            datasets.from_csv(text.encode())
+    good = "\r\n".join(r for i, r in enumerate(rows) if i != 17) + "\n\n"
+    assert datasets.from_csv(good.encode()).n_samples == 29
+
+
+@pytest.mark.parametrize("block", [5, 1 << 23])
+def test_a_sample_of_the_lines_is_exact_seeded_and_from_the_file(monkeypatch, block):
+    monkeypatch.setattr(csv_loader, "_LINES_BLOCK", block)
+    rows = [(i, i % 7, i % 2) for i in range(1000)]
+    data = csv_bytes(["id", "x", "label"], rows)
+    ds = datasets.from_csv(data, sample_rows=100, sample_seed=3, max_rows=150)
+    assert ds.n_samples == 100
+    ids = ds.X[:, 0].astype(int)
+    assert len(set(ids)) == 100 and (np.diff(ids) > 0).all()   # distinct, in file order
+    assert all(ds.X[i, 1] == ids[i] % 7 for i in range(100))
+    assert "A random sample (seed 3) of 100 of the file's 1,001 lines." in ds.description
+    again = datasets.from_csv(data, sample_rows=100, sample_seed=3)
+    assert np.array_equal(again.X, ds.X)
+    other = datasets.from_csv(data, sample_rows=100, sample_seed=4)
+    assert not np.array_equal(other.X, ds.X)
+    # A file already within the sample size is read whole, and says nothing of a sample.
+    whole = datasets.from_csv(data, sample_rows=5000)
+    assert whole.n_samples == 1000 and "sample" not in whole.description
+
+
+def test_a_sample_needs_a_file_without_quotes():
+    data = b'"a",b,label\n' + b"".join(b"%d,%d,%d\n" % (i, i % 3, i % 2) for i in range(50))
+    with pytest.raises(DataError, match="without quoted cells"):
+        datasets.from_csv(data, sample_rows=10)
+
+
+_SAMPLE_SCRIPT = """
+import sys, tracemalloc
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from sdwec import csv_loader, datasets
+csv_loader._LINES_BLOCK = 1 << 16     # 64 KB blocks, so a block is small beside the file
+lines = int(sys.argv[2])
+rng = np.random.default_rng(0)
+data = b"x,y,label\\n" + b"".join(b"%d,%d,%d\\n" % (a, b, a % 2) for a, b in
+                                 rng.integers(0, 50, (1000, 2))) * (lines // 1000)
+tracemalloc.start()
+ds = datasets.from_csv(data, sample_rows=2000, max_rows=lines // 100)
+print(ds.n_samples, tracemalloc.get_traced_memory()[1])
+"""
+
+
+def test_a_sample_of_a_large_file_costs_memory_of_the_sample_not_the_file():
+    lines = 1_000_000                                # 8 MB of short rows
+    out = subprocess.run([sys.executable, "-c", _SAMPLE_SCRIPT, str(ROOT), str(lines)],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    rows, peak = map(int, out.split())
+    assert rows == 2000
+    # The file is 8 MB: the sample's memory is a few 64 KB blocks' worth and the 2,000
+    # sampled lines, then their parse, not the file's.
+    assert peak < 8_000_000 // 4

@@ -162,3 +162,125 @@ def test_the_upload_is_kept_for_the_session_across_pages():
     at.button(key="upload_use_again").click().run()
     _ok(at)
     assert at.query_params["dataset"] == USER_DATA and chart_figures(at)
+
+
+# --------------------------------------------------------------------------- before training
+#: 3,000 rows of two features: 2,400 training rows. With a measured rate of 6e-5 s per unit
+#: m log2(m) d and l = 10, the high end of a full pool is 2.5 x 11 x 6e-5 x 2400 log2(2400)
+#: x 2 = 89 s (plus under 0.1 s of passes and predictions): over the minute; a budget of
+#: 2,000 rows gives 72 s, still over, and 1,000 rows 33 s: the default.
+BIG_ROWS = 3_000
+SLOW_RATE = 6e-5
+
+
+def _big_csv():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(BIG_ROWS, 2))
+    lines = ["a,b,label"] + [f"{a:.5f},{b:.5f},{int(a + b > 0)}" for a, b in X]
+    return "\n".join(lines).encode()
+
+
+def _slow_upload(monkeypatch):
+    from dashboard import services
+    monkeypatch.setattr(services, "upload_rate", lambda dataset: SLOW_RATE)
+    at = _app()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _markdown(at):
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_a_slow_file_says_its_cost_and_trains_on_the_row_budget_by_default(monkeypatch):
+    from dashboard import services
+    from sdwec import pool
+    at = _slow_upload(monkeypatch)
+    text = _markdown(at)
+    assert "10 trees" in text and "2,400 training rows" in text
+    assert "by default each tree learns from a row budget of 1,000 rows" in text
+    assert at.radio(key="upload_plan").value == "budget"
+    # The default fits the minute, so the Explorer runs on the budgeted pool at once.
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    dataset = _dataset(at)
+    assert pool.is_cached(pool.PoolKey.for_dataset(dataset, n_trees=10, max_samples=1_000))
+    assert not pool.is_cached(pool.PoolKey.for_dataset(dataset, n_trees=10))
+
+
+def test_full_bootstraps_past_the_minute_wait_for_a_click(monkeypatch):
+    from sdwec import pool
+    at = _slow_upload(monkeypatch)
+    at.radio(key="upload_plan").set_value("full").run()
+    assert not at.exception
+    assert not at.metric and not chart_figures(at)
+    (button,) = [b for b in at.button if b.key == "upload_train"]
+    assert button.label.startswith("Train now (roughly ")
+    button.click().run()
+    _ok(at)
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert pool.is_cached(pool.PoolKey.for_dataset(_dataset(at), n_trees=10))
+
+
+def test_a_pool_over_the_memory_budget_is_refused_with_what_to_do(monkeypatch, tmp_path):
+    from sdwec import budget, pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))   # no pool of this file on disk yet
+    monkeypatch.setattr(budget, "MEMORY_BUDGET_BYTES", 1_000)
+    at = _slow_upload(monkeypatch)
+    assert any("more than the" in e.value and "Lower the pool size l" in e.value
+               for e in at.error), [e.value for e in at.error]
+    assert not at.metric and not chart_figures(at)
+
+
+def test_a_file_past_the_row_limit_is_read_as_a_sample_only_with_consent(monkeypatch):
+    from sdwec import datasets
+    monkeypatch.setattr(datasets, "MAX_ROWS", 100)
+    at = _app()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
+    assert not at.exception and not at.error
+    assert any(f"about {N_ROWS + 1:,} lines" in w.value and "at most 100 rows" in w.value
+               for w in at.warning), [w.value for w in at.warning]
+    assert not at.success and not chart_figures(at)
+    assert at.checkbox(key="upload_sample").value is False
+    at.checkbox(key="upload_sample").check().run()
+    _ok(at)
+    assert f"A random sample (seed 0) of 100 of the file's {N_ROWS + 1:,} lines." \
+        in _description(at)
+    assert _dataset(at).n_samples <= 100
+    assert chart_figures(at)
+
+
+def test_fewer_trees_sets_the_sidebar_pool_size_and_trains_full_bootstraps(monkeypatch):
+    """At 1e-5 s per unit, full bootstraps cost 2.5 x 0.54 s a tree at the high end: l = 50
+    takes 69 s (over the minute), l = 20 takes 28 s, so "fewer trees" offers l = 20."""
+    from dashboard import services
+    monkeypatch.setattr(services, "upload_rate", lambda dataset: 1e-5)
+    at = _app({"dataset": "wine", "l": "50"})
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()
+    assert not at.exception
+    (fewer,) = [b for b in at.button if b.key == "upload_fewer"]
+    assert fewer.label.startswith("Fewer trees: l = 20 on full bootstraps")
+    fewer.click().run()
+    _ok(at)
+    assert at.query_params["l"] == "20"
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 20")
+    from sdwec import pool
+    assert pool.is_cached(pool.PoolKey.for_dataset(_dataset(at), n_trees=20))
+
+
+def test_a_row_budget_already_on_disk_is_used_and_named(monkeypatch, tmp_path):
+    """The budget follows a rate measured per session; a revisit uses the pool on disk."""
+    from sdwec import datasets, pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
+    data = datasets.from_csv(_big_csv())
+    pool.load_pool(pool.PoolKey.for_dataset(data, n_trees=10, max_samples=2_000),
+                   dataset=data)
+    at = _slow_upload(monkeypatch)
+    _ok(at)
+    assert "by default each tree learns from a row budget of 2,000 rows" in _markdown(at)
+    assert any("on disk already" in c.value for c in at.caption)
+    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert not pool.is_cached(pool.PoolKey.for_dataset(data, n_trees=10, max_samples=1_000))

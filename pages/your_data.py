@@ -199,7 +199,8 @@ st.markdown(
     "text) and choose whether rows with missing values are dropped or the gaps imputed. "
     "The file itself stays in this session's memory; the pool trained on it is cached on "
     "this server's disk under a fingerprint of the data (so a revisit is instant). Limits: "
-    f"{datasets.MAX_UPLOAD_BYTES // 2**20} MB, {datasets.MAX_FEATURES:,} features, "
+    f"{datasets.MAX_UPLOAD_BYTES:,} bytes ({datasets.MAX_UPLOAD_BYTES / 1e6:,.0f} MB), "
+    f"{datasets.MAX_FEATURES:,} features, "
     f"{datasets.MAX_CLASSES} classes, at least {datasets.MIN_ROWS_PER_CLASS} rows per class.")
 uploaded = st.file_uploader("CSV file", type=["csv", "txt", "tsv"], key="upload_file")
 dataset = None

@@ -38,9 +38,12 @@ __all__ = [
     "MAX_ROWS", "MAX_CELLS", "count_lines",
 ]
 
-#: Largest CSV accepted, in bytes. Streamlit's ``server.maxUploadSize`` is in MiB
-#: (it multiplies by 1024 * 1024), so ``.streamlit/config.toml`` sets it to 200.
-MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+#: Largest CSV accepted, in bytes: 200 MB in decimal units, the cut-off Streamlit's upload
+#: widget applies in the browser (it says "200MB" and refuses more than 200,000,000 bytes),
+#: so the widget, this loader and the page state one limit. The server's
+#: ``server.maxUploadSize`` is in MiB (200 MiB = 209,715,200 bytes, a little more, so the
+#: server never refuses what the widget lets through).
+MAX_UPLOAD_BYTES = 200_000_000
 #: Most feature columns accepted (the target column is not counted).
 MAX_FEATURES = 1_000
 #: Most rows (lines) and cells read, so that an accepted file's whole path (preview, parse,
@@ -448,7 +451,7 @@ def _parse_source(source, target, header, max_bytes: int, max_features: int,
 
 def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
     """Raw bytes of the source and its file name; the size is checked before reading."""
-    too_big = (f"The file is larger than the {max_bytes / 2**20:,.0f} MB limit. Upload a "
+    too_big = (f"The file is larger than the {max_bytes:,} byte ({max_bytes / 1e6:,.0f} MB) limit. Upload a "
                "smaller sample of the rows.")
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)

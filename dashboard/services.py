@@ -10,6 +10,7 @@ in a long session.  Nothing here computes anything about SDWEC: it calls the lib
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import threading
@@ -20,7 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from dashboard import jobs
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
 from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool,
                    solver, timing, voting)
@@ -415,6 +418,9 @@ def get_pools(refs):
     slots = [_pool_slot(ref) for ref in refs]
     if all(slot["pool"] is not None for slot in slots):
         return [slot["pool"] for slot in slots]
+    untrained = _untrained(refs)
+    if untrained and _trains_off_page(untrained):
+        _train_off_page(untrained)  # stops this run until the pools are on disk
     todo = set(_untrained(refs))
     # Weights: each pool's estimated training seconds (the range's middle); reading one from
     # disk counts as a small fraction of that.
@@ -452,6 +458,133 @@ def get_pools(refs):
     if todo:
         _pools_landed()
     return pools
+
+
+# ------------------------------------------------------------- training off the page
+
+#: Training whose estimate (the range's high end) reaches this runs in a worker process
+#: (dashboard/jobs.py) with a Cancel button; shorter training runs in the page, where
+#: starting a process (about 2 s) would cost more than it saves.
+OFF_PAGE_SECONDS = COLD_NOTE_SECONDS
+#: How often the page's progress fragment reads the workers' progress.
+JOB_POLL_SECONDS = 1.0
+_JOBS = None
+_JOBS_LOCK = threading.Lock()
+
+
+def _session_alive(session):
+    """Whether a session is connected to this server (a closed tab is not)."""
+    from streamlit import runtime
+
+    return runtime.exists() and runtime.get_instance().is_active_session(session)
+
+
+def pool_jobs():
+    """This server process's :class:`~dashboard.jobs.JobRegistry` (created on first use)."""
+    global _JOBS
+    with _JOBS_LOCK:
+        if _JOBS is None:
+            _JOBS = jobs.JobRegistry(alive=_session_alive)
+            atexit.register(_JOBS.stop_all)
+        return _JOBS
+
+
+def _session():
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.session_id
+
+
+def _trains_off_page(refs):
+    """Whether the pools of ``refs`` train in a worker: in a page run, when long."""
+    if _session() is None:
+        return False
+    return training_seconds_range(*_shape(refs[0]), refs[0].n_trees,
+                                  pools=len(refs))[1] >= OFF_PAGE_SECONDS
+
+
+def _cancelled():
+    """Pool keys whose training this session cancelled (until it asks again)."""
+    return st.session_state.setdefault("_cancelled_pools", set())
+
+
+def _cancel_training(keys, session):
+    registry = pool_jobs()
+    for key in keys:
+        registry.cancel(key, session)
+    _cancelled().update(keys)
+
+
+def _train_again(keys):
+    _cancelled().difference_update(keys)
+    for key in keys:
+        pool_jobs().forget(key)
+
+
+def _train_off_page(todo):
+    """Start (or attach to) the workers training ``todo``'s pools, show their progress with a
+    Cancel button, and stop this run; the progress fragment reruns the page when they are
+    done.  A cancelled or failed training says so and offers to start again."""
+    session, registry = _session(), pool_jobs()
+    keys = tuple(ref.key for ref in todo)
+    first = todo[0]
+    what = (f"{first.n_trees:,} trees on {first.label}" if len(todo) == 1 else
+            f"{len(todo)} pools of {first.n_trees:,} trees on {first.label}")
+    if _cancelled() & set(keys):
+        st.info(f"Training of {what} cancelled: its worker process was stopped and nothing "
+                f"was stored. (If another session asked for the same pool, it goes on "
+                f"training for that session.)")
+        st.button("Train again", on_click=_train_again, args=(keys,), key="_train_again")
+        st.stop()
+    failed = [job for job in map(registry.get, keys) if job is not None and
+              job.state == "failed"]
+    if failed:
+        reason = failed[0].error.splitlines()[-1] if failed[0].error else "no message"
+        st.error(f"Training {what} stopped with an error ({reason}). Try again, or choose "
+                 f"fewer trees.")
+        st.button("Try again", on_click=_train_again, args=(keys,), key="_train_again")
+        st.stop()
+    for ref in todo:
+        job = registry.get(ref.key)
+        if job is not None and job.state != "running":  # finished, yet not on disk: again
+            registry.forget(ref.key)
+        registry.want(ref.key, ref.dataset, session)
+    _training_panel(todo, what, session)
+    st.stop()
+
+
+@st.fragment(run_every=JOB_POLL_SECONDS)
+def _training_panel(todo, what, session):
+    """The workers' progress and the Cancel button, redrawn every second; reruns the whole
+    page once every pool is on disk (or a worker stopped)."""
+    registry = pool_jobs()
+    keys = tuple(ref.key for ref in todo)
+    registry.touch(session, keys)
+    running = [job for job in map(registry.get, keys) if job is not None]
+    if _cancelled() & set(keys) or any(job.state != "running" for job in running) \
+            or len(running) < len(keys):
+        st.rerun(scope="app")
+    fractions = []
+    for ref in todo:
+        record = pool.training_progress(ref.key)
+        fractions.append(record.fraction if record is not None else 0.0)
+    fraction = sum(fractions) / len(fractions)
+    elapsed = max(0.0, time.time() - min(job.started for job in running))
+    text = (f"Training {what} in a background process (pid "
+            f"{', '.join(str(job.pid) for job in running)}): "
+            f"{sum(f >= 1.0 for f in fractions)} of {len(todo)} done, "
+            f"{100 * fraction:.0f} % · {_duration(elapsed)} elapsed")
+    if fraction >= 0.05:
+        text += f", about {_duration(elapsed * (1 - fraction) / fraction)} left"
+    else:
+        factor = _slowdown()[0]
+        low, high = training_seconds_range(*_shape(todo[0]), todo[0].n_trees, pools=len(todo))
+        text += f" (roughly {duration_range(factor * low, factor * high)} in all)"
+    st.progress(fraction, text=text)
+    st.caption("The page is free meanwhile: you can switch pages and come back, and other "
+               "sessions are not slowed. Training stops if you cancel, or when no open "
+               f"page has wanted this pool for {jobs.INTEREST_TIMEOUT_SECONDS:.0f} s.")
+    st.button("Cancel training", on_click=_cancel_training, args=(keys, session),
+              key="_cancel_training")
 
 
 def on_pools_landed(callback):

@@ -5,9 +5,13 @@ want`); the registry starts ``python -m sdwec _pool-job`` (or attaches to the on
 running for that pool), and the worker trains the pool into the disk cache through
 :func:`sdwec.pool.load_pool`, so its progress is the cache's progress file that the page
 already shows for any other builder (:func:`sdwec.pool.training_progress`).  Why another
-process, not a thread of the server: the trees are fitted in Python loops that hold the GIL,
-so a training thread slows every other session's script run; a worker process at low
-priority leaves the server's threads free, and it can be stopped for real.
+process, not the page's script thread (as before issue 22) or another thread: a thread
+cannot be stopped from outside, so Cancel would wait for the next progress report (20 trees,
+a minute on NSL-KDD) and a closed tab's training went on; the page's run stays blocked while
+it trains; and the training shares the server's GIL and memory.  A worker process at low
+priority (``nice 10``) is killed at once, returns its memory when it exits, and leaves the
+server's threads free: another session's λ move was 1.1× its idle time beside a worker and
+1.7× beside a training in the page (results/jobs.md).
 
 * **Cancel** kills the worker's process group (the worker and anything it started): SIGTERM,
   which the worker turns into an exit that runs its clean-up (no temporary file or progress

@@ -464,8 +464,9 @@ def get_pools(refs):
 
 #: Training whose estimate (the range's high end) reaches this runs in a worker process
 #: (dashboard/jobs.py) with a Cancel button; shorter training runs in the page, where
-#: starting a process (about 2 s) would cost more than it saves.
-OFF_PAGE_SECONDS = COLD_NOTE_SECONDS
+#: starting a process (about 2 s) would cost more than it saves.  ``$SDWEC_OFF_PAGE_SECONDS``
+#: overrides it (``inf``: always in the page, as before issue 22; benchmarks/jobs.py).
+OFF_PAGE_SECONDS = float(os.environ.get("SDWEC_OFF_PAGE_SECONDS", COLD_NOTE_SECONDS))
 #: How often the page's progress fragment reads the workers' progress.
 JOB_POLL_SECONDS = 1.0
 _JOBS = None
@@ -521,9 +522,10 @@ def _train_again(keys):
 
 
 def _train_off_page(todo):
-    """Start (or attach to) the workers training ``todo``'s pools, show their progress with a
-    Cancel button, and stop this run; the progress fragment reruns the page when they are
-    done.  A cancelled or failed training says so and offers to start again."""
+    """Start (or attach to) the worker training the first of ``todo``'s pools (one at a time,
+    as the page trained them: one low-priority core per session), show its progress with a
+    Cancel button, and stop this run; the progress fragment reruns the page when the pool is
+    on disk.  A cancelled or failed training says so and offers to start again."""
     session, registry = _session(), pool_jobs()
     keys = tuple(ref.key for ref in todo)
     first = todo[0]
@@ -535,54 +537,53 @@ def _train_off_page(todo):
                 f"training for that session.)")
         st.button("Train again", on_click=_train_again, args=(keys,), key="_train_again")
         st.stop()
-    failed = [job for job in map(registry.get, keys) if job is not None and
-              job.state == "failed"]
-    if failed:
-        reason = failed[0].error.splitlines()[-1] if failed[0].error else "no message"
+    job = registry.get(first.key)
+    if job is not None and job.state == "failed":
+        reason = job.error.splitlines()[-1] if job.error else "no message"
         st.error(f"Training {what} stopped with an error ({reason}). Try again, or choose "
                  f"fewer trees.")
         st.button("Try again", on_click=_train_again, args=(keys,), key="_train_again")
         st.stop()
-    for ref in todo:
-        job = registry.get(ref.key)
-        if job is not None and job.state != "running":  # finished, yet not on disk: again
-            registry.forget(ref.key)
-        registry.want(ref.key, ref.dataset, session)
+    if job is not None and job.state != "running":  # finished, yet not on disk: again
+        registry.forget(first.key)
+    registry.want(first.key, first.dataset, session)
     _training_panel(todo, what, session)
     st.stop()
 
 
 @st.fragment(run_every=JOB_POLL_SECONDS)
 def _training_panel(todo, what, session):
-    """The workers' progress and the Cancel button, redrawn every second; reruns the whole
-    page once every pool is on disk (or a worker stopped)."""
+    """The worker's progress and the Cancel button, redrawn every second; reruns the whole
+    page once the pool is on disk (or the worker stopped)."""
     registry = pool_jobs()
     keys = tuple(ref.key for ref in todo)
     registry.touch(session, keys)
-    running = [job for job in map(registry.get, keys) if job is not None]
-    if _cancelled() & set(keys) or any(job.state != "running" for job in running) \
-            or len(running) < len(keys):
+    job = registry.get(keys[0])
+    if _cancelled() & set(keys) or job is None or job.state != "running":
         st.rerun(scope="app")
-    fractions = []
-    for ref in todo:
-        record = pool.training_progress(ref.key)
-        fractions.append(record.fraction if record is not None else 0.0)
-    fraction = sum(fractions) / len(fractions)
-    elapsed = max(0.0, time.time() - min(job.started for job in running))
-    text = (f"Training {what} in a background process (pid "
-            f"{', '.join(str(job.pid) for job in running)}): "
-            f"{sum(f >= 1.0 for f in fractions)} of {len(todo)} done, "
-            f"{100 * fraction:.0f} % · {_duration(elapsed)} elapsed")
+    record = pool.training_progress(keys[0])
+    fraction = record.fraction if record is not None else 0.0
+    # The worker may wait for another process training the same pool (the background
+    # warm-up, another replica): the record is then that process's.
+    pid = record.pid if record is not None else job.pid
+    who = "a background process" if pid == job.pid else "another process"
+    elapsed = max(0.0, time.time() - (record.started if record is not None else job.started))
+    pools = f"pool 1 of the {len(todo)} not trained yet, " if len(todo) > 1 else ""
+    message = record.message if record is not None else "starting"
+    text = (f"Training {what} in {who} (pid {pid}): {pools}{message} · "
+            f"{_duration(elapsed)} elapsed")
     if fraction >= 0.05:
-        text += f", about {_duration(elapsed * (1 - fraction) / fraction)} left"
+        per_pool = elapsed / fraction
+        text += f", about {_duration(per_pool * (len(todo) - fraction))} left"
     else:
         factor = _slowdown()[0]
         low, high = training_seconds_range(*_shape(todo[0]), todo[0].n_trees, pools=len(todo))
         text += f" (roughly {duration_range(factor * low, factor * high)} in all)"
     st.progress(fraction, text=text)
-    st.caption("The page is free meanwhile: you can switch pages and come back, and other "
-               "sessions are not slowed. Training stops if you cancel, or when no open "
-               f"page has wanted this pool for {jobs.INTEREST_TIMEOUT_SECONDS:.0f} s.")
+    st.caption("The page is free meanwhile: switch pages and come back, the training goes on; "
+               "other sessions are not slowed. It stops if you cancel, or once this tab has "
+               f"been closed for {jobs.INTEREST_TIMEOUT_SECONDS:.0f} s and no other session "
+               "wants the pool.")
     st.button("Cancel training", on_click=_cancel_training, args=(keys, session),
               key="_cancel_training")
 

@@ -196,3 +196,45 @@ def test_the_page_shows_progress_and_cancel_while_a_job_runs(cache, monkeypatch,
     assert slow.running() == []
     at.button(key="_train_again").click().run()
     assert len(slow.running()) == 1 and slow.running()[0] is not job
+
+
+def _page_of_three_splits():
+    import streamlit as st
+
+    from dashboard import services
+    from sdwec import pool
+
+    key = pool.PoolKey.for_dataset("wine", "binary", 10, 80)
+    ref = services.PoolRef(key, None, "wine")
+    services.get_pools([ref.with_seed(80 + i) for i in range(3)])
+    st.write("the pools are ready")
+
+
+def test_splits_train_one_after_the_other(cache, monkeypatch, registry):
+    slow = registry(command=SLEEPER)
+    monkeypatch.setattr(services, "_JOBS", slow)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+    at = AppTest.from_function(_page_of_three_splits, default_timeout=60).run()
+    assert not at.exception
+    (job,) = slow.running()  # one worker (one core) per session, not three
+    assert job.key.seed == 80
+    text = at.get("progress")[0].proto.text
+    assert text.startswith("Training 3 pools of 10 trees on wine in a background process "
+                           f"(pid {job.pid}): pool 1 of the 3 not trained yet"), text
+
+
+def test_a_failed_training_says_why_without_a_traceback(cache, monkeypatch, registry):
+    command = (sys.executable, "-c", "import sys; sys.stdin.buffer.read(); "
+                                     "raise MemoryError('no room for the trees')")
+    failing = registry(command=command)
+    monkeypatch.setattr(services, "_JOBS", failing)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+    at = AppTest.from_function(_page, default_timeout=60).run()
+    job = failing.get(pool.PoolKey.for_dataset("wine", "binary", 10, 77))
+    assert job.wait(60)
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert "(MemoryError: no room for the trees)" in error.value
+    assert "Traceback" not in error.value
+    assert [b.label for b in at.button] == ["Try again"]

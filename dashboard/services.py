@@ -362,7 +362,8 @@ def cold_start_note(config):
     note = (f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)} on "
             f"this 2-core machine (longer when busy). ") + _busy_note()
     if busy:
-        note += (f"Another process (the background warm-up or another replica) is training "
+        note += (f"Another process (a training worker of this dashboard, the background "
+                 f"warm-up or another replica) is training "
                  f"{'it' if busy == 1 == len(todo) else f'{busy} of them'} now: the page "
                  f"shows its progress and uses it when it is done. ")
     return note + "Trained pools are kept on disk, so later visits are instant."

@@ -568,7 +568,8 @@ def _training_panel(todo, what, session):
     # warm-up, another replica): the record is then that process's.
     pid = record.pid if record is not None else job.pid
     who = "a background process" if pid == job.pid else "another process"
-    elapsed = max(0.0, time.time() - (record.started if record is not None else job.started))
+    # Our worker's time counts from its start (its imports included); another's from its own.
+    elapsed = max(0.0, time.time() - (job.started if pid == job.pid else record.started))
     pools = f"pool 1 of the {len(todo)} not trained yet, " if len(todo) > 1 else ""
     message = record.message if record is not None else "starting"
     text = (f"Training {what} in {who} (pid {pid}): {pools}{message} · "

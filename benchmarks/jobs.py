@@ -16,7 +16,9 @@ Phases: B alone (*idle*), B beside A training in a worker process (the dashboard
 22): B alone, B beside A training in the page.  Each phase uses another seed for both pools,
 so no solve and no training is answered by a cache.  After the worker phase A's tab is
 closed and the time until the worker process is gone is reported (the reaper's timeout is
-:data:`dashboard.jobs.INTEREST_TIMEOUT_SECONDS`).
+:data:`dashboard.jobs.INTEREST_TIMEOUT_SECONDS`).  Last, one session in Chromium checks what a
+user sees: progress and Cancel, a page switch longer than that timeout, Cancel, Train again,
+a closed tab (the worker's pid checked at each step).
 
 Run: ``python -m benchmarks.jobs --rounds 3 --out results/jobs.md``.
 """
@@ -125,7 +127,66 @@ def _server_phases(cache, env, plan, log):
     return results
 
 
-def run(rounds=3, log=print):
+def browser_check(cache, log=print):
+    """One session in Chromium (Playwright): the Cancel button, a page switch longer than the
+    interest timeout, Cancel, Train again and a closed tab, with the worker's pid checked at
+    each step.  Returns Markdown lines."""
+    import re
+    import shutil
+
+    import psutil
+    from playwright.sync_api import sync_playwright
+
+    from dashboard import jobs
+
+    away = jobs.INTEREST_TIMEOUT_SECONDS + 15
+    lines = []
+    with Server(cache_dir=cache) as server, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"),
+                                    args=["--no-sandbox", "--headless"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+
+            def worker():
+                page.wait_for_selector("text=Cancel training", timeout=60000)
+                text = page.inner_text("[data-testid=stProgress]")
+                return int(re.search(r"pid (\d+)", text).group(1)), text
+
+            start = time.monotonic()
+            page.goto(f"{server.url}/?dataset={A_DATASET}&l={A_TREES}&seed=900")
+            pid, text = worker()
+            lines.append(f"- Opened {A_DATASET}, l = {A_TREES}: progress and Cancel shown after "
+                         f"{time.monotonic() - start:.1f} s: “{text}”.")
+            page.click("text=How it works")
+            time.sleep(away)
+            alive = psutil.pid_exists(pid)
+            page.click("text=Explorer")
+            again, text = worker()
+            lines.append(f"- {away:.0f} s on *How it works* (longer than the interest timeout, "
+                         f"the tab open): worker still running: {'yes' if alive else 'no'}; "
+                         f"back on the Explorer, the same worker: "
+                         f"{'yes' if again == pid else 'no'}: “{text}”.")
+            page.click("text=Cancel training")
+            page.wait_for_selector("text=Train again", timeout=30000)
+            lines.append(f"- Cancel: the page says "
+                         f"“{page.inner_text('[data-testid=stAlert] >> nth=-1')[:120]}…”; the "
+                         f"worker is gone: {'yes' if not psutil.pid_exists(pid) else 'no'}.")
+            page.click("text=Train again")
+            pid, _ = worker()
+            page.close()
+            closed = time.monotonic()
+            while psutil.pid_exists(pid) and time.monotonic() - closed < 120:
+                time.sleep(0.5)
+            lines.append(f"- Train again, then the tab closed: the new worker was gone after "
+                         f"{time.monotonic() - closed:.0f} s.")
+        finally:
+            browser.close()
+    for line in lines:
+        log(line)
+    return lines
+
+
+def run(rounds=3, log=print, browser=True):
     """``rounds`` rounds of the five phases (new seeds each round); the Markdown report."""
     from dashboard import jobs
     from sdwec import pool
@@ -147,8 +208,12 @@ def run(rounds=3, log=print):
             cache, {"SDWEC_OFF_PAGE_SECONDS": "inf"},
             [("idle", b + 3, None), ("in-page", b + 4, a + 2)], log).items()})
         results.append(one)
+    checked = browser_check(cache, log) if browser else []
     wall = time.monotonic() - started
-    return report(results, jobs.INTEREST_TIMEOUT_SECONDS, wall, rounds)
+    text = report(results, jobs.INTEREST_TIMEOUT_SECONDS, wall, rounds)
+    if checked:
+        text += "\n## One session in a browser (Chromium)\n\n" + "\n".join(checked) + "\n"
+    return text
 
 
 def report(results, timeout, wall, rounds):
@@ -233,9 +298,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.jobs", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the five phases")
+    parser.add_argument("--no-browser", action="store_true",
+                        help="skip the check of one session in Chromium")
     parser.add_argument("--out", default=None, help="write the Markdown report here")
     args = parser.parse_args(argv)
-    text = run(args.rounds)
+    text = run(args.rounds, browser=not args.no_browser)
     print(text)
     if args.out:
         Path(args.out).write_text(text)

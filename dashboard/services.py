@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -44,6 +45,7 @@ FIGURE_CACHE_ENTRIES = 16
 TIMING_REPEATS = 3
 #: Where ``python -m sdwec reproduce`` writes its per-row results.
 REPRODUCTION_CSV = Path(__file__).resolve().parent.parent / "results" / "reproduction" / "results.csv"
+LOG = logging.getLogger("dashboard")
 _SWEEP_CHUNK = 5  # λ values per cached sweep call, so a long sweep can show progress
 
 
@@ -467,7 +469,17 @@ def get_pools(refs):
 #: (dashboard/jobs.py) with a Cancel button; shorter training runs in the page, where
 #: starting a process (about 2 s) would cost more than it saves.  ``$SDWEC_OFF_PAGE_SECONDS``
 #: overrides it (``inf``: always in the page, as before issue 22; benchmarks/jobs.py).
-OFF_PAGE_SECONDS = float(os.environ.get("SDWEC_OFF_PAGE_SECONDS", COLD_NOTE_SECONDS))
+def _off_page_seconds(default=COLD_NOTE_SECONDS):
+    text = os.environ.get("SDWEC_OFF_PAGE_SECONDS")
+    try:
+        return default if text is None else float(text)
+    except ValueError:  # a typo in the server's environment must not take the pages down
+        LOG.warning("SDWEC_OFF_PAGE_SECONDS=%r is not a number of seconds; using %g",
+                    text, default)
+        return default
+
+
+OFF_PAGE_SECONDS = _off_page_seconds()
 #: How often the page's progress fragment reads the workers' progress.
 JOB_POLL_SECONDS = 1.0
 _JOBS = None

@@ -238,3 +238,14 @@ def test_a_failed_training_says_why_without_a_traceback(cache, monkeypatch, regi
     assert "(MemoryError: no room for the trees)" in error.value
     assert "Traceback" not in error.value
     assert [b.label for b in at.button] == ["Try again"]
+
+
+def test_the_off_page_threshold_reads_the_environment(monkeypatch):
+    monkeypatch.setenv("SDWEC_OFF_PAGE_SECONDS", "inf")
+    assert services._off_page_seconds(10.0) == float("inf")
+    monkeypatch.setenv("SDWEC_OFF_PAGE_SECONDS", "2.5")
+    assert services._off_page_seconds(10.0) == 2.5
+    monkeypatch.setenv("SDWEC_OFF_PAGE_SECONDS", "ten")  # a typo: the default, not a crash
+    assert services._off_page_seconds(10.0) == 10.0
+    monkeypatch.delenv("SDWEC_OFF_PAGE_SECONDS")
+    assert services._off_page_seconds(10.0) == 10.0

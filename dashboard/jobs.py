@@ -10,8 +10,8 @@ cannot be stopped from outside, so Cancel would wait for the next progress repor
 a minute on NSL-KDD) and a closed tab's training went on; the page's run stays blocked while
 it trains; and the training shares the server's GIL and memory.  A worker process at low
 priority (``nice 10``) is killed at once, returns its memory when it exits, and leaves the
-server's threads free: another session's λ move took 0.9× its idle time (median over 3
-rounds) beside a worker, 2.0× beside a training in the page (results/jobs.md).
+server's threads free: another session's λ move took 0.96× its idle time (median over 3
+rounds) beside a worker, 1.94× beside a training in the page (results/jobs.md).
 
 * **Cancel** kills the worker's process group (the worker and anything it started): SIGTERM,
   which the worker turns into an exit that runs its clean-up (no temporary file or progress

@@ -10,7 +10,9 @@ in a long session.  Nothing here computes anything about SDWEC: it calls the lib
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -20,7 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from dashboard import jobs
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
 from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool,
                    solver, timing, voting)
@@ -44,6 +48,7 @@ FIGURE_CACHE_ENTRIES = 16
 TIMING_REPEATS = 3
 #: Where ``python -m sdwec reproduce`` writes its per-row results.
 REPRODUCTION_CSV = Path(__file__).resolve().parent.parent / "results" / "reproduction" / "results.csv"
+LOG = logging.getLogger("dashboard")
 _SWEEP_CHUNK = 5  # λ values per cached sweep call, so a long sweep can show progress
 
 
@@ -366,7 +371,8 @@ def cold_start_note(config):
     note = (f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)} on "
             f"this 2-core machine (longer when busy). ") + _busy_note()
     if busy:
-        note += (f"Another process (the background warm-up or another replica) is training "
+        note += (f"Another process (a training worker of this dashboard, the background "
+                 f"warm-up or another replica) is training "
                  f"{'it' if busy == 1 == len(todo) else f'{busy} of them'} now: the page "
                  f"shows its progress and uses it when it is done. ")
     return note + "Trained pools are kept on disk, so later visits are instant."
@@ -422,6 +428,9 @@ def get_pools(refs):
     slots = [_pool_slot(ref) for ref in refs]
     if all(slot["pool"] is not None for slot in slots):
         return [slot["pool"] for slot in slots]
+    untrained = _untrained(refs)
+    if untrained and _trains_off_page(untrained):
+        _train_off_page(untrained)  # stops this run until the pools are on disk
     todo = set(_untrained(refs))
     # Weights: each pool's estimated training seconds (the range's middle); reading one from
     # disk counts as a small fraction of that.
@@ -459,6 +468,145 @@ def get_pools(refs):
     if todo:
         _pools_landed()
     return pools
+
+
+# ------------------------------------------------------------- training off the page
+
+#: Training whose estimate (the range's high end) reaches this runs in a worker process
+#: (dashboard/jobs.py) with a Cancel button; shorter training runs in the page, where
+#: starting a process (about 2 s) would cost more than it saves.  ``$SDWEC_OFF_PAGE_SECONDS``
+#: overrides it (``inf``: always in the page, as before issue 22; benchmarks/jobs.py).
+def _off_page_seconds(default=COLD_NOTE_SECONDS):
+    text = os.environ.get("SDWEC_OFF_PAGE_SECONDS")
+    try:
+        return default if text is None else float(text)
+    except ValueError:  # a typo in the server's environment must not take the pages down
+        LOG.warning("SDWEC_OFF_PAGE_SECONDS=%r is not a number of seconds; using %g",
+                    text, default)
+        return default
+
+
+OFF_PAGE_SECONDS = _off_page_seconds()
+#: How often the page's progress fragment reads the workers' progress.
+JOB_POLL_SECONDS = 1.0
+_JOBS = None
+_JOBS_LOCK = threading.Lock()
+
+
+def _session_alive(session):
+    """Whether a session is connected to this server (a closed tab is not)."""
+    from streamlit import runtime
+
+    return runtime.exists() and runtime.get_instance().is_active_session(session)
+
+
+def pool_jobs():
+    """This server process's :class:`~dashboard.jobs.JobRegistry` (created on first use)."""
+    global _JOBS
+    with _JOBS_LOCK:
+        if _JOBS is None:
+            _JOBS = jobs.JobRegistry(alive=_session_alive)
+            atexit.register(_JOBS.stop_all)
+        return _JOBS
+
+
+def _session():
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.session_id
+
+
+def _trains_off_page(refs):
+    """Whether the pools of ``refs`` train in a worker: in a page run, when long."""
+    if _session() is None:
+        return False
+    return training_seconds_range(*_shape(refs[0]), refs[0].n_trees,
+                                  pools=len(refs))[1] >= OFF_PAGE_SECONDS
+
+
+def _cancelled():
+    """Pool keys whose training this session cancelled (until it asks again)."""
+    return st.session_state.setdefault("_cancelled_pools", set())
+
+
+def _cancel_training(keys, session):
+    registry = pool_jobs()
+    for key in keys:
+        registry.cancel(key, session)
+    _cancelled().update(keys)
+
+
+def _train_again(keys):
+    _cancelled().difference_update(keys)
+    for key in keys:
+        pool_jobs().forget(key)
+
+
+def _train_off_page(todo):
+    """Start (or attach to) the worker training the first of ``todo``'s pools (one at a time,
+    as the page trained them: one low-priority core per session), show its progress with a
+    Cancel button, and stop this run; the progress fragment reruns the page when the pool is
+    on disk.  A cancelled or failed training says so and offers to start again."""
+    session, registry = _session(), pool_jobs()
+    keys = tuple(ref.key for ref in todo)
+    first = todo[0]
+    what = (f"{first.n_trees:,} trees on {first.label}" if len(todo) == 1 else
+            f"{len(todo)} pools of {first.n_trees:,} trees on {first.label}")
+    if _cancelled() & set(keys):
+        st.info(f"Training of {what} cancelled: its worker process was stopped and nothing "
+                f"was stored. (If another session asked for the same pool, it goes on "
+                f"training for that session.)")
+        st.button("Train again", on_click=_train_again, args=(keys,), key="_train_again")
+        st.stop()
+    job = registry.get(first.key)
+    if job is not None and job.state == "failed":
+        reason = job.error.splitlines()[-1] if job.error else "no message"
+        st.error(f"Training {what} stopped with an error ({reason}). Try again, or choose "
+                 f"fewer trees.")
+        st.button("Try again", on_click=_train_again, args=(keys,), key="_train_again")
+        st.stop()
+    if job is not None and job.state != "running":  # finished, yet not on disk: again
+        registry.forget(first.key)
+    registry.want(first.key, first.dataset, session)
+    _training_panel(todo, what, session)
+    st.stop()
+
+
+@st.fragment(run_every=JOB_POLL_SECONDS)
+def _training_panel(todo, what, session):
+    """The worker's progress and the Cancel button, redrawn every second; reruns the whole
+    page once the pool is on disk (or the worker stopped)."""
+    registry = pool_jobs()
+    keys = tuple(ref.key for ref in todo)
+    registry.touch(session, keys)
+    job = registry.get(keys[0])
+    if _cancelled() & set(keys) or job is None or job.state != "running":
+        st.rerun(scope="app")
+    record = pool.training_progress(keys[0])
+    fraction = record.fraction if record is not None else 0.0
+    # The worker may wait for another process training the same pool (the background
+    # warm-up, another replica): the record is then that process's.
+    pid = record.pid if record is not None else job.pid
+    who = "a background process" if pid == job.pid else "another process"
+    # Our worker's time counts from its start (its imports included); another's from its own.
+    elapsed = max(0.0, time.time() - (job.started if pid == job.pid else record.started))
+    pools = f"pool 1 of the {len(todo)} not trained yet, " if len(todo) > 1 else ""
+    message = record.message if record is not None else "starting"
+    text = (f"Training {what} in {who} (pid {pid}): {pools}{message} · "
+            f"{_duration(elapsed)} elapsed")
+    if fraction >= 0.05:
+        per_pool = elapsed / fraction
+        text += f", about {_duration(per_pool * (len(todo) - fraction))} left"
+    else:
+        factor = _slowdown()[0]
+        low, high = training_seconds_range(*_shape(todo[0]), todo[0].n_trees, pools=len(todo))
+        text += f" (roughly {duration_range(factor * low, factor * high)} in all)"
+    st.progress(fraction, text=text)
+    st.caption("The page is free meanwhile: switch pages and come back, the training goes on; "
+               "other sessions are not slowed. It stops if you cancel, or once this tab has "
+               f"been closed for {jobs.INTEREST_TIMEOUT_SECONDS:.0f} s and no other session "
+               "wants the pool.")
+    st.button("Cancel training", on_click=_cancel_training, args=(keys, session),
+              key="_cancel_training")
 
 
 def on_pools_landed(callback):

@@ -380,6 +380,8 @@ def main(argv=None):
         unparsable arguments exit through :class:`SystemExit`, as argparse does.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["_pool-job"]:
+        return _pool_job()
     prog = _program_name()
     parser = build_parser(prog)
     # Only the dashboard takes options of its own (streamlit's); the others refuse unknowns.
@@ -398,6 +400,20 @@ def main(argv=None):
     except (DataError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _pool_job():
+    """Internal (the dashboard's worker, dashboard/jobs.py): train the pool of the pickled
+    ``(PoolKey, Dataset or None)`` read on stdin into the disk cache, at low priority."""
+    # SIGTERM (Cancel) exits through the clean-up code: the cache removes its temporary
+    # file and progress record instead of leaving them for an hour.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    _low_priority()
+    import pickle  # only here: the input comes from the dashboard process that started us
+
+    key, dataset = pickle.load(sys.stdin.buffer)
+    pool.load_pool(key, dataset=dataset)
     return 0
 
 

@@ -1,0 +1,251 @@
+"""Pool training off the page (issue 22, item 4): worker processes, Cancel, the reaper.
+
+The real worker (``python -m sdwec _pool-job``) trains small pools; stand-in workers (a
+sleeping Python, a shell with a child) show what happens to processes without training.
+No timing is asserted: waits are bounded only so that a broken test fails instead of hanging.
+"""
+
+import os
+import sys
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import jobs, services
+from sdwec import pool
+
+# Reads its input like the real worker, then sleeps: a training that never ends by itself.
+SLEEPER = (sys.executable, "-c", "import sys, time; sys.stdin.buffer.read(); time.sleep(120)")
+
+
+def _gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _until(condition, seconds=60.0):
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def registry():
+    made = []
+
+    def make(**options):
+        options.setdefault("reap_every", None)
+        made.append(jobs.JobRegistry(**options))
+        return made[-1]
+
+    yield make
+    for one in made:
+        one.stop_all()
+
+
+def test_a_job_trains_the_pool_into_the_disk_cache(cache, registry):
+    key = pool.PoolKey.for_dataset("wine", "binary", n_trees=6, seed=3)
+    job = registry().want(key, None, "session-a")
+    assert job.wait(120)
+    assert job.state == "done", job.error
+    assert pool.is_cached(key)
+    trained = pool.load_pool(key)
+    assert len(trained.estimators) == 6 and trained.meta["dataset"] == "wine"
+    # Only the entry and its lock are left: no progress record, no temporary file.
+    assert sorted(p.suffix for p in cache.iterdir()) == [".lock", ".pkl"]
+
+
+def test_an_uploads_data_reaches_the_worker(cache, registry):
+    import dataclasses
+
+    from sdwec import datasets
+
+    upload = dataclasses.replace(datasets.load("wine"), name="my-wine.csv")
+    key = pool.PoolKey.for_dataset(upload, n_trees=4, seed=0)
+    job = registry().want(key, upload, "session-a")
+    assert job.wait(120) and job.state == "done", job.error
+    assert pool.load_pool(key, dataset=upload).meta["fingerprint"] == upload.fingerprint
+
+
+def test_cancel_stops_the_worker_mid_training_and_leaves_nothing(cache, registry):
+    # waveform with 2000 trees trains for minutes: cancelled while it reports progress.
+    key = pool.PoolKey.for_dataset("waveform", "binary", n_trees=2000, seed=0)
+    jobs_ = registry()
+    job = jobs_.want(key, None, "session-a")
+    _until(lambda: pool.training_progress(key) is not None)
+    assert pool.training_progress(key).pid == job.pid  # the worker itself trains it
+    assert jobs_.cancel(key, "session-a")
+    assert job.state == "cancelled" and _gone(job.pid)
+    assert not pool.is_cached(key) and pool.training_progress(key) is None
+    # The lock file stays (it is reused); no entry, no temporary file, no progress record.
+    assert [p.suffix for p in cache.iterdir()] == [".lock"]
+
+
+def test_cancel_kills_the_workers_whole_process_group(tmp_path, registry):
+    child = tmp_path / "child.pid"
+    command = ("sh", "-c", f"cat > /dev/null; sleep 120 & echo $! > {child}; wait")
+    jobs_ = registry(command=command)
+    job = jobs_.want("some-pool", None, "session-a")
+    _until(lambda: child.exists() and child.read_text().strip())
+    grandchild = int(child.read_text())
+    assert not _gone(grandchild)
+    assert jobs_.cancel("some-pool", "session-a")
+    assert _gone(job.pid)
+    _until(lambda: _gone(grandchild), 10)  # killed with its group (init reaps it)
+
+
+def test_a_second_request_attaches_to_the_running_job(registry):
+    jobs_ = registry(command=SLEEPER)
+    first = jobs_.want("pool-1", None, "session-a")
+    # A rerun of the same session, and another session: the same process, not a new one.
+    assert jobs_.want("pool-1", None, "session-a") is first
+    assert jobs_.want("pool-1", None, "session-b") is first
+    assert jobs_.running() == [first]
+    assert set(first.sessions) == {"session-a", "session-b"}
+    # One session's cancel leaves the job to the session that still wants it.
+    assert not jobs_.cancel("pool-1", "session-a")
+    assert first.state == "running" and not _gone(first.pid)
+    assert jobs_.cancel("pool-1", "session-b")
+    assert first.state == "cancelled" and _gone(first.pid)
+    # Asked again after it stopped: a new worker once the finished job is forgotten.
+    jobs_.forget("pool-1")
+    again = jobs_.want("pool-1", None, "session-a")
+    assert again is not first and again.pid != first.pid and again.state == "running"
+
+
+def test_the_reaper_stops_a_job_nobody_has_wanted_for_the_timeout(registry):
+    jobs_ = registry(command=SLEEPER, timeout=0.3)
+    job = jobs_.want("pool-1", None, "session-a")
+    assert jobs_.reap() == []  # wanted just now
+    time.sleep(0.5)
+    assert jobs_.reap() == [job]
+    assert job.state == "cancelled" and _gone(job.pid)
+    assert job.sessions == {}
+
+
+def test_refreshed_interest_or_a_connected_session_keeps_a_job(registry):
+    jobs_ = registry(command=SLEEPER, timeout=0.3)
+    job = jobs_.want("pool-1", None, "session-a")
+    for _ in range(3):
+        time.sleep(0.2)
+        jobs_.touch("session-a")  # the page's polling fragment
+        assert jobs_.reap() == []
+    connected = {"session-b"}
+    jobs_b = registry(command=SLEEPER, timeout=0.3, alive=connected.__contains__)
+    job_b = jobs_b.want("pool-2", None, "session-b")
+    time.sleep(0.5)
+    assert jobs_b.reap() == []  # no refresh, but its tab is open (e.g. on another page)
+    connected.clear()  # the tab was closed
+    assert jobs_b.reap() == []  # the reaper saw it connected just before: one more timeout
+    time.sleep(0.5)
+    assert jobs_b.reap() == [job_b] and _gone(job_b.pid)
+    assert job.state == "running"
+
+
+def test_the_reaper_thread_runs_by_itself(registry):
+    jobs_ = registry(command=SLEEPER, timeout=0.2, reap_every=0.1)
+    job = jobs_.want("pool-1", None, "session-a")
+    assert job.wait(30)
+    assert job.state == "cancelled" and _gone(job.pid)
+
+
+def test_a_worker_that_fails_reports_its_last_line(registry):
+    command = (sys.executable, "-c", "import sys; sys.stdin.buffer.read(); "
+                                     "raise MemoryError('no room for the trees')")
+    job = registry(command=command).want("pool-1", None, "session-a")
+    assert job.wait(60)
+    assert job.state == "failed"
+    assert job.error.splitlines()[-1] == "MemoryError: no room for the trees"
+
+
+def _page():
+    import streamlit as st
+
+    from dashboard import services
+    from sdwec import pool
+
+    key = pool.PoolKey.for_dataset("wine", "binary", 10, 77)
+    services.get_pools([services.PoolRef(key, None, "wine")])
+    st.write("the pool is ready")
+
+
+def test_the_page_shows_progress_and_cancel_while_a_job_runs(cache, monkeypatch, registry):
+    slow = registry(command=SLEEPER)
+    monkeypatch.setattr(services, "_JOBS", slow)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)  # even this small pool
+    at = AppTest.from_function(_page, default_timeout=60).run()
+    assert not at.exception
+    assert [b.label for b in at.button] == ["Cancel training"]
+    assert "Training 10 trees on wine in a background process" in at.get("progress")[0].proto.text
+    assert all("the pool is ready" not in m.value for m in at.markdown)  # the run stopped
+    (job,) = slow.running()
+    # A rerun (e.g. a widget moved) attaches to the same worker.
+    at.run()
+    assert slow.running() == [job] and [b.label for b in at.button] == ["Cancel training"]
+    at.button(key="_cancel_training").click().run()
+    assert job.state == "cancelled" and _gone(job.pid)
+    assert "cancelled" in at.info[0].value
+    assert [b.label for b in at.button] == ["Train again"]
+    at.run()  # no new training until asked
+    assert slow.running() == []
+    at.button(key="_train_again").click().run()
+    assert len(slow.running()) == 1 and slow.running()[0] is not job
+
+
+def _page_of_three_splits():
+    import streamlit as st
+
+    from dashboard import services
+    from sdwec import pool
+
+    key = pool.PoolKey.for_dataset("wine", "binary", 10, 80)
+    ref = services.PoolRef(key, None, "wine")
+    services.get_pools([ref.with_seed(80 + i) for i in range(3)])
+    st.write("the pools are ready")
+
+
+def test_splits_train_one_after_the_other(cache, monkeypatch, registry):
+    slow = registry(command=SLEEPER)
+    monkeypatch.setattr(services, "_JOBS", slow)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+    at = AppTest.from_function(_page_of_three_splits, default_timeout=60).run()
+    assert not at.exception
+    (job,) = slow.running()  # one worker (one core) per session, not three
+    assert job.key.seed == 80
+    text = at.get("progress")[0].proto.text
+    assert text.startswith("Training 3 pools of 10 trees on wine in a background process "
+                           f"(pid {job.pid}): pool 1 of the 3 not trained yet"), text
+
+
+def test_a_failed_training_says_why_without_a_traceback(cache, monkeypatch, registry):
+    command = (sys.executable, "-c", "import sys; sys.stdin.buffer.read(); "
+                                     "raise MemoryError('no room for the trees')")
+    failing = registry(command=command)
+    monkeypatch.setattr(services, "_JOBS", failing)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+    at = AppTest.from_function(_page, default_timeout=60).run()
+    job = failing.get(pool.PoolKey.for_dataset("wine", "binary", 10, 77))
+    assert job.wait(60)
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert "(MemoryError: no room for the trees)" in error.value
+    assert "Traceback" not in error.value
+    assert [b.label for b in at.button] == ["Try again"]
+
+
+def test_the_off_page_threshold_reads_the_environment(monkeypatch):
+    monkeypatch.setenv("SDWEC_OFF_PAGE_SECONDS", "inf")
+    assert services._off_page_seconds(10.0) == float("inf")
+    monkeypatch.setenv("SDWEC_OFF_PAGE_SECONDS", "2.5")
+    assert services._off_page_seconds(10.0) == 2.5
+    monkeypatch.setenv("SDWEC_OFF_PAGE_SECONDS", "ten")  # a typo: the default, not a crash
+    assert services._off_page_seconds(10.0) == 10.0
+    monkeypatch.delenv("SDWEC_OFF_PAGE_SECONDS")
+    assert services._off_page_seconds(10.0) == 10.0

@@ -1,0 +1,159 @@
+"""Cache hygiene (issue 22, item 5): a size cap with least-recently-used eviction, dead
+writers' temporary files swept at first use, and links that cannot start heavy training
+without the viewer confirming it.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import pytest
+
+from sdwec import cache as disk_cache
+
+LABEL = "hygiene"
+PAYLOAD = b"x" * 4000  # every entry the same size: its key differs by one digit only
+
+
+def _key(name):
+    return {"kind": "test", "name": name}
+
+
+def _store(name, mtime=None):
+    path = disk_cache.store(_key(name), PAYLOAD, LABEL)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def _names(cache):
+    return sorted(p.name for p in cache.glob(f"{LABEL}-*.pkl"))
+
+
+# --------------------------------------------------------------------------- the cap
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", disk_cache.DEFAULT_MAX_BYTES), ("123456", 123456), ("500M", 500 * 1024 ** 2),
+    ("2G", 2 * 1024 ** 3), ("2GiB", 2 * 1024 ** 3), ("1.5k", 1536), ("none", None)])
+def test_the_cap_reads_bytes_and_units(monkeypatch, text, expected):
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, text)
+    assert disk_cache.max_bytes() == expected
+
+
+def test_the_default_cap_is_two_gibibytes(monkeypatch):
+    monkeypatch.delenv(disk_cache.MAX_BYTES_ENV, raising=False)
+    assert disk_cache.max_bytes() == 2 * 1024 ** 3
+
+
+def test_an_unreadable_cap_warns_and_keeps_the_default(monkeypatch):
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, "two gigs")
+    with pytest.warns(RuntimeWarning, match="not a size"):
+        assert disk_cache.max_bytes() == 2 * 1024 ** 3
+
+
+def test_least_recently_used_entries_go_first(cache, monkeypatch):
+    a, b, c = _store("a", 1000), _store("b", 2000), _store("c", 3000)
+    size = a.stat().st_size
+    assert b.stat().st_size == c.stat().st_size == size
+    assert disk_cache.load(_key("a"), LABEL) == PAYLOAD  # a read makes "a" the most recent
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(int(2.5 * size)))
+    d = _store("d")
+    # 4 entries > 2.5: "b" (t=2000) goes, then "c" (t=3000); "a" was read, "d" just written.
+    assert _names(cache) == sorted([a.name, d.name])
+    assert disk_cache.load(_key("b"), LABEL) is None and disk_cache.load(_key("d"), LABEL)
+
+
+def test_under_the_cap_nothing_is_deleted(cache, monkeypatch):
+    paths = [_store(n, t) for n, t in (("a", 1000), ("b", 2000), ("c", 3000))]
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(3 * paths[0].stat().st_size))
+    assert disk_cache.evict() == []
+    assert _names(cache) == sorted(p.name for p in paths)
+
+
+def test_an_entry_whose_lock_is_held_is_not_evicted(cache, monkeypatch):
+    a, b, c = _store("a", 1000), _store("b", 2000), _store("c", 3000)
+    size = a.stat().st_size
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(int(1.5 * size)))
+    # Another builder holds "a"'s lock (a second open of the lock file: flock locks belong
+    # to the open file, so this excludes the evicting store exactly as another process does).
+    with disk_cache.locked(_key("a"), LABEL):
+        d = _store("d")
+        assert _names(cache) == sorted([a.name, d.name])  # still over the cap, but "a" stays
+    e = _store("e")  # the lock is free now: "a" (oldest), then "d", go
+    assert _names(cache) == [e.name]
+
+
+def test_an_entry_larger_than_the_cap_is_kept_once_written(cache, monkeypatch):
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, "10")
+    a = _store("a")
+    assert _names(cache) == [a.name]  # the entry just written is never deleted
+    b = _store("b")
+    assert _names(cache) == [b.name]
+
+
+def test_temporary_files_are_not_counted_or_evicted(cache, monkeypatch):
+    a = _store("a", 1000)
+    fd, live = tempfile.mkstemp(dir=cache, prefix=disk_cache._temp_prefix(".tmp-"),
+                                suffix=".pkl")  # a writer of this (live) process
+    os.write(fd, b"y" * 100_000)
+    os.close(fd)
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(2 * a.stat().st_size))
+    b = _store("b")
+    assert _names(cache) == sorted([a.name, b.name]) and os.path.exists(live)
+
+
+# --------------------------------------------------------------------------- dead writers
+
+
+_DEAD_WRITER = ("import sys, tempfile\n"
+                "from sdwec import cache\n"
+                "fd, path = tempfile.mkstemp(dir=sys.argv[1], suffix='.pkl',\n"
+                "                            prefix=cache._temp_prefix('.tmp-'))\n"
+                "print(path)\n")
+
+
+def test_dead_writers_temp_files_go_at_first_use(cache):
+    cache.mkdir(parents=True)
+    # A writer that exits (as a killed one would) without renaming its temporary file.
+    dead = subprocess.run([sys.executable, "-c", _DEAD_WRITER, str(cache)], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    assert os.path.basename(dead).startswith(".tmp-")
+    alive = tempfile.mkstemp(dir=cache, prefix=disk_cache._temp_prefix(".tmp-"),
+                             suffix=".pkl")[1]  # this process: alive
+    elsewhere = cache / ".tmp-12345-0badc0de-abc.pkl"  # another host: its pid cannot be asked
+    elsewhere.write_bytes(b"")
+    old = cache / ".tmp-oldstyle.pkl"  # no pid in the name, and old
+    old.write_bytes(b"")
+    os.utime(old, (0, 0))
+    # The first use of the folder in a process sweeps it: here, asking whether an entry exists.
+    assert not disk_cache.contains(_key("a"), LABEL)
+    left = sorted(p.name for p in cache.iterdir())
+    assert left == sorted([os.path.basename(alive), elsewhere.name])
+    os.utime(elsewhere, (0, 0))  # once older than the bound, another host's file goes too
+    assert disk_cache.remove_dead_temp_files() == [elsewhere]
+
+
+def test_a_new_process_sweeps_at_its_first_read(cache):
+    cache.mkdir(parents=True)
+    subprocess.run([sys.executable, "-c", _DEAD_WRITER, str(cache)], check=True,
+                   capture_output=True)
+    assert len(list(cache.glob(".tmp-*"))) == 1
+    reader = ("from sdwec import cache\n"
+              "assert cache.load({'kind': 'test', 'name': 'a'}, 'hygiene') is None\n")
+    subprocess.run([sys.executable, "-c", reader], check=True,
+                   env=dict(os.environ, **{disk_cache.CACHE_ENV: str(cache)}))
+    assert list(cache.glob(".tmp-*")) == []
+
+
+def test_a_dead_progress_writers_temp_file_goes_too(cache):
+    cache.mkdir(parents=True)
+    script = _DEAD_WRITER.replace("'.tmp-'", "'.progress-tmp-'").replace("'.pkl'",
+                                                                           "'.progress'")
+    dead = subprocess.run([sys.executable, "-c", script, str(cache)], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert disk_cache.remove_dead_temp_files() == [cache / os.path.basename(dead)]

@@ -157,3 +157,100 @@ def test_a_dead_progress_writers_temp_file_goes_too(cache):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert disk_cache.remove_dead_temp_files() == [cache / os.path.basename(dead)]
+
+
+# --------------------------------------------------------------------------- links
+
+
+def test_a_link_asking_for_1000_trees_on_nsl_kdd_needs_confirmation():
+    from dashboard import budget
+
+    # 100k training rows x 41 features x 1000 exact CART trees: minutes at the very least.
+    ask = budget.training_ask(125_973, 41, 1000, pools=1, label="nsl_kdd", budget=30)
+    assert ask.needs_confirmation and ask.seconds[0] > 60
+    assert "1,000 trees on nsl_kdd" in ask.message() and "Train it" in ask.message()
+
+
+def test_the_default_link_trains_without_asking():
+    from dashboard import budget
+
+    # sonar: 208 rows x 60 features, 200 trees: a few seconds.
+    ask = budget.training_ask(208, 60, 200, pools=1, label="sonar", budget=30)
+    assert not ask.needs_confirmation and ask.seconds[1] < 30
+    # Pools on disk cost nothing, whatever their size.
+    assert not budget.training_ask(125_973, 41, 1000, pools=0, label="nsl_kdd",
+                                   budget=30).needs_confirmation
+
+
+def test_configurations_are_costed_by_their_untrained_pools(cache, monkeypatch):
+    from dashboard import budget
+    from dashboard.config import Config
+    from sdwec import pool
+
+    monkeypatch.delenv(budget.LINK_BUDGET_ENV, raising=False)
+    assert budget.config_ask(Config(dataset="nsl_kdd", n_trees=1000, seed=1234)) \
+        .needs_confirmation
+    assert not budget.config_ask(Config()).needs_confirmation  # sonar, l = 200, one split
+    pool.load_pool("wine", n_trees=10, seed=5)
+    ask = budget.config_ask(Config(dataset="wine", n_trees=10, seed=5, splits=3), budget=0)
+    assert ask.pools == 2 and ask.needs_confirmation  # seed 5 is on disk, 6 and 7 are not
+    monkeypatch.setenv(budget.LINK_BUDGET_ENV, "0")
+    assert budget.link_budget_seconds() == 0.0
+
+
+@pytest.fixture
+def app_cache(tmp_path, monkeypatch):
+    """An empty pool cache, and Streamlit's in-memory caches empty, for one AppTest."""
+    import streamlit as st
+
+    from sdwec import pool
+
+    folder = tmp_path / "pools"
+    monkeypatch.setenv(pool.CACHE_ENV, str(folder))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield folder
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def _pool_files(folder):
+    return sorted(p.name for p in folder.glob("pool-*.pkl")) if folder.exists() else []
+
+
+def _confirm_buttons(at):
+    return [b for b in at.button if b.key == "link_train_it"]
+
+
+def test_a_heavy_link_waits_for_the_click(app_cache, monkeypatch):
+    from tests.test_app import _app
+
+    monkeypatch.delenv("SDWEC_LINK_BUDGET_SECONDS", raising=False)
+    at = _app({"dataset": "nsl_kdd", "l": "1000", "seed": "1234"})
+    assert not at.exception and not at.error
+    assert len(_confirm_buttons(at)) == 1
+    assert any("1,000 trees on nsl_kdd" in w.value for w in at.warning)
+    assert not at.metric  # the Explorer stopped before its results
+    assert _pool_files(app_cache) == []  # and nothing was trained
+    at.run()  # a rerun (any widget) still trains nothing
+    assert len(_confirm_buttons(at)) == 1 and _pool_files(app_cache) == []
+
+
+def test_the_click_trains_and_the_viewers_own_moves_need_none(app_cache, monkeypatch):
+    from tests.test_app import _app
+
+    monkeypatch.setenv("SDWEC_LINK_BUDGET_SECONDS", "0")  # any training is over budget
+    at = _app({"dataset": "wine", "l": "10", "seed": "1234"})
+    assert _confirm_buttons(at) and _pool_files(app_cache) == []
+    _confirm_buttons(at)[0].click().run()
+    assert not at.exception and not at.error and not _confirm_buttons(at)
+    (trained,) = _pool_files(app_cache)
+    assert trained.startswith("pool-wine-binary-l10-s1234-")
+    assert at.metric  # the Explorer drew its results
+
+    at = _app({"dataset": "wine", "l": "10", "seed": "4321"})
+    assert _confirm_buttons(at)
+    at.number_input(key="cfg_seed").set_value(4322).run()  # the viewer's own choice
+    assert not _confirm_buttons(at) and at.metric
+    assert any("-s4322-" in name for name in _pool_files(app_cache))
+    assert not any("-s4321-" in name for name in _pool_files(app_cache))

@@ -182,6 +182,27 @@ def test_the_default_link_trains_without_asking():
                                    budget=30).needs_confirmation
 
 
+#: The dashboard's default number of splits of each shipped dataset: enough for 1,000 test
+#: rows (a tenth of the rows each), at most 10 (sdwec.comparison.default_splits).
+DEFAULT_SPLITS = {"breast": 10, "heart": 10, "ionosphere": 10, "sonar": 10, "vehicle": 10,
+                  "vote": 10, "wdbc": 10, "wine": 10, "wpbc": 10, "waveform": 3, "nsl_kdd": 1}
+
+
+def test_the_default_budget_lets_every_default_configuration_but_nsl_kdd_train(monkeypatch):
+    from dashboard import budget
+    from sdwec import datasets
+
+    monkeypatch.delenv(budget.LINK_BUDGET_ENV, raising=False)
+    assert budget.link_budget_seconds() == 60.0
+    asks = {}
+    for name, splits in DEFAULT_SPLITS.items():
+        rows, features = datasets.load(name).X.shape
+        asks[name] = budget.training_ask(rows, features, 200, pools=splits, label=name)
+    assert [n for n, ask in asks.items() if ask.needs_confirmation] == ["nsl_kdd"]
+    # ... and a larger pool over ten new splits of a small set waits for the click.
+    assert budget.training_ask(208, 60, 1000, pools=10, label="sonar").needs_confirmation
+
+
 def test_configurations_are_costed_by_their_untrained_pools(cache, monkeypatch):
     from dashboard import budget
     from dashboard.config import Config
@@ -226,7 +247,7 @@ def test_a_heavy_link_waits_for_the_click(app_cache, monkeypatch):
     from tests.test_app import _app
 
     monkeypatch.delenv("SDWEC_LINK_BUDGET_SECONDS", raising=False)
-    at = _app({"dataset": "nsl_kdd", "l": "1000", "seed": "1234"})
+    at = _app({"dataset": "nsl_kdd", "l": "1000", "seed": "1234", "r": "1"})
     assert not at.exception and not at.error
     assert len(_confirm_buttons(at)) == 1
     assert any("1,000 trees on nsl_kdd" in w.value for w in at.warning)
@@ -240,7 +261,7 @@ def test_the_click_trains_and_the_viewers_own_moves_need_none(app_cache, monkeyp
     from tests.test_app import _app
 
     monkeypatch.setenv("SDWEC_LINK_BUDGET_SECONDS", "0")  # any training is over budget
-    at = _app({"dataset": "wine", "l": "10", "seed": "1234"})
+    at = _app({"dataset": "wine", "l": "10", "seed": "1234", "r": "1"})
     assert _confirm_buttons(at) and _pool_files(app_cache) == []
     _confirm_buttons(at)[0].click().run()
     assert not at.exception and not at.error and not _confirm_buttons(at)
@@ -248,7 +269,7 @@ def test_the_click_trains_and_the_viewers_own_moves_need_none(app_cache, monkeyp
     assert trained.startswith("pool-wine-binary-l10-s1234-")
     assert at.metric  # the Explorer drew its results
 
-    at = _app({"dataset": "wine", "l": "10", "seed": "4321"})
+    at = _app({"dataset": "wine", "l": "10", "seed": "4321", "r": "1"})
     assert _confirm_buttons(at)
     at.number_input(key="cfg_seed").set_value(4322).run()  # the viewer's own choice
     assert not _confirm_buttons(at) and at.metric

@@ -255,6 +255,11 @@ def test_a_heavy_link_waits_for_the_click(app_cache, monkeypatch):
     assert _pool_files(app_cache) == []  # and nothing was trained
     at.run()  # a rerun (any widget) still trains nothing
     assert len(_confirm_buttons(at)) == 1 and _pool_files(app_cache) == []
+    at.switch_page("pages/frontier.py").run()  # nor does another page that trains
+    assert len(_confirm_buttons(at)) == 1 and _pool_files(app_cache) == []
+    assert not at.exception and not at.error
+    at.switch_page("pages/how_it_works.py").run()  # a page that trains nothing is not held
+    assert not _confirm_buttons(at) and at.title and _pool_files(app_cache) == []
 
 
 def test_the_click_trains_and_the_viewers_own_moves_need_none(app_cache, monkeypatch):

@@ -7,9 +7,10 @@ guarantees:
 
 * **Atomic writes.** An entry is written to a temporary file, flushed to disk and renamed into
   place, so readers see no entry or a whole one; a killed writer leaves at most a temporary
-  file. Its name carries the writer's pid and host, so the first use of the folder in a
-  process (and every later write) deletes the temporary files of writers that are dead on
-  this host, and those of any host once they are :data:`STALE_TEMP_SECONDS` old.
+  file. Its name carries the writer's pid and host (with its pid namespace), so the first
+  use of the folder in a process (and every later write) deletes the temporary files of
+  writers that are dead on this host, and those of any host once they are
+  :data:`STALE_TEMP_SECONDS` old.
 * **Checked reads.** A file holds a magic line, a header, the key and the pickled value. A read
   checks the magic, the lengths, the key (byte for byte, so a stale entry or a hash-prefix
   collision is a miss) and the SHA-256 of the payload; an entry that fails any check, or
@@ -203,6 +204,9 @@ def contains(key: Mapping, label: str = "entry") -> bool:
 def load(key: Mapping, label: str = "entry"):
     """The value stored for ``key``, or ``None`` if there is no entry or it fails a check.
 
+    A successful read sets the entry's modification time to now: its recency, which decides
+    what :func:`evict` deletes first.
+
     Parameters
     ----------
     key : mapping
@@ -236,9 +240,14 @@ def load(key: Mapping, label: str = "entry"):
 
 
 def _host_tag() -> str:
-    """Eight hex digits naming this host in temporary file names (a host name may hold any
-    character a file name cannot)."""
-    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+    """Eight hex digits naming where this process's pids mean something: the host name and,
+    on Linux, the pid namespace (two containers sharing a folder and a host name do not see
+    each other's pids, so each takes the other's files for another host's)."""
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return hashlib.sha256(f"{socket.gethostname()}:{namespace}".encode()).hexdigest()[:8]
 
 
 def _temp_prefix(kind: str) -> str:

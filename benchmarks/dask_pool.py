@@ -19,19 +19,19 @@ import time
 import numpy as np
 
 from benchmarks.common import machine, median, table
-from sdwec import datasets, pool
+from sdwec import cluster, datasets, pool
 
 
 def _build(data, trees, n_jobs, scheduler):
-    os.environ.pop(pool.DASK_ENV, None)
+    os.environ.pop(cluster.DASK_ENV, None)
     if scheduler:
-        os.environ[pool.DASK_ENV] = scheduler
+        os.environ[cluster.DASK_ENV] = scheduler
     try:
         start = time.perf_counter()
         built = pool.build_pool(data.X, data.y, n_trees=trees, seed=0, n_jobs=n_jobs)
         return time.perf_counter() - start, built
     finally:
-        os.environ.pop(pool.DASK_ENV, None)
+        os.environ.pop(cluster.DASK_ENV, None)
 
 
 def run(scheduler, name="waveform", trees=200, repeats=3):

@@ -15,16 +15,11 @@ with the library versions and a format number.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import threading
 import time
-import warnings
 from dataclasses import dataclass, field
 from numbers import Integral
 from pathlib import Path
 
-import joblib
 import numpy as np
 import sklearn
 from sklearn.ensemble import BaggingClassifier
@@ -34,13 +29,14 @@ import sdwec
 from sdwec import cache as disk_cache
 from sdwec import datasets
 from sdwec.cache import CACHE_ENV, cache_dir
+from sdwec.cluster import on_dask_cluster
 from sdwec.errors import DataError
 from sdwec.votes import Votes, compress_votes, stack_votes
 
 __all__ = [
     "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",
     "prediction_matrix", "in_bag_matrix", "cache_dir", "cache_path", "CACHE_ENV",
-    "training_progress", "DASK_ENV",
+    "training_progress",
 ]
 
 # Bump when the pickled Pool layout changes (2: one Votes per split, no table; 3: each tree's
@@ -53,13 +49,6 @@ _TRAIN_CHUNK = 20  # trees per warm-start step, so progress is reported as the p
 # left made from the rate so far is roughly right from the start.
 _PROGRESS_UNITS = 1000
 _TRAINING_SHARE = 0.95
-DASK_ENV = "SDWEC_DASK_SCHEDULER"
-"""Environment variable with a Dask scheduler's address (``tcp://host:8786``): when set, the
-trees of every pool are trained on that cluster (see :func:`build_pool`)."""
-_DASK_CONNECT_SECONDS = 10.0
-_DASK_RETRY_SECONDS = 300.0  # after a failed connection, train locally this long before retrying
-_DASK_CLIENTS: dict = {}  # address -> distributed.Client, or the time a connection failed
-_DASK_LOCK = threading.Lock()
 
 
 @dataclass
@@ -283,6 +272,7 @@ def _tree(tree_params, random_state=None):
         raise ValueError(f"invalid tree parameter: {exc}") from None
 
 
+@on_dask_cluster
 def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progress=None,
                meta=None):
     """Train a bagged pool of CART trees on arrays (no disk cache).
@@ -301,11 +291,8 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
         Extra :class:`~sklearn.tree.DecisionTreeClassifier` parameters (default: fully grown
         CART, as in the paper).
     n_jobs : int, optional
-        Cores used to train the trees (joblib convention). When ``$SDWEC_DASK_SCHEDULER``
-        names a Dask scheduler and ``n_jobs`` is not 1, the trees are trained on that
-        cluster instead (joblib's Dask backend, every worker), to the same trees: each
-        tree's seed is drawn before the work is shared out. A scheduler that cannot be
-        reached gives a warning and local training.
+        Cores used to train the trees (joblib convention); with ``$SDWEC_DASK_SCHEDULER``
+        set, the Dask cluster's workers instead, unless 1 (:mod:`sdwec.cluster`).
     progress : callable, optional
         ``progress(done, total, message)``, called as trees are trained and then predicted;
         ``done / total`` is the share of the work done (training weighs 95 %).
@@ -345,16 +332,12 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
     # Warm-start growth in chunks draws the same per-tree seeds as one fit of n_trees.
     report(0, total, "training trees")
     samples = []
-    with _training_backend(n_jobs) as cluster_jobs:
-        if cluster_jobs is not None:
-            ensemble.n_jobs = cluster_jobs
-        while len(getattr(ensemble, "estimators_", [])) < n_trees:
-            ensemble.n_estimators = min(n_trees, ensemble.n_estimators + _TRAIN_CHUNK)
-            ensemble.fit(X_train, y_train)
-            samples += _new_samples(ensemble, ensemble.n_estimators - len(samples))
-            report(trained(len(ensemble.estimators_)), total,
-                   f"trained {len(ensemble.estimators_)} of {n_trees} trees")
-    ensemble.n_jobs = n_jobs  # the pickled pool does not remember the cluster
+    while len(getattr(ensemble, "estimators_", [])) < n_trees:
+        ensemble.n_estimators = min(n_trees, ensemble.n_estimators + _TRAIN_CHUNK)
+        ensemble.fit(X_train, y_train)
+        samples += _new_samples(ensemble, ensemble.n_estimators - len(samples))
+        report(trained(len(ensemble.estimators_)), total,
+               f"trained {len(ensemble.estimators_)} of {n_trees} trees")
     single_tree = _tree(tree_params, random_state=seed).fit(X_train, y_train)
     fit_seconds = time.perf_counter() - start
 
@@ -388,46 +371,6 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
                 oob_votes=compress_votes(P_train, y_train, classes, voted=~in_bag))
     report(total, total, "done")
     return pool
-
-
-@contextlib.contextmanager
-def _training_backend(n_jobs):
-    """joblib's Dask backend on ``$SDWEC_DASK_SCHEDULER``'s cluster while the trees grow.
-
-    Yields the ``n_jobs`` to train with there (-1: every worker), or ``None`` to train
-    locally as asked: no scheduler set, ``n_jobs=1`` (one local core, e.g. inside a job
-    that is itself already on a cluster), or no connection.
-    """
-    address = os.environ.get(DASK_ENV, "").strip()
-    client = _dask_client(address) if address and n_jobs != 1 else None
-    if client is None:
-        yield None
-        return
-    with joblib.parallel_config(backend="dask", client=client):
-        yield -1 if n_jobs is None else n_jobs
-
-
-def _dask_client(address):
-    """A connected ``distributed.Client`` for ``address``, one per process, or ``None`` (with
-    a warning) when it cannot be reached: then local training, retried after a while."""
-    with _DASK_LOCK:
-        client = _DASK_CLIENTS.get(address)
-        if isinstance(client, float) and time.time() - client < _DASK_RETRY_SECONDS:
-            return None
-        if client is not None and not isinstance(client, float) \
-                and client.status == "running":
-            return client
-        try:
-            from dask.distributed import Client  # dask is optional: imported when asked for
-
-            client = Client(address, timeout=_DASK_CONNECT_SECONDS, set_as_default=False)
-        except (ImportError, OSError, TimeoutError) as exc:
-            _DASK_CLIENTS[address] = time.time()
-            warnings.warn(f"{DASK_ENV}={address!r}: cannot use the Dask cluster ({exc}); "
-                          f"training on this machine", RuntimeWarning, stacklevel=3)
-            return None
-        _DASK_CLIENTS[address] = client
-        return client
 
 
 def _new_samples(ensemble, n_new):

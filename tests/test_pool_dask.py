@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 from dask.distributed import LocalCluster  # a test dependency: this test always runs
 
-from sdwec import datasets, pool
+from sdwec import cluster, datasets, pool
 
 
 @pytest.fixture
-def cluster(monkeypatch):
+def local_cluster(monkeypatch):
     """Two worker processes of one thread each on loopback; the scheduler in the env var."""
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as local:
-        monkeypatch.setenv(pool.DASK_ENV, local.scheduler_address)
+        monkeypatch.setenv(cluster.DASK_ENV, local.scheduler_address)
         yield local
-        client = pool._DASK_CLIENTS.pop(local.scheduler_address, None)
+        client = cluster._CLIENTS.pop(local.scheduler_address, None)
         if client is not None and not isinstance(client, float):
             client.close()
 
@@ -27,17 +27,17 @@ def _tasks_run(client):
     return client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.task_prefixes))
 
 
-def test_a_pool_built_on_the_cluster_equals_the_local_build(cluster):
+def test_a_pool_built_on_the_cluster_equals_the_local_build(local_cluster):
     data = datasets.load("wine")
     pool.build_pool(data.X, data.y, n_trees=4, seed=0, n_jobs=1)  # one core asked: local
-    assert cluster.scheduler_address not in pool._DASK_CLIENTS
+    assert local_cluster.scheduler_address not in cluster._CLIENTS
     with pytest.MonkeyPatch.context() as local_env:
-        local_env.delenv(pool.DASK_ENV)
+        local_env.delenv(cluster.DASK_ENV)
         local = pool.build_pool(data.X, data.y, n_trees=30, seed=3)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a fallback to local training would warn
         remote = pool.build_pool(data.X, data.y, n_trees=30, seed=3)
-    client = pool._DASK_CLIENTS[cluster.scheduler_address]
+    client = cluster._CLIENTS[local_cluster.scheduler_address]
     assert any("parallel_build_estimators" in name for name in _tasks_run(client))
     # 30 trees: two warm-start steps (20 + 10), each shared out over the two workers.
     for name in ("P_val", "P_test", "in_bag_bits", "single_test"):
@@ -47,9 +47,9 @@ def test_a_pool_built_on_the_cluster_equals_the_local_build(cluster):
 
 
 def test_an_unreachable_scheduler_warns_and_trains_here(monkeypatch):
-    monkeypatch.setenv(pool.DASK_ENV, "tcp://127.0.0.1:9")  # discard port: nobody listens
-    monkeypatch.setattr(pool, "_DASK_CLIENTS", {})
-    monkeypatch.setattr(pool, "_DASK_CONNECT_SECONDS", 1.0)
+    monkeypatch.setenv(cluster.DASK_ENV, "tcp://127.0.0.1:9")  # discard port: nobody listens
+    monkeypatch.setattr(cluster, "_CLIENTS", {})
+    monkeypatch.setattr(cluster, "_CONNECT_SECONDS", 1.0)
     data = datasets.load("wine")
     with pytest.warns(RuntimeWarning, match="cannot use the Dask cluster"):
         built = pool.build_pool(data.X, data.y, n_trees=4, seed=0)

@@ -798,13 +798,13 @@ def _disk_note(at):
 
 def test_sidebar_notes_are_redrawn_when_the_pool_lands(monkeypatch):
     from dashboard import services
+    monkeypatch.setenv("SDWEC_LINK_BUDGET_SECONDS", "1000")  # a link may start 4 min (below)
 
     # Long enough for the "not trained yet" note, which must be gone once the pool is in.
     monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1: (60.0, 240.0))
     assert "not trained yet" in services.cold_start_note(Config(dataset="wine", n_trees=10,
                                                                 seed=321))
     assert not pool.is_cached("wine", "binary", 10, 321)
-    monkeypatch.setenv("SDWEC_LINK_BUDGET_SECONDS", "1000")  # the link may start that much
     at = _app({"dataset": "wine", "l": "10", "seed": "321"})
     _ok(at)
     assert pool.is_cached("wine", "binary", 10, 321)  # trained by this run

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard import budget
 from dashboard import config as cfg
 from dashboard import services
 from dashboard.guard import guard
@@ -279,13 +280,22 @@ def _disk_caption(config, warm):
     return head + (f" (not yet: {rest})." if missing else ".")
 
 
-def page_setup(title):
-    """Start a page: page config, the shared sidebar, a pending "go to" request.
+def page_setup(title, trains=True):
+    """Start a page: page config, the shared sidebar, a pending "go to" request, and for a
+    page that trains pools, the link's training budget (:mod:`dashboard.budget`).
 
     Every page calls this first instead of relying on ``app.py`` to draw the sidebar: when a
     ``pages/`` folder exists, Streamlit (and ``AppTest``) may run a page script on its own
     (the legacy multipage mode, used for the first request after start-up), and the page
     must still get its sidebar and configuration.
+
+    Parameters
+    ----------
+    title : str
+    trains : bool, default=True
+        Whether the page trains the configuration's pools: if so, and the session's link
+        asks for more training than it may start on its own, the page shows a "Train it"
+        button instead and stops here.
 
     Returns
     -------
@@ -295,12 +305,21 @@ def page_setup(title):
     st.set_page_config(page_title=f"{title} · SDWEC Explorer", page_icon=PAGE_ICON,
                        layout="wide")
     config = None
+    from_link = "_cfg" not in st.session_state  # the first run reads the link
     services.on_pools_landed(None)  # until this run's sidebar registers its notes
     with guard("the sidebar"):
         config = sidebar(cold_note=services.cold_start_note, warm=services.warm_pools)
+        if from_link:
+            budget.remember_link(config)
     target = st.session_state.pop("_cfg_goto", None)
     if target is not None:
         st.switch_page(PAGE_FILES[target])
+    if trains and config is not None:
+        allowed = False  # a failed check trains nothing
+        with guard("the link's training budget"):
+            allowed = budget.confirm_link_training(config)
+        if not allowed:
+            st.stop()
     return config
 
 

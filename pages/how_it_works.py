@@ -12,7 +12,7 @@ from sdwec.formatting import significant
 #: γ of section 2's default: the paper's Figure 2 uses 10, where the rounding is hard to see.
 FIGURE2_GAMMA = 3.0
 
-config = page_setup("How it works")
+config = page_setup("How it works", trains=False)
 if config is None:
     st.stop()
 

@@ -11,7 +11,7 @@ from dashboard.sidebar import page_setup, show_config_problems
 from sdwec import datasets, experiments, paper, plots, tables
 from sdwec.formatting import points
 
-config = page_setup("Paper")
+config = page_setup("Paper", trains=False)
 if config is None:
     st.stop()
 st.title("The paper's numbers, reproduced")

@@ -7,7 +7,10 @@ guarantees:
 
 * **Atomic writes.** An entry is written to a temporary file, flushed to disk and renamed into
   place, so readers see no entry or a whole one; a killed writer leaves at most a temporary
-  file, which later writers delete once it is an hour old.
+  file. Its name carries the writer's pid and host (with its pid namespace), so the first
+  use of the folder in a process (and every later write) deletes the temporary files of
+  writers that are dead on this host, and those of any host once they are
+  :data:`STALE_TEMP_SECONDS` old.
 * **Checked reads.** A file holds a magic line, a header, the key and the pickled value. A read
   checks the magic, the lengths, the key (byte for byte, so a stale entry or a hash-prefix
   collision is a miss) and the SHA-256 of the payload; an entry that fails any check, or
@@ -22,6 +25,16 @@ guarantees:
   reports the other builder's progress instead of blocking in silence; the file of a builder
   that died (its pid gone on this host, or no update for :data:`STALE_PROGRESS_SECONDS`)
   is ignored.
+
+* **Bounded size.** After each write, the least recently used entries are deleted until
+  the entries together fit in :func:`max_bytes` (``$SDWEC_CACHE_MAX_BYTES``; default
+  :data:`DEFAULT_MAX_BYTES`, 2 GiB: the shipped datasets' pools of two pool sizes and a few
+  splits, or about 17 NSL-KDD pools of 200 trees at ~110 MB each). An entry's recency is its
+  modification time, set when it is written and again on every :func:`load` that
+  reads it. An entry whose lock is held (being built or rebuilt) and the entry just written
+  are never deleted; temporary files of writers still writing are not entries. Lock files
+  (empty) stay: deleting a lock file another process may hold open would let two builders
+  in at once.
 
 Why a small module and not a library (the decision issue 12 asked for):
 
@@ -47,17 +60,20 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import socket
 import struct
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 __all__ = ["CACHE_ENV", "cache_dir", "entry_path", "contains", "load", "store", "locked",
            "get_or_build", "BuildProgress", "progress_path", "write_progress", "read_progress",
-           "STALE_PROGRESS_SECONDS"]
+           "STALE_PROGRESS_SECONDS", "MAX_BYTES_ENV", "DEFAULT_MAX_BYTES", "max_bytes",
+           "evict", "remove_dead_temp_files", "STALE_TEMP_SECONDS"]
 
 CACHE_ENV = "SDWEC_CACHE_DIR"
 """Environment variable naming the cache folder."""
@@ -66,7 +82,9 @@ _MAGIC = b"SDWEC-CACHE\x02\n"
 _HEADER = struct.Struct(">Q32sQ")  # key length, SHA-256 of the payload, payload length
 _SUFFIX = ".pkl"
 _TEMP_PREFIX = ".tmp-"
-_STALE_TEMP_SECONDS = 3600  # a temporary file this old belongs to a writer that died
+#: A temporary file this old belongs to a writer that died, whatever its host (an entry is
+#: written in seconds: the value is pickled before its temporary file is opened).
+STALE_TEMP_SECONDS = 600.0
 _PROGRESS_SUFFIX = ".progress"
 _PROGRESS_TEMP_PREFIX = ".progress-tmp-"
 #: A progress file not rewritten for this long is a dead builder's (when its pid cannot be
@@ -77,10 +95,39 @@ STALE_PROGRESS_SECONDS = 600.0
 POLL_SECONDS = 0.5
 
 
+MAX_BYTES_ENV = "SDWEC_CACHE_MAX_BYTES"
+"""Environment variable capping the entries' total size: bytes, or with a unit (``500M``,
+``2G``, ``2GiB``: powers of 1024), or ``none`` for no cap."""
+DEFAULT_MAX_BYTES = 2 * 1024 ** 3
+"""The cap when :data:`MAX_BYTES_ENV` is not set: 2 GiB."""
+_UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT]?)(?:I?B)?\s*$")
+
+
 def cache_dir() -> Path:
     """Folder of the cache: ``$SDWEC_CACHE_DIR`` if set, else ``~/.cache/sdwec``."""
     env = os.environ.get(CACHE_ENV)
     return Path(env).expanduser() if env else Path.home() / ".cache" / "sdwec"
+
+
+def max_bytes() -> int | None:
+    """The cap on the entries' total size in bytes (``None``: no cap).
+
+    Read from ``$SDWEC_CACHE_MAX_BYTES`` at every call; :data:`DEFAULT_MAX_BYTES` (2 GiB)
+    when it is not set. A value that cannot be read warns and gives the default, so a typo
+    never stops a pool from being trained.
+    """
+    text = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not text:
+        return DEFAULT_MAX_BYTES
+    if text.lower() in ("none", "off", "unlimited"):
+        return None
+    match = _SIZE.match(text.upper())
+    if match is None:
+        warnings.warn(f"{MAX_BYTES_ENV}={text!r} is not a size (e.g. 2000000000, 500M, 2G or "
+                      f"none); using {DEFAULT_MAX_BYTES} bytes", RuntimeWarning, stacklevel=2)
+        return DEFAULT_MAX_BYTES
+    return int(float(match.group(1)) * _UNITS[match.group(2)])
 
 
 def _key_bytes(key: Mapping) -> bytes:
@@ -142,6 +189,7 @@ def contains(key: Mapping, label: str = "entry") -> bool:
     """
     key_bytes = _key_bytes(key)
     path = entry_path(key, label)
+    _first_use(path.parent)
     try:
         with open(path, "rb") as fh:
             header = _read_header(fh, key_bytes)
@@ -156,6 +204,9 @@ def contains(key: Mapping, label: str = "entry") -> bool:
 def load(key: Mapping, label: str = "entry"):
     """The value stored for ``key``, or ``None`` if there is no entry or it fails a check.
 
+    A successful read sets the entry's modification time to now: its recency, which decides
+    what :func:`evict` deletes first.
+
     Parameters
     ----------
     key : mapping
@@ -166,8 +217,10 @@ def load(key: Mapping, label: str = "entry"):
     object or None
     """
     key_bytes = _key_bytes(key)
+    path = entry_path(key, label)
+    _first_use(path.parent)
     try:
-        with open(entry_path(key, label), "rb") as fh:
+        with open(path, "rb") as fh:
             header = _read_header(fh, key_bytes)
             if header is None:
                 return None
@@ -178,25 +231,146 @@ def load(key: Mapping, label: str = "entry"):
     if len(payload) != length or hashlib.sha256(payload).digest() != digest:
         return None
     try:
-        return pickle.loads(payload)
+        value = pickle.loads(payload)
     except Exception:  # checksummed, yet unreadable (e.g. a class that moved): rebuild
         return None
+    with contextlib.suppress(OSError):  # recency for evict(); a read-only cache still reads
+        os.utime(path)
+    return value
 
 
-def _remove_stale_temp_files(folder: Path) -> None:
+def _host_tag() -> str:
+    """Eight hex digits naming where this process's pids mean something: the host name and,
+    on Linux, the pid namespace (two containers sharing a folder and a host name do not see
+    each other's pids, so each takes the other's files for another host's)."""
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return hashlib.sha256(f"{socket.gethostname()}:{namespace}".encode()).hexdigest()[:8]
+
+
+def _temp_prefix(kind: str) -> str:
+    """Start of a temporary file's name: ``kind``, then the writer's pid and host."""
+    return f"{kind}{os.getpid()}-{_host_tag()}-"
+
+
+_TEMP_WRITER = re.compile(r"^(?:\.tmp-|\.progress-tmp-)(\d+)-([0-9a-f]{8})-")
+
+
+def _writer_is_dead(name: str, age: float) -> bool:
+    """Whether the writer of the temporary file ``name`` (``age`` seconds old) has died."""
+    if age > STALE_TEMP_SECONDS:
+        return True
+    match = _TEMP_WRITER.match(name)
+    # Another host's pid cannot be checked, nor an old-style name: the age decides those.
+    return (match is not None and match.group(2) == _host_tag()
+            and not _alive(int(match.group(1))))
+
+
+def remove_dead_temp_files(folder: Path | None = None) -> list[Path]:
+    """Delete the temporary files of writers that died (see the module docstring).
+
+    Parameters
+    ----------
+    folder : pathlib.Path, optional
+        Default :func:`cache_dir`.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files deleted.
+    """
+    folder = cache_dir() if folder is None else Path(folder)
     now = time.time()
+    removed = []
     temps = [*folder.glob(f"{_TEMP_PREFIX}*{_SUFFIX}"),
              *folder.glob(f"{_PROGRESS_TEMP_PREFIX}*{_PROGRESS_SUFFIX}")]
     for tmp in temps:
-        with contextlib.suppress(OSError):  # another writer may remove it first
-            if now - tmp.stat().st_mtime > _STALE_TEMP_SECONDS:
+        with contextlib.suppress(OSError):  # another process may remove it first
+            if _writer_is_dead(tmp.name, now - tmp.stat().st_mtime):
                 tmp.unlink()
+                removed.append(tmp)
+    return removed
+
+
+_TIDIED: set[str] = set()  # folders this process has swept since it started
+
+
+def _first_use(folder: Path) -> None:
+    """Sweep dead writers' temporary files the first time this process uses ``folder``."""
+    name = str(folder)
+    if name not in _TIDIED:
+        _TIDIED.add(name)
+        remove_dead_temp_files(folder)
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_suffix(".lock")
+
+
+def evict(limit: int | None = None, keep=()) -> list[Path]:
+    """Delete least recently used entries until the entries fit in ``limit`` bytes.
+
+    Recency is an entry's modification time (set on write and on every :func:`load`).
+    An entry whose lock another caller holds (being built) is skipped, and so are ``keep``;
+    so are temporary files, which are not entries. Run by :func:`store` after each write.
+
+    Parameters
+    ----------
+    limit : int, optional
+        Default :func:`max_bytes` (``None`` there: no cap, nothing deleted).
+    keep : iterable of pathlib.Path
+        Entries never deleted (the one just written).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The entries deleted, least recently used first.
+    """
+    limit = max_bytes() if limit is None else limit
+    if limit is None:
+        return []
+    keep = {Path(p) for p in keep}
+    entries = []
+    for path in cache_dir().glob(f"*{_SUFFIX}"):
+        if path.name.startswith("."):  # a temporary file
+            continue
+        with contextlib.suppress(OSError):
+            stat = path.stat()
+            entries.append((stat.st_mtime_ns, path.name, path, stat.st_size))
+    total = sum(size for *_, size in entries)
+    removed = []
+    for _, _, path, size in sorted(entries):
+        if total <= limit:
+            break
+        if path not in keep and _delete_unlocked(path):
+            total -= size
+            removed.append(path)
+    return removed
+
+
+def _delete_unlocked(path: Path) -> bool:
+    """Delete the entry ``path`` if nobody holds its lock (taken while deleting, so no
+    builder starts on it meanwhile); whether it was deleted."""
+    try:
+        with open(_lock_path(path), "a+b") as fh:
+            if not _try_lock(fh):
+                return False
+            try:
+                path.unlink()
+                return True
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    except OSError:  # gone already, or not ours to delete
+        return False
 
 
 def store(key: Mapping, value, label: str = "entry") -> Path:
     """Write ``value`` as the entry for ``key``, atomically; returns the entry's path.
 
-    Temporary files left by writers that died more than an hour ago are removed first.
+    Temporary files of dead writers are removed first, and least recently used entries
+    after it, down to :func:`max_bytes` (:func:`evict`; never this entry).
 
     Parameters
     ----------
@@ -212,11 +386,13 @@ def store(key: Mapping, value, label: str = "entry") -> Path:
     key_bytes = _key_bytes(key)
     path = entry_path(key, label)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temp_files(path.parent)
+    _TIDIED.add(str(path.parent))
+    remove_dead_temp_files(path.parent)
     payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     header = _MAGIC + _HEADER.pack(len(key_bytes), hashlib.sha256(payload).digest(),
                                    len(payload))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_TEMP_PREFIX, suffix=_SUFFIX)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(_TEMP_PREFIX),
+                               suffix=_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(header)
@@ -229,6 +405,7 @@ def store(key: Mapping, value, label: str = "entry") -> Path:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    evict(keep=(path,))
     return path
 
 
@@ -292,7 +469,7 @@ def write_progress(key: Mapping, label: str, done: float, total: float, message:
     path.parent.mkdir(parents=True, exist_ok=True)
     record = BuildProgress(float(done), float(total), str(message), float(started),
                            time.time(), os.getpid(), socket.gethostname())
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_PROGRESS_TEMP_PREFIX,
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(_PROGRESS_TEMP_PREFIX),
                                suffix=_PROGRESS_SUFFIX)
     try:
         with os.fdopen(fd, "w") as fh:
@@ -367,7 +544,8 @@ def locked(key: Mapping, label: str = "entry", waiting=None):
     """
     path = entry_path(key, label)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "a+b") as fh:
+    _first_use(path.parent)
+    with open(_lock_path(path), "a+b") as fh:
         while not _try_lock(fh):
             if waiting is not None:
                 waiting(read_progress(key, label))

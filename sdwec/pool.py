@@ -30,6 +30,7 @@ import sdwec
 from sdwec import cache as disk_cache
 from sdwec import datasets
 from sdwec.cache import CACHE_ENV, cache_dir
+from sdwec.cluster import on_dask_cluster
 from sdwec.errors import DataError
 from sdwec.votes import Votes, compress_votes, encode_labels, stack_votes
 from sdwec.votes import _from_rows, _row_keys, _unique_keys  # compress_votes' own steps
@@ -280,6 +281,7 @@ def _tree(tree_params, random_state=None):
         raise ValueError(f"invalid tree parameter: {exc}") from None
 
 
+@on_dask_cluster
 def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progress=None,
                meta=None, max_samples=None):
     """Train a bagged pool of CART trees on arrays (no disk cache).
@@ -298,7 +300,8 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
         Extra :class:`~sklearn.tree.DecisionTreeClassifier` parameters (default: fully grown
         CART, as in the paper).
     n_jobs : int, optional
-        Cores used to train the trees (joblib convention).
+        Cores used to train the trees (joblib convention); with ``$SDWEC_DASK_SCHEDULER``
+        set, the Dask cluster's workers instead, unless 1 (:mod:`sdwec.cluster`).
     progress : callable, optional
         ``progress(done, total, message)``, called as trees are trained and then predicted;
         ``done / total`` is the share of the work done (training weighs 95 %).

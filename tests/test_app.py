@@ -899,6 +899,7 @@ def _disk_note(at):
 
 def test_sidebar_notes_are_redrawn_when_the_pool_lands(monkeypatch):
     from dashboard import services
+    monkeypatch.setenv("SDWEC_LINK_BUDGET_SECONDS", "1000")  # a link may start 4 min (below)
 
     # Long enough for the "not trained yet" note, which must be gone once the pool is in.
     monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1: (60.0, 240.0))

@@ -391,9 +391,7 @@ def test_killed_writer_leaves_no_entry_and_stale_temp_files_are_swept(cache):
     leftovers = list(cache.glob(".tmp-*"))
     assert not path.exists() and len(leftovers) == 1
     assert pool.load_pool("wine", n_trees=5).n_trees == 5  # the lock died with its holder
-    assert list(cache.glob(".tmp-*")) == leftovers  # a recent temp file may be a live writer
-    os.utime(leftovers[0], (0, 0))  # pretend the dead writer's file is old
-    assert pool.load_pool("wine", n_trees=6).n_trees == 6  # the next write sweeps it
+    # Its name says which pid wrote it, dead on this host: the next write swept it at once.
     assert path.exists() and list(cache.glob(".tmp-*")) == []
 
 

@@ -212,7 +212,7 @@ if uploaded is not None:
     with guard("your data"):
         dataset = _read(uploaded)
 
-config = page_setup("Your data")
+config = page_setup("Your data", trains=False)  # a link never points at an upload
 if config is None:
     st.stop()
 if uploaded is not None and dataset is None:

@@ -76,9 +76,9 @@ ROLE_COLORS = {
     "exact": "#404040",      # the function being approximated; the non-convex cost (eq. 4)
     "approx": "#006837",     # its relaxation or model; the convex-relaxed cost (eq. 10)
     "threshold": "#8a2be2",  # line 15's weight threshold
-    "what": "#ffd700",       # ŵ, the expansion point of the How-it-works models
-    "pareto": "#cc00cc",     # SDWEC's Pareto front
-    "rise": "#ff1493",       # iterations where the non-convex cost rose
+    "what": "#99aa66",       # ŵ, the expansion point of the How-it-works models
+    "pareto": "#444400",     # SDWEC's Pareto front
+    "rise": "#ffd700",       # iterations where the non-convex cost rose
     "accuracy": "#66cc00",   # each tree's own validation accuracy
     "dropped": "#d9d9d9",    # trees the ensemble does not use
     "guide": "#b0b0b0",      # reference lines (agreement diagonal, the level P = 1e-3)
@@ -86,7 +86,10 @@ ROLE_COLORS = {
 """One colour per role that is not a method, none of them a method's colour.
 
 Picked away from every method's colour (and the sweep shades) in CIELAB, so a role never
-reads as a method: a dashed line in reduce-error's orange looked like reduce-error.
+reads as a method: a dashed line in reduce-error's orange looked like reduce-error.  No role
+is pink, red or magenta: QFWEC and the SDWEC-OOB family own those hues, and a magenta Pareto
+front and deep-pink cost rises read as QFWEC on a projector.  The roles are greys, a dark
+olive (the front), gold (the rises), a dark green, a sage and a violet.
 """
 
 

@@ -673,3 +673,17 @@ def test_prediction_time_labels_keep_small_times():
                               n_rows=100, repeats=1, full_runs=(4e-5,))
     (bar,) = plots.prediction_time(timing).data
     assert list(bar.text) == ["0.04 ms"]
+
+
+def test_no_role_is_pink_where_methods_are():
+    # Review finding: a magenta Pareto front and deep-pink cost rises read as QFWEC (pink) on a
+    # projector.  Pink/red/magenta hues (CIELAB hue 320-40 degrees, chroma > 30) belong to
+    # methods only.
+    def pinkish(colour):
+        _, a, b = _lab(colour)
+        hue = np.degrees(np.arctan2(b, a)) % 360
+        return np.hypot(a, b) > 30 and (hue >= 320 or hue < 40)
+
+    assert pinkish(methods.get("QFWEC").color)  # the premise: a method is pink
+    assert pinkish("#cc00cc") and pinkish("#ff1493")  # the old role colours were
+    assert not [role for role, colour in methods.ROLE_COLORS.items() if pinkish(colour)]

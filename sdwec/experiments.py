@@ -36,13 +36,13 @@ import pandas as pd
 from scipy import stats
 from tqdm.auto import tqdm
 
-from sdwec import methods, oob, paper
+from sdwec import comparison, methods, oob, paper
 from sdwec.formatting import mean_sd
 from sdwec.methods import FAIR_REFERENCE
 from sdwec.pool import load_pool
 
 __all__ = ["METHODS", "PAPER_METHODS", "method_rows", "run_job", "reproduce", "summary_table",
-           "paper_table", "confirmation_rows", "oob_headline",
+           "paper_table", "paper_disagreements", "confirmation_rows", "oob_headline", "oob_paired",
            "wins_ties_losses", "wilcoxon_table", "fair_comparison", "abstentions",
            "write_report", "EXPLORATION_SPLITS", "OOB_COMPARISONS", "oob_summary",
            "oob_dataset_table", "paired_comparison", "oob_targets", "write_oob_report"]
@@ -440,6 +440,44 @@ def oob_headline(df):
     return out
 
 
+def oob_paired(df, method="SDWEC-OOB", alpha=comparison.ALPHA):
+    """``method`` against bagging, SDWEC-B and a random subset of its size, pair by pair.
+
+    A pair is one (dataset, split): both methods scored on the same test rows.  Each
+    comparison is :func:`sdwec.comparison.paired_difference` over every pair (its mean equals
+    :func:`oob_headline`'s difference when every dataset has as many splits), with its
+    spread, better/tied/worse counts in whole test rows and a sign test.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of the ``oob`` suite (``dataset``, ``repeat``, ``method``, ``accuracy``,
+        ``m_test``), e.g. :func:`confirmation_rows`.
+    method : str, default "SDWEC-OOB"
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    list of sdwec.comparison.PairedDifference
+        One per reference present in ``df``, in the order bagging, SDWEC-B, random subset
+        (its ``second`` is ``"a random subset of its size"``).
+    """
+    wide = df.pivot_table(index=["dataset", "repeat"], columns="method", values="accuracy",
+                          aggfunc="first", observed=True, sort=False)
+    rows = df.groupby(["dataset", "repeat"], sort=False)["m_test"].first().loc[wide.index]
+    refs = ("bagging", "SDWEC-B", OOB_COMPARISONS[method][1])
+    said = {refs[2]: "a random subset of its size"}
+    out = []
+    for ref in refs:
+        if ref not in wide.columns:
+            continue
+        both = wide[[method, ref]].notna().all(axis=1)
+        out.append(comparison.paired_difference(
+            wide.loc[both, method].to_numpy(), wide.loc[both, ref].to_numpy(),
+            rows[both].to_numpy(), names=(method, said.get(ref, ref)), alpha=alpha))
+    return out
+
+
 def oob_dataset_table(df):
     """Mean ± sd of the test accuracy per dataset and method (the mean alone where one split
     leaves no spread), with the mean trees kept."""
@@ -618,13 +656,39 @@ def paper_table(rows):
     Returns
     -------
     pandas.DataFrame
-        ``dataset``, ``method``, ``paper``, ``ours``, ``sparsity``, ``repeats`` for the
-        paper's six methods (``paper`` is NaN where Table 3 has no value).
+        ``dataset``, ``method``, ``paper``, ``ours``, ``ours_sd`` (sample standard deviation
+        over the repeats, NaN for one), ``sparsity``, ``repeats`` for the paper's six methods
+        (``paper`` is NaN where Table 3 has no value).
     """
     rows = rows[rows["method"].isin(paper.TABLE3_METHODS)]
     means = rows.groupby(["dataset", "method"], sort=False).agg(
-        ours=("accuracy", "mean"), sparsity=("sparsity", "mean"),
-        repeats=("repeat", "nunique")).reset_index()
+        ours=("accuracy", "mean"), ours_sd=("accuracy", lambda a: a.std(ddof=1)),
+        sparsity=("sparsity", "mean"), repeats=("repeat", "nunique")).reset_index()
     means["paper"] = [paper.TABLE3.get(d, {}).get(m, np.nan)
                       for d, m in zip(means["dataset"], means["method"])]
-    return pd.DataFrame(means[["dataset", "method", "paper", "ours", "sparsity", "repeats"]])
+    return pd.DataFrame(means[["dataset", "method", "paper", "ours", "ours_sd", "sparsity",
+                               "repeats"]])
+
+
+def paper_disagreements(table, k=2.0):
+    """Table 3's cells where our mean is more than ``k`` standard deviations (over our
+    repeats) from the paper's published value.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`paper_table`'s output.
+    k : float, default 2
+
+    Returns
+    -------
+    dict
+        ``"off"``: cells with ``|ours - paper| > k * ours_sd``; ``"compared"``: cells with a
+        published value and a spread (two repeats or more); ``"no_spread"``: cells with a
+        published value but one repeat, which cannot be judged this way.
+    """
+    published = table["paper"].notna()
+    spread = table["ours_sd"].notna() & published
+    gap = (table["ours"] - table["paper"]).abs()
+    return {"off": int((gap[spread] > k * table.loc[spread, "ours_sd"]).sum()),
+            "compared": int(spread.sum()), "no_spread": int((published & ~spread).sum())}

@@ -910,22 +910,38 @@ def paper_comparison(table):
     Parameters
     ----------
     table : pandas.DataFrame
-        Columns ``dataset``, ``method``, ``paper`` and ``ours`` (accuracies).
+        Columns ``dataset``, ``method``, ``paper`` and ``ours`` (accuracies), optionally
+        ``ours_sd`` (the spread over our repeats, drawn as vertical error bars ± 1 sd).
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Points on the diagonal agree with the paper.  Each method in its registry colour, as
-        on every page.
+        A point within its bar of the diagonal agrees with the paper.  Each method in its
+        registry colour and under its registry label, as on every page.
     """
     groups = list(table.groupby("method", sort=False))
     colours = _method_colors([method for method, _ in groups])
-    traces = [dict(type="scatter", x=rows["paper"], y=rows["ours"], mode="markers",
-                   name=str(method), marker=dict(size=10, color=colour),
-                   customdata=rows[["dataset"]].to_numpy(),
-                   hovertemplate=str(method) + " on %{customdata[0]}<br>paper %{x:.4f}<br>"
-                                               "ours %{y:.4f}<extra></extra>")
-              for (method, rows), colour in zip(groups, colours)]
+    traces = []
+    for (method, rows), colour in zip(groups, colours):
+        try:
+            label = methods.get(str(method)).label
+        except KeyError:
+            label = str(method)
+        trace = dict(type="scatter", x=rows["paper"], y=rows["ours"], mode="markers",
+                     name=label, marker=dict(size=10, color=colour),
+                     customdata=rows[["dataset"]].to_numpy(),
+                     hovertemplate=label + " on %{customdata[0]}<br>paper %{x:.3f}<br>"
+                                           "ours %{y:.3f}<extra></extra>")
+        if "ours_sd" in rows:
+            sd = rows["ours_sd"].to_numpy(dtype=float)
+            trace["error_y"] = dict(type="data", array=np.nan_to_num(sd), color=colour,
+                                    thickness=1.5, width=3)
+            trace["customdata"] = np.column_stack([rows["dataset"].to_numpy(dtype=object),
+                                                   [f"{v:.3f}" for v in sd]])
+            trace["hovertemplate"] = (label + " on %{customdata[0]}<br>paper %{x:.3f}<br>"
+                                      "ours %{y:.3f} ± %{customdata[1]} (sd over repeats)"
+                                      "<extra></extra>")
+        traces.append(trace)
     values = table[["paper", "ours"]].to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
     low = float(finite.min()) - 0.02 if finite.size else 0.5

@@ -46,7 +46,7 @@ COLUMN_LABELS = {
 # How many decimals a column's values keep (others: 3 significant figures).
 _ACCURACY = {"val_accuracy", "test_accuracy", "select_val_accuracy", "select_test_accuracy",
              "paper", "ours", "mean accuracy"}
-_DECIMALS = {**dict.fromkeys(_ACCURACY, 4), "sparsity": 3}
+_DECIMALS = {**dict.fromkeys(_ACCURACY, 4), "paper": 3, "ours": 3, "sparsity": 3}
 # Accuracy differences already in points (a column named "... (points)").
 _POINTS_SUFFIX = "(points)"
 

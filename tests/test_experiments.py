@@ -25,8 +25,10 @@ def test_paper_table_means_and_published_values():
     b = table[(table["dataset"] == "wine") & (table["method"] == "SDWEC-B")].iloc[0]
     assert b["ours"] == pytest.approx(0.85) and b["sparsity"] == pytest.approx(0.6)
     assert b["repeats"] == 2 and b["paper"] == paper.TABLE3["wine"]["SDWEC-B"]
+    # Sample sd of 0.90 and 0.80: 0.1 / sqrt(2); one repeat has none.
+    assert b["ours_sd"] == pytest.approx(0.1 / np.sqrt(2))
     mine = table[table["dataset"] == "mine"].iloc[0]
-    assert np.isnan(mine["paper"]) and mine["ours"] == 0.5
+    assert np.isnan(mine["paper"]) and mine["ours"] == 0.5 and np.isnan(mine["ours_sd"])
 
 
 def test_oob_headline_by_hand():
@@ -46,3 +48,33 @@ def test_oob_headline_by_hand():
     assert (gaps["splits"], gaps["datasets"]) == (2, 2)
     early = pd.DataFrame([dict(df.iloc[0], repeat=3)])
     assert len(experiments.confirmation_rows(pd.concat([df, early]))) == len(df)
+
+
+def test_paper_disagreements_counts_cells_beyond_two_sd():
+    table = pd.DataFrame({"paper": [0.90, 0.90, 0.90, np.nan, 0.90],
+                          "ours": [0.95, 0.93, 0.85, 0.5, 0.7],
+                          "ours_sd": [0.02, 0.02, 0.03, 0.1, np.nan]})
+    # |gap| / sd: 2.5 (off), 1.5, 1.67; no published value; one repeat (no spread).
+    assert experiments.paper_disagreements(table) == {"off": 1, "compared": 3, "no_spread": 1}
+    assert experiments.paper_disagreements(table, k=1)["off"] == 3
+
+
+def test_oob_paired_by_hand():
+    # Two datasets x three splits, 20 test rows each: SDWEC-OOB against bagging is
+    # +1, 0, +2 rows on "a" and -1, +1, +1 rows on "b".
+    ours = {"a": [0.80, 0.80, 0.80], "b": [0.70, 0.70, 0.70]}
+    bag = {"a": [0.75, 0.80, 0.70], "b": [0.75, 0.65, 0.65]}
+    rows = []
+    for dataset in ("a", "b"):
+        for repeat in range(3):
+            for method, acc in (("SDWEC-OOB", ours[dataset][repeat]),
+                                ("bagging", bag[dataset][repeat])):
+                rows.append(dict(dataset=dataset, repeat=10 + repeat, method=method,
+                                 accuracy=acc, m_test=20, n_selected=1))
+    (diff,) = experiments.oob_paired(pd.DataFrame(rows))  # no SDWEC-B, no random rows
+    assert (diff.first, diff.second) == ("SDWEC-OOB", "bagging")
+    assert (diff.better, diff.tied, diff.worse) == (4, 1, 1)
+    d = np.array([0.05, 0.0, 0.10, -0.05, 0.05, 0.05])
+    assert diff.mean == pytest.approx(d.mean()) and diff.sd == pytest.approx(d.std(ddof=1))
+    # Sign test, 4 of 5 differing pairs on one side: 2 * (1 + 5) / 32.
+    assert diff.p_value == pytest.approx(12 / 32) and not diff.supported

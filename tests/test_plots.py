@@ -642,8 +642,8 @@ def test_paper_comparison_keeps_every_methods_colour():
     table = pd.DataFrame({"dataset": ["wine"] * 6, "method": names,
                           "paper": [0.9] * 6, "ours": [0.8] * 6})
     fig = plots.paper_comparison(table)
-    for name in names:
-        assert _trace(fig, name).marker.color == methods.get(name).color
+    for name in names:  # legends say the registry's label ("single tree", not "single")
+        assert _trace(fig, methods.get(name).label).marker.color == methods.get(name).color
     assert _trace(fig, "agreement").line.color == plots.COLORS["guide"]
     # A name outside the registry gets a colour no method has.
     other = plots.paper_comparison(pd.DataFrame({"dataset": ["wine"], "method": ["mine"],
@@ -687,3 +687,20 @@ def test_no_role_is_pink_where_methods_are():
     assert pinkish(methods.get("QFWEC").color)  # the premise: a method is pink
     assert pinkish("#cc00cc") and pinkish("#ff1493")  # the old role colours were
     assert not [role for role, colour in methods.ROLE_COLORS.items() if pinkish(colour)]
+
+
+def test_paper_comparison_draws_the_spread_over_repeats_as_error_bars():
+    import pandas as pd
+
+    table = pd.DataFrame({"dataset": ["wine", "sonar"], "method": ["bagging", "bagging"],
+                          "paper": [0.97, 0.80], "ours": [0.95, 0.78],
+                          "ours_sd": [0.02, np.nan]})
+    trace = _trace(plots.paper_comparison(table), "bagging")
+    # ± 1 sd, symmetric, in the method's colour; one repeat (NaN) draws no bar.
+    assert trace.error_y.type == "data" and trace.error_y.symmetric is not False
+    assert list(trace.error_y.array) == [0.02, 0.0]
+    assert trace.error_y.color == methods.get("bagging").color
+    assert trace.customdata[0][1] == "0.020"  # the hover says the sd
+    # Without the column (an older table) there are no bars.
+    plain = _trace(plots.paper_comparison(table.drop(columns="ours_sd")), "bagging")
+    assert plain.error_y.array is None

@@ -438,7 +438,8 @@ _ORDERED = ("Martínez-Muñoz, Hernández-Lobato & Suárez (2009), An analysis o
             "techniques based on ordered aggregation, IEEE TPAMI 31(2)")
 
 BUILTIN = (
-    # The paper's Table 3, in its column order.
+    # The paper's Table 3, in its column order.  SDWEC-A (dark teal) and SDWEC-B
+    # (periwinkle) sit in different hue families: navy beside periwinkle read as one colour.
     Method("QFWEC", "QFWEC", "point", _qfwec,
            "square loss (1/m)||Cw - 1||² with Σw = 1 and -1 <= w <= 1; not sparse",
            "Mao et al. (2015), Pattern Recognition 48(5) (our reading: docs/combiners.md)",
@@ -447,7 +448,7 @@ BUILTIN = (
            "Algorithm 1 (eq. 4: λ/m misclassification + L1 + β non-negativity); on bagged "
            "trees it keeps every tree (sparsity 0, as the paper reports) but votes with its "
            "own weights, so it is not bagging's equal vote; preset A "
-           "(λ=0.1, β=35, γ=5, ε=0.1)", _PAPER, "paper", "#393b79", symbol="star",
+           "(λ=0.1, β=35, γ=5, ε=0.1)", _PAPER, "paper", "#006666", symbol="star",
            frontier=False),
     Method("SDWEC-B", "SDWEC-B", "point", _sdwec_b,
            "Algorithm 1 with preset B (λ=10, β=15, γ=15, ε=1): sparse, ~10 % of the trees",

@@ -704,3 +704,17 @@ def test_paper_comparison_draws_the_spread_over_repeats_as_error_bars():
     # Without the column (an older table) there are no bars.
     plain = _trace(plots.paper_comparison(table.drop(columns="ours_sd")), "bagging")
     assert plain.error_y.array is None
+
+
+def test_sdwec_a_and_b_are_told_apart_by_hue():
+    # Review finding: navy SDWEC-A beside periwinkle SDWEC-B read as one colour.  Their
+    # CIELAB hues must be at least 60 degrees apart, besides their different markers.
+    def hue(colour):
+        _, a, b = _lab(colour)
+        return np.degrees(np.arctan2(b, a)) % 360
+
+    a, b = methods.get("SDWEC-A").style, methods.get("SDWEC-B").style
+    gap = abs(hue(a.color) - hue(b.color))
+    assert min(gap, 360 - gap) >= 60
+    assert a.symbol != b.symbol
+    assert abs(hue("#393b79") - hue("#6b6ecf")) < 10  # the old pair failed this

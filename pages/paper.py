@@ -96,8 +96,8 @@ with guard("the out-of-bag study"):
         st.caption(f"{gaps['splits']} splits × {gaps['datasets']} datasets; test split only; "
                    "nothing chosen on it. The table's differences are means only, without "
                    "spread or test: read them through the paired comparisons above."
-                   f" Try it Try it in the Explorer (sidebar: *Fit on*) and on "
-                   f"the Frontier.")
+                   " Try it in the Explorer (sidebar: *Fit on*) and on "
+                   "the Frontier.")
 
 st.header("Table 5: weight-finding time")
 st.markdown(

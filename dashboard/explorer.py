@@ -152,10 +152,20 @@ def show_explorer(config):
                    f"λ values, computed once for this pool and these β, γ, ε, k: the weights, "
                    f"the accuracies beside bagging's and the position among all λ redraw in "
                    f"your browser, without asking the server. The sidebar's λ sets the value "
-                   f"the rest of the page uses.")
+                   f"the rest of the page uses. " + _scrubber_split_note(result, len(results)))
     _timing_section(ref, voting.voting_weights(sol.weights, config.compare_params()["fit_on"]))
     show_downloads(ref, config, result)
     return result
+
+
+def _scrubber_split_note(result, splits):
+    """What the scrubber's accuracies rest on, against the headline's."""
+    row = f"one test row = {points(1 / result.n_test, sign=False)} points"
+    if splits == 1:
+        return f"Its accuracies are on this split's {result.n_test:,} test rows ({row})."
+    return (f"The headline's accuracies are means over all {splits} splits; this view is "
+            f"one split, the first, on its {result.n_test:,} test rows ({row}), so its "
+            f"numbers differ from the headline's.")
 
 
 #: Where docs/algorithm.md derives why Algorithm 1's costs can rise (rendered under the note).

@@ -712,7 +712,8 @@ def _lambda_path(ref, params):
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _scrubber_figure(ref, params, lam):
-    return plots.lambda_scrubber(_lambda_path(ref, params), lam)
+    split = f"first split (seed {ref.key.seed}), {len(_pool(ref).y_test):,} test rows"
+    return plots.lambda_scrubber(_lambda_path(ref, params), lam, split=split)
 
 
 def scrubber_figure(ref, config):

@@ -360,7 +360,7 @@ def _stems(idx, weights):
     return x, y, label
 
 
-def lambda_scrubber(path, lam=None):
+def lambda_scrubber(path, lam=None, split=None):
     """SDWEC over a λ grid as Plotly frames: scrub λ in the browser, no server round trip.
 
     One figure, three panels that move together with the slider under them: every tree's
@@ -378,6 +378,10 @@ def lambda_scrubber(path, lam=None):
     path : sdwec.comparison.LambdaPath
     lam : float, optional
         The λ shown first (the nearest grid value; default the first).
+    split : str, optional
+        Which split the path was computed on (e.g. ``"first split (seed 0), 42 test
+        rows"``), added to every heading: the scrubber shows one split, not the mean the
+        page's headline reports.
 
     Returns
     -------
@@ -393,6 +397,7 @@ def lambda_scrubber(path, lam=None):
     bag = methods.get("bagging").color
     top = float(W.max()) if W.size and W.max() > 0 else 1.0
     drawn = used > 0  # abstaining λ (no tree) have no place on a log axis
+    where = f" ({split})" if split else ""
 
     def panels(j):
         x, y, label = _stems(idx, W[:, j])
@@ -409,7 +414,7 @@ def lambda_scrubber(path, lam=None):
                         text=[f"{v:.3f}" for v in (path.test_accuracy[j], path.val_accuracy[j],
                                                    path.bagging["test"],
                                                    path.bagging["validation"])],
-                        textposition="inside", hovertemplate="%{x}: %{y:.4f}<extra></extra>")
+                        textposition="inside", insidetextanchor="start", hovertemplate="%{x}: %{y:.4f}<extra></extra>")
         # An abstaining λ has no place on the log axis: its marker is not drawn (a null
         # point), and the heading says that it abstains.
         here = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers",
@@ -421,8 +426,8 @@ def lambda_scrubber(path, lam=None):
         status = "abstains (no tree kept)" if used[j] == 0 else f"{used[j]} of {l} trees"
         heading = dict(type="scatter", xaxis="x4", yaxis="y4", mode="text", x=[0], y=[0.5],
                        text=[f"{SCRUBBER_HEADING}{lams[j]:g}: {status}, test accuracy "
-                             f"{path.test_accuracy[j]:.4f}"],
-                       textposition="middle right", textfont=dict(size=17),
+                             f"{path.test_accuracy[j]:.3f}" + where],
+                       textposition="middle right", textfont=dict(size=16),
                        hoverinfo="skip")
         return [weights, accuracy, here, heading]
 
@@ -531,6 +536,12 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                                tick0=0, dtick=0.25))
 
 
+#: Methods (besides SDWEC and its variants) whose weights are fitted on the validation
+#: rows, so that their validation accuracy is in-sample (WMV weighs each tree by its
+#: validation accuracy).
+FITTED_ON_VALIDATION = ("WMV",)
+
+
 def method_comparison(rows):
     """Test and validation accuracy of several methods on the same splits, as grouped bars.
 
@@ -545,7 +556,9 @@ def method_comparison(rows):
         Each with ``"method"`` (a registry id; other names take a colour no method has),
         ``"test"`` and ``"validation"`` accuracies (means over the splits), optionally
         ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when positive),
-        ``"splits"`` and ``"used"`` (members used); the order is kept.
+        ``"splits"``, ``"used"`` (members used) and ``"fitted_on_validation"`` (default:
+        SDWEC, its variants and :data:`FITTED_ON_VALIDATION`; their validation bars are
+        hatched: in-sample); the order is kept.
 
     Returns
     -------
@@ -561,17 +574,28 @@ def method_comparison(rows):
     colours = _method_colors([r["method"] for r in rows])
     used = [r.get("used", "") for r in rows]
     splits = rows[0].get("splits", 1) if rows else 1
+    fitted = [r.get("fitted_on_validation", str(r["method"]) in FITTED_ON_VALIDATION
+                    or str(r["method"]).startswith("SDWEC")) for r in rows]
     traces = []
     for split, opacity in (("test", 1.0), ("validation", 0.45)):
         values = [r[split] for r in rows]
         sd = [r.get(f"{split}_sd", 0.0) for r in rows]
         spread = any(v > 0 for v in sd)
         shown = [mean_sd(v, e) if spread else significant(v, 4) for v, e in zip(values, sd)]
+        marker = dict(color=colours, line=dict(width=1, color="#444444"))
+        notes = [""] * len(rows)
+        if split == "validation":
+            # In-sample: these methods' weights were fitted on the validation rows.
+            marker["pattern"] = dict(shape=["/" if f else "" for f in fitted], solidity=0.3)
+            notes = ["<br>(fitted on these rows)" if f else "" for f in fitted]
         trace = dict(type="bar", x=names, y=values, name=split, opacity=opacity,
-                     marker=dict(color=colours, line=dict(width=1, color="#444444")),
+                     marker=marker,
+                     # At the bar's base, where the error bar's whisker never reaches.
                      text=[f"{v:.3f}" for v in values], textposition="inside",
-                     insidetextanchor="end", customdata=np.column_stack([used, shown]),
-                     hovertemplate="%{x}<br>" + split + " accuracy %{customdata[1]}<br>"
+                     insidetextanchor="start",
+                     customdata=np.column_stack([used, shown, notes]),
+                     hovertemplate="%{x}<br>" + split + " accuracy %{customdata[1]}"
+                                   "%{customdata[2]}<br>"
                                    "members used %{customdata[0]}<extra></extra>")
         if spread:
             trace["error_y"] = dict(type="data", array=sd, color="#444444")
@@ -581,7 +605,10 @@ def method_comparison(rows):
     title = "Accuracy, one split" if splits == 1 else \
         f"Accuracy, mean ± sd over {splits} splits"
     # From 0, and to 1 unless an error bar reaches past it.
-    return _figure(traces, title + "<br><sup>test solid, validation pale</sup>", "",
+    subtitle = "test solid, validation pale"
+    if any(fitted):
+        subtitle += "; hatched: weights fitted on the validation rows"
+    return _figure(traces, title + f"<br><sup>{subtitle}</sup>", "",
                    "accuracy", barmode="group", showlegend=False,
                    yaxis=dict(range=[0.0, max(1.0, high)]))
 
@@ -617,10 +644,12 @@ def prediction_time(timing):
                             array=[h - m for h, m in zip(q3, median)],
                             arrayminus=[m - lo for m, lo in zip(median, q1)]),
                text=[f"{significant(v)} ms" for v in median], textposition="inside",
+               insidetextanchor="start",
                hovertemplate="%{y}: median %{x:.3g} ms<extra></extra>")
-    return _figure([bar], f"Prediction time, {timing.n_rows:,} rows "
-                          f"(median and quartiles of {timing.repeats} runs)", "milliseconds",
-                   "", height=240, xaxis=dict(rangemode="tozero"))
+    # Two lines: on one, the title was cut at the chart's width in a 1280 px window.
+    return _figure([bar], f"Prediction time, {timing.n_rows:,} rows<br><sup>median and "
+                          f"quartiles of {timing.repeats} runs</sup>", "milliseconds",
+                   "", height=260, xaxis=dict(rangemode="tozero"))
 
 
 # --------------------------------------------------------------------------- frontier

@@ -297,7 +297,9 @@ def test_lambda_scrubber_holds_every_lambda_of_the_grid():
     frame = scrubber["frames"][grid.index(10.0)]
     heading = frame["data"][3]["text"][0]
     assert heading.startswith("λ = 10: ")
-    assert f"{sol.n_selected} of 10 trees" in heading and f"test accuracy {acc:.4f}" in heading
+    assert f"{sol.n_selected} of 10 trees" in heading and f"test accuracy {acc:.3f}" in heading
+    # It names the one split it shows; the caption tells it from the headline's mean.
+    assert heading.endswith(f"(first split (seed 0), {len(_direct()[0].y_test)} test rows)")
     assert scrubber["layout"]["sliders"][0]["active"] == grid.index(10.0)
 
 
@@ -1030,3 +1032,14 @@ def test_a_frontier_click_opens_the_explorer_with_that_point():
     assert "Test accuracy (SDWEC)" in _metrics(at)  # the Explorer, at once
     assert at.select_slider(key="cfg_lam").value == expected.lam
     assert at.query_params["lam"] == f"{expected.lam:g}"
+
+
+def test_scrubber_caption_separates_one_split_from_the_headline():
+    at = _app({"dataset": "wine", "l": "10", "r": "3"})
+    at.toggle(key="explorer_scrub").set_value(True).run()
+    _ok(at)
+    n_test = len(_direct()[0].y_test)
+    (note,) = [c.value for c in at.caption if "Scrub" not in c.value
+               and "this view is one split" in c.value]
+    assert "means over all 3 splits" in note and f"its {n_test} test rows" in note
+    assert f"one test row = {100 / n_test:.2g} points" in note

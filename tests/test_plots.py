@@ -361,14 +361,19 @@ def test_lambda_scrubber_by_hand():
     assert list(bars.y) == [0.8, 1.0, 0.7, 0.9] and list(bars.text) == [
         "0.800", "1.000", "0.700", "0.900"]
     assert (list(here.x), list(here.y)) == ([3], [0.8])
-    assert heading.text == ("λ = 100: 3 of 3 trees, test accuracy 0.8000",)
+    assert heading.text == ("λ = 100: 3 of 3 trees, test accuracy 0.800",)
     assert list(fig.frames[1].data[2].x) == [1]
     # The abstaining λ: no stem, no marker on the log axis, and the heading says so.
     stems, _, here, heading = (fig.frames[0].data[i] for i in range(4))
     assert list(stems.x) == [] and list(here.x) == [None] and list(here.y) == [None]
-    assert heading.text == ("λ = 0.01: abstains (no tree kept), test accuracy 0.4000",)
+    assert heading.text == ("λ = 0.01: abstains (no tree kept), test accuracy 0.400",)
     # The line of every λ leaves the abstaining one out.
     assert list(fig.data[4].x) == [1, 3]
+    # The split it rests on, named in every heading; the bars' labels at their base.
+    one = plots.lambda_scrubber(path, lam=0.9, split="first split (seed 3), 42 test rows")
+    assert one.frames[1].data[3].text == (
+        "λ = 1: 1 of 3 trees, test accuracy 0.600 (first split (seed 3), 42 test rows)",)
+    assert one.frames[1].data[1].insidetextanchor == "start"
 
 
 # --------------------------------------------------------------------------- issue 21: sizes

@@ -169,6 +169,11 @@ def test_prediction_time_in_milliseconds_with_quartiles():
     assert list(bar.error_x.array) == pytest.approx([1.0, 0.0])
     assert list(bar.error_x.arrayminus) == pytest.approx([1.0, 0.0])
     assert "2,000 rows" in fig.layout.title.text and "5 runs" in fig.layout.title.text
+    # At the bar's base, clear of the quartile whiskers at its end.
+    assert (bar.textposition, bar.insidetextanchor) == ("inside", "start")
+    # Two short lines (one was cut at the chart's width in a 1280 px window).
+    first, second = fig.layout.title.text.split("<br>")
+    assert first == "Prediction time, 2,000 rows" and len(second) < 60
 
 
 def test_prediction_time_of_the_same_ensemble_draws_one_bar():
@@ -395,6 +400,28 @@ def test_method_comparison_bars_start_at_zero_with_the_spread():
     high = plots.method_comparison([{"method": "SDWEC", "test": 0.98, "validation": 0.99,
                                      "test_sd": 0.03, "validation_sd": 0.0}])
     assert tuple(high.layout.yaxis.range) == pytest.approx((0.0, 1.01))
+
+
+def test_method_comparison_labels_clear_of_whiskers_and_in_sample_bars_marked():
+    rows = [{"method": "SDWEC", "test": 0.783, "validation": 1.0, "test_sd": 0.05,
+             "validation_sd": 0.0, "splits": 10, "used": "25"},
+            {"method": "bagging", "test": 0.812, "validation": 0.841, "test_sd": 0.04,
+             "validation_sd": 0.02, "splits": 10, "used": "200"}]
+    fig = plots.method_comparison(rows)
+    # The value labels sit at the bars' base; the whiskers are at their tops.
+    for name in ("test", "validation"):
+        trace = _trace(fig, name)
+        assert (trace.textposition, trace.insidetextanchor) == ("inside", "start")
+    # SDWEC's validation bar is hatched and says it is fitted on these rows; bagging's not.
+    validation = _trace(fig, "validation")
+    assert list(validation.marker.pattern.shape) == ["/", ""]
+    assert "fitted on these rows" in validation.customdata[0][2]
+    assert validation.customdata[1][2] == ""
+    assert "hatched: weights fitted on the validation rows" in fig.layout.title.text
+    assert _trace(fig, "test").marker.pattern.shape is None
+    # Nothing fitted on the validation rows: no hatching, no note.
+    plain = plots.method_comparison(rows[1:])
+    assert "hatched" not in plain.layout.title.text
 
 
 def test_weight_bars_have_one_width_per_tree():

@@ -251,10 +251,11 @@ def _pin_section(config, refs, live_results):
     shared = comparison.shared_members(live_results[0].solution.weights,
                                        pinned_results[0].solution.weights)
     st.markdown(f"Test accuracy, live {sentence}")
-    st.caption(f"On the first split both keep {shared['both']} trees; only the live "
-               f"configuration keeps {shared['only_first']}, only the pinned one "
-               f"{shared['only_second']}. The weights chart marks the pinned weights with "
-               f"black ticks.")
+    st.caption(f"On the first split they share {shared['both']} kept trees; only the live "
+               f"one keeps {shared['only_first']} more, only the pinned one "
+               f"{shared['only_second']} more. The weights chart marks the pinned weights "
+               f"with light grey ticks: the pinned configuration cut its weights at its own "
+               f"threshold, not at the line drawn there.")
     return pinned_results[0]
 
 
@@ -293,7 +294,8 @@ def measured_note(measured):
 
 def _pin_table(live_results, pinned_results):
     """Live, pinned and live − pinned: the values of one split, or mean ± sd over several
-    (the difference's sd is the paired one, over the splits)."""
+    (the difference's sd is the paired one, over the splits; accuracy differences in points,
+    as the sentence under the table gives them)."""
     def values(results):
         return {"test accuracy": comparison.scores(results, split="test")[0],
                 "validation accuracy": comparison.scores(results, split="validation")[0],
@@ -310,6 +312,9 @@ def _pin_table(live_results, pinned_results):
                              ("+", live[column] - old[column])):
             if one:
                 cells.append(float(series[0]))
+            elif sign and column.endswith("accuracy"):
+                cells.append(f"{points(series.mean())} ± "
+                             f"{points(series.std(ddof=1), sign=False)} points")
             else:
                 mean = f"{series.mean():{sign}.{decimals}f}".replace("-", "−")
                 cells.append(f"{mean} ± {series.std(ddof=1):.{decimals}f}")

@@ -338,6 +338,9 @@ def _two_colours(mask, on, off):
                 colorscale=[[0, off], [1, on]])
 
 
+#: The pinned configuration's weight ticks: light, so they do not read as this one's.
+PINNED = "rgba(0, 0, 0, 0.45)"
+
 #: How the λ scrubber's heading (a text trace, see :func:`lambda_scrubber`) starts.
 SCRUBBER_HEADING = "λ = "
 
@@ -472,21 +475,29 @@ def lambda_scrubber(path, lam=None, split=None):
     return go.Figure(data=panels(start) + [everything], layout=layout, frames=frames)
 
 
-def member_weights(weights, member_accuracy, threshold=None, pinned=None, method="SDWEC"):
+def member_weights(weights, member_accuracy, threshold=None, pinned=None, method="SDWEC",
+                   raw=None):
     """Weight of every ensemble member, selected ones highlighted, with its own accuracy.
+
+    The members' own accuracies are dots in a strip under the weights, on their own axis
+    (on a second axis over the bars they collided with them).
 
     Parameters
     ----------
     weights : array_like of shape (l,)
         Final weights (zeros are the dropped members).
     member_accuracy : array_like of shape (l,)
-        Each member's validation accuracy, shown on hover and as a second axis.
+        Each member's validation accuracy, shown on hover and in the strip below.
     threshold : float or None, default=None
         Threshold the raw weights were cut at, drawn as a line when finite and positive.
     pinned : array_like of shape (l,), optional
-        Another configuration's weights, drawn as black ticks over the bars (non-zero only).
+        Another configuration's weights, drawn as grey ticks over the bars (non-zero only);
+        that configuration applied its own threshold.
     method : str, default="SDWEC"
         The registry method whose weights these are; the kept trees' bars take its colour.
+    raw : array_like of shape (l,), optional
+        The weights before the threshold (:attr:`sdwec.solver.Solution.raw_weights`): the
+        dropped trees' are drawn as thin grey bars, so that what was dropped shows.
 
     Returns
     -------
@@ -498,42 +509,68 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
         raise ValueError(f"weights {weights.shape} and member_accuracy {acc.shape} differ in shape")
     idx = np.arange(weights.size)
     chosen = weights > 0
+    dropped = ~chosen
+    if raw is None:
+        drop_y, drop_name, drop_width = weights[dropped], "weight 0 after the threshold", BAR_WIDTH
+    else:
+        raw = np.asarray(raw, dtype=float)
+        if raw.shape != weights.shape:
+            raise ValueError(f"raw weights {raw.shape} and weights {weights.shape} differ in "
+                             f"shape")
+        drop_y, drop_name = np.clip(raw[dropped], 0.0, None), "weight before the threshold"
+        drop_width = BAR_WIDTH / 2
     # Fixed-width bars on a fixed axis: Plotly's automatic width follows the spacing of the
     # bars drawn, which turned two kept trees into one block from the first to the second.
-    traces = [dict(type="bar", x=idx[mask], y=weights[mask], name=f"{name} ({int(mask.sum())})",
-                   width=BAR_WIDTH, marker=dict(color=colour), customdata=acc[mask],
-                   hovertemplate="tree %{x}<br>weight %{y:.4g}<br>"
-                                 "validation accuracy %{customdata:.3f}<extra></extra>")
-              for mask, name, colour in ((chosen, "selected", methods.get(method).color),
-                                         (~chosen, "dropped", COLORS["dropped"]))]
+    hover = ("tree %{x}<br>weight %{y:.4g}<br>validation accuracy %{customdata:.3f}"
+             "<extra></extra>")
+    traces = [dict(type="bar", x=idx[chosen], y=weights[chosen],
+                   name=f"selected ({int(chosen.sum())})", width=BAR_WIDTH,
+                   marker=dict(color=methods.get(method).color), customdata=acc[chosen],
+                   hovertemplate=hover),
+              dict(type="bar", x=idx[dropped], y=drop_y,
+                   name=f"dropped ({int(dropped.sum())}): {drop_name}", width=drop_width,
+                   marker=dict(color=COLORS["dropped"]), customdata=acc[dropped],
+                   hovertemplate=hover.replace("weight", "dropped, weight"
+                                               + (" before the threshold" if raw is not None
+                                                  else "")))]
     if pinned is not None:
         pinned = np.asarray(pinned, dtype=float)
         if pinned.shape != weights.shape:
             raise ValueError(f"pinned weights {pinned.shape} and weights {weights.shape} "
                              f"differ in shape")
         kept = pinned > 0
+        # Light and thin: the pinned configuration cut its weights at its own threshold, not
+        # at the line drawn here.
         traces.append(dict(type="scatter", x=idx[kept], y=pinned[kept], mode="markers",
-                           name=f"pinned ({int(kept.sum())})",
-                           marker=dict(symbol="line-ew-open", size=14, color="black",
-                                       line=dict(width=2, color="black")),
+                           name=f"pinned: its {int(kept.sum())} kept trees "
+                                f"(its own threshold)",
+                           marker=dict(symbol="line-ew-open", size=10, color=PINNED,
+                                       line=dict(width=1, color=PINNED)),
                            hovertemplate="tree %{x}<br>pinned weight %{y:.4g}<extra></extra>"))
     traces.append(dict(type="scatter", x=idx, y=acc, mode="markers",
-                       name="tree's validation accuracy", yaxis="y2",
-                       marker=dict(color=COLORS["accuracy"], size=5),
+                       name="tree's validation accuracy", xaxis="x", yaxis="y2",
+                       marker=dict(color=COLORS["accuracy"], size=4),
                        hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>"))
     shapes, notes = [], []
-    if threshold is not None and np.isfinite(threshold) and threshold > 0:
+    line = threshold is not None and np.isfinite(threshold) and threshold > 0
+    if line:
         shapes.append(dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=threshold,
                            y1=threshold, line=dict(color=COLORS["threshold"], dash="dot")))
         notes.append(dict(xref="x domain", x=1, xanchor="right", yref="y", y=threshold,
                           yanchor="bottom", showarrow=False,
                           text=f"threshold {significant(threshold)}"))
+    if weights.size and not chosen.any():
+        cause = (f"every weight fell below the threshold t = {significant(threshold)}"
+                 if line else "no tree kept")
+        notes.append(dict(xref="x domain", x=0.5, yref="y domain", y=0.6, showarrow=False,
+                          text=f"{cause}: the ensemble abstains", font=dict(size=15)))
     return _figure(traces, "Weights of the ensemble members", "tree index", "weight",
                    barmode="overlay", shapes=shapes, annotations=notes,
-                   xaxis=dict(range=[-0.5, weights.size - 0.5]),
-                   yaxis2=dict(title=dict(text="accuracy"), overlaying="y", side="right",
-                               range=[0, 1.02], showgrid=False, tickmode="linear",
-                               tick0=0, dtick=0.25))
+                   xaxis=dict(range=[-0.5, weights.size - 0.5], anchor="y2"),
+                   yaxis=dict(domain=[0.3, 1.0]),
+                   yaxis2=dict(title=dict(text="tree's<br>accuracy"), domain=[0.0, 0.2],
+                               anchor="x", range=[0, 1.05], showgrid=False,
+                               tickvals=[0, 0.5, 1]))
 
 
 #: Methods (besides SDWEC and its variants) whose weights are fitted on the validation

@@ -128,7 +128,7 @@ def test_member_weights_splits_selected_and_dropped():
     acc = np.array([0.6, 0.7, 0.8, 0.9])
     fig = plots.member_weights(w, acc, threshold=0.1)
     sel = _trace(fig, "selected (2)")
-    drop = _trace(fig, "dropped (2)")
+    drop = _trace(fig, "dropped (2): weight 0 after the threshold")
     assert list(sel.x) == [1, 3] and list(sel.y) == [0.5, 1.5]
     assert list(sel.customdata) == [0.7, 0.9]
     assert list(drop.x) == [0, 2]
@@ -138,6 +138,28 @@ def test_member_weights_splits_selected_and_dropped():
     assert len(plots.member_weights(w, acc, threshold=float("nan")).layout.shapes) == 0
     with pytest.raises(ValueError, match="shape"):
         plots.member_weights(w, acc[:3])
+
+
+def test_member_weights_show_what_was_dropped():
+    w = np.array([0.0, 0.5, 0.0, 1.5])
+    acc = np.array([0.6, 0.7, 0.8, 0.9])
+    fig = plots.member_weights(w, acc, threshold=0.1, raw=[0.04, 0.5, 0.08, 1.5])
+    drop = _trace(fig, "dropped (2): weight before the threshold")
+    # The dropped trees' weights before line 15, as thin bars under the threshold line.
+    assert list(drop.x) == [0, 2] and list(drop.y) == [0.04, 0.08]
+    assert drop.width < _trace(fig, "selected (2)").width
+    assert not fig.layout.annotations[1:]  # trees were kept: no abstention note
+    # The tree accuracies are a strip of their own under the weights, not over the bars.
+    dots = _trace(fig, "tree's validation accuracy")
+    assert dots.yaxis == "y2" and fig.layout.yaxis2.overlaying is None
+    assert fig.layout.yaxis2.domain[1] < fig.layout.yaxis.domain[0]
+    # Every tree dropped: the chart says that the ensemble abstains, and why.
+    none = plots.member_weights([0.0, 0.0], [0.6, 0.7], threshold=0.25, raw=[0.1, 0.2])
+    assert list(_trace(none, "dropped (2): weight before the threshold").y) == [0.1, 0.2]
+    assert none.layout.annotations[-1].text == (
+        "every weight fell below the threshold t = 0.25: the ensemble abstains")
+    with pytest.raises(ValueError, match="raw weights"):
+        plots.member_weights(w, acc, raw=[1.0])
 
 
 def test_method_comparison_keeps_order_and_values():
@@ -343,9 +365,11 @@ def test_paper_comparison_and_training_time():
 
 def test_member_weights_marks_the_pinned_weights():
     fig = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3, pinned=[0.0, 0.4, 0.9])
-    pinned = _trace(fig, "pinned (2)")
+    pinned = _trace(fig, "pinned: its 2 kept trees (its own threshold)")
     assert list(pinned.x) == [1, 2] and list(pinned.y) == [0.4, 0.9]
-    assert fig.layout.yaxis2.dtick == 0.25  # accuracy ticks at 0, 0.25, ..., not 0.126
+    # Light, thin ticks: another configuration's, not this one's.
+    assert pinned.marker.line.width == 1 and "0.45" in pinned.marker.color
+    assert list(fig.layout.yaxis2.tickvals) == [0, 0.5, 1]  # not 0.126
     with pytest.raises(ValueError, match="differ in shape"):
         plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])
 
@@ -429,7 +453,7 @@ def test_weight_bars_have_one_width_per_tree():
     w = np.zeros(21)
     w[[0, 20]] = [1.0, 2.0]
     fig = plots.member_weights(w, np.full(21, 0.7), threshold=0.5)
-    for name in ("selected (2)", "dropped (19)"):
+    for name in ("selected (2)", "dropped (19): weight 0 after the threshold"):
         assert _trace(fig, name).width == 0.8
     assert tuple(fig.layout.xaxis.range) == (-0.5, 20.5)
     assert _trace(fig, "selected (2)").marker.color == methods.get("SDWEC").color

@@ -680,13 +680,16 @@ def prediction_time(timing):
                error_x=dict(type="data", symmetric=False,
                             array=[h - m for h, m in zip(q3, median)],
                             arrayminus=[m - lo for m, lo in zip(median, q1)]),
-               text=[f"{significant(v)} ms" for v in median], textposition="inside",
-               insidetextanchor="start",
                hovertemplate="%{y}: median %{x:.3g} ms<extra></extra>")
+    # The values right of the upper quartile's whisker: inside a short bar they ran into it.
+    values = dict(type="scatter", mode="text", x=q3, y=labels,
+                  text=[f"  {significant(v)} ms" for v in median],
+                  textposition="middle right", hoverinfo="skip", showlegend=False)
     # Two lines: on one, the title was cut at the chart's width in a 1280 px window.
-    return _figure([bar], f"Prediction time, {timing.n_rows:,} rows<br><sup>median and "
-                          f"quartiles of {timing.repeats} runs</sup>", "milliseconds",
-                   "", height=260, xaxis=dict(rangemode="tozero"))
+    return _figure([bar, values], f"Prediction time, {timing.n_rows:,} rows<br><sup>median "
+                                  f"and quartiles of {timing.repeats} runs</sup>",
+                   "milliseconds", "", height=260, showlegend=False,
+                   xaxis=dict(range=[0, 1.3 * max(q3)]))
 
 
 # --------------------------------------------------------------------------- frontier

@@ -623,7 +623,10 @@ def method_comparison(rows):
         notes = [""] * len(rows)
         if split == "validation":
             # In-sample: these methods' weights were fitted on the validation rows.
-            marker["pattern"] = dict(shape=["/" if f else "" for f in fitted], solidity=0.3)
+            # Over the bar's colour (the default replaces it, and on a white page the value
+            # label turned white on white).
+            marker["pattern"] = dict(shape=["/" if f else "" for f in fitted], solidity=0.25,
+                                     fillmode="overlay", fgcolor="#333333")
             notes = ["<br>(fitted on these rows)" if f else "" for f in fitted]
         trace = dict(type="bar", x=names, y=values, name=split, opacity=opacity,
                      marker=marker,

@@ -442,6 +442,7 @@ def test_method_comparison_labels_clear_of_whiskers_and_in_sample_bars_marked():
     # SDWEC's validation bar is hatched and says it is fitted on these rows; bagging's not.
     validation = _trace(fig, "validation")
     assert list(validation.marker.pattern.shape) == ["/", ""]
+    assert validation.marker.pattern.fillmode == "overlay"  # the bar's colour stays under it
     assert "fitted on these rows" in validation.customdata[0][2]
     assert validation.customdata[1][2] == ""
     assert "hatched: weights fitted on the validation rows" in fig.layout.title.text

@@ -152,10 +152,20 @@ def show_explorer(config):
                    f"λ values, computed once for this pool and these β, γ, ε, k: the weights, "
                    f"the accuracies beside bagging's and the position among all λ redraw in "
                    f"your browser, without asking the server. The sidebar's λ sets the value "
-                   f"the rest of the page uses.")
+                   f"the rest of the page uses. " + _scrubber_split_note(result, len(results)))
     _timing_section(ref, voting.voting_weights(sol.weights, config.compare_params()["fit_on"]))
     show_downloads(ref, config, result)
     return result
+
+
+def _scrubber_split_note(result, splits):
+    """What the scrubber's accuracies rest on, against the headline's."""
+    row = f"one test row = {points(1 / result.n_test, sign=False)} points"
+    if splits == 1:
+        return f"Its accuracies are on this split's {result.n_test:,} test rows ({row})."
+    return (f"The headline's accuracies are means over all {splits} splits; this view is "
+            f"one split, the first, on its {result.n_test:,} test rows ({row}), so its "
+            f"numbers differ from the headline's.")
 
 
 #: Where docs/algorithm.md derives why Algorithm 1's costs can rise (rendered under the note).
@@ -241,10 +251,11 @@ def _pin_section(config, refs, live_results):
     shared = comparison.shared_members(live_results[0].solution.weights,
                                        pinned_results[0].solution.weights)
     st.markdown(f"Test accuracy, live {sentence}")
-    st.caption(f"On the first split both keep {shared['both']} trees; only the live "
-               f"configuration keeps {shared['only_first']}, only the pinned one "
-               f"{shared['only_second']}. The weights chart marks the pinned weights with "
-               f"black ticks.")
+    st.caption(f"On the first split they share {shared['both']} kept trees; only the live "
+               f"one keeps {shared['only_first']} more, only the pinned one "
+               f"{shared['only_second']} more. The weights chart marks the pinned weights "
+               f"with light grey ticks: the pinned configuration cut its weights at its own "
+               f"threshold, not at the line drawn there.")
     return pinned_results[0]
 
 
@@ -283,7 +294,8 @@ def measured_note(measured):
 
 def _pin_table(live_results, pinned_results):
     """Live, pinned and live − pinned: the values of one split, or mean ± sd over several
-    (the difference's sd is the paired one, over the splits)."""
+    (the difference's sd is the paired one, over the splits; accuracy differences in points,
+    as the sentence under the table gives them)."""
     def values(results):
         return {"test accuracy": comparison.scores(results, split="test")[0],
                 "validation accuracy": comparison.scores(results, split="validation")[0],
@@ -300,6 +312,9 @@ def _pin_table(live_results, pinned_results):
                              ("+", live[column] - old[column])):
             if one:
                 cells.append(float(series[0]))
+            elif sign and column.endswith("accuracy"):
+                cells.append(f"{points(series.mean())} ± "
+                             f"{points(series.std(ddof=1), sign=False)} points")
             else:
                 mean = f"{series.mean():{sign}.{decimals}f}".replace("-", "−")
                 cells.append(f"{mean} ± {series.std(ddof=1):.{decimals}f}")

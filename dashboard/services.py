@@ -673,7 +673,8 @@ def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     pinned = None if _pinned is None else voting.voting_weights(_pinned.solution.weights, fit_on)
     weights = plots.member_weights(voting.voting_weights(sol.weights, fit_on),
                                    _result.member_accuracy, threshold, pinned=pinned,
-                                   method="SDWEC-OOB" if equal else "SDWEC")
+                                   method="SDWEC-OOB" if equal else "SDWEC",
+                                   raw=None if equal else sol.raw_weights)
     if equal:
         weights.update_layout(title_text="Votes of the ensemble members: one per kept tree "
                                          "(SDWEC-OOB)")
@@ -712,7 +713,8 @@ def _lambda_path(ref, params):
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _scrubber_figure(ref, params, lam):
-    return plots.lambda_scrubber(_lambda_path(ref, params), lam)
+    split = f"first split (seed {ref.key.seed}), {len(_pool(ref).y_test):,} test rows"
+    return plots.lambda_scrubber(_lambda_path(ref, params), lam, split=split)
 
 
 def scrubber_figure(ref, config):

@@ -338,6 +338,9 @@ def _two_colours(mask, on, off):
                 colorscale=[[0, off], [1, on]])
 
 
+#: The pinned configuration's weight ticks: light, so they do not read as this one's.
+PINNED = "rgba(0, 0, 0, 0.45)"
+
 #: How the λ scrubber's heading (a text trace, see :func:`lambda_scrubber`) starts.
 SCRUBBER_HEADING = "λ = "
 
@@ -360,7 +363,7 @@ def _stems(idx, weights):
     return x, y, label
 
 
-def lambda_scrubber(path, lam=None):
+def lambda_scrubber(path, lam=None, split=None):
     """SDWEC over a λ grid as Plotly frames: scrub λ in the browser, no server round trip.
 
     One figure, three panels that move together with the slider under them: every tree's
@@ -378,6 +381,10 @@ def lambda_scrubber(path, lam=None):
     path : sdwec.comparison.LambdaPath
     lam : float, optional
         The λ shown first (the nearest grid value; default the first).
+    split : str, optional
+        Which split the path was computed on (e.g. ``"first split (seed 0), 42 test
+        rows"``), added to every heading: the scrubber shows one split, not the mean the
+        page's headline reports.
 
     Returns
     -------
@@ -393,6 +400,7 @@ def lambda_scrubber(path, lam=None):
     bag = methods.get("bagging").color
     top = float(W.max()) if W.size and W.max() > 0 else 1.0
     drawn = used > 0  # abstaining λ (no tree) have no place on a log axis
+    where = f" ({split})" if split else ""
 
     def panels(j):
         x, y, label = _stems(idx, W[:, j])
@@ -409,7 +417,7 @@ def lambda_scrubber(path, lam=None):
                         text=[f"{v:.3f}" for v in (path.test_accuracy[j], path.val_accuracy[j],
                                                    path.bagging["test"],
                                                    path.bagging["validation"])],
-                        textposition="inside", hovertemplate="%{x}: %{y:.4f}<extra></extra>")
+                        textposition="inside", insidetextanchor="start", hovertemplate="%{x}: %{y:.4f}<extra></extra>")
         # An abstaining λ has no place on the log axis: its marker is not drawn (a null
         # point), and the heading says that it abstains.
         here = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers",
@@ -421,8 +429,8 @@ def lambda_scrubber(path, lam=None):
         status = "abstains (no tree kept)" if used[j] == 0 else f"{used[j]} of {l} trees"
         heading = dict(type="scatter", xaxis="x4", yaxis="y4", mode="text", x=[0], y=[0.5],
                        text=[f"{SCRUBBER_HEADING}{lams[j]:g}: {status}, test accuracy "
-                             f"{path.test_accuracy[j]:.4f}"],
-                       textposition="middle right", textfont=dict(size=17),
+                             f"{path.test_accuracy[j]:.3f}" + where],
+                       textposition="middle right", textfont=dict(size=16),
                        hoverinfo="skip")
         return [weights, accuracy, here, heading]
 
@@ -467,21 +475,29 @@ def lambda_scrubber(path, lam=None):
     return go.Figure(data=panels(start) + [everything], layout=layout, frames=frames)
 
 
-def member_weights(weights, member_accuracy, threshold=None, pinned=None, method="SDWEC"):
+def member_weights(weights, member_accuracy, threshold=None, pinned=None, method="SDWEC",
+                   raw=None):
     """Weight of every ensemble member, selected ones highlighted, with its own accuracy.
+
+    The members' own accuracies are dots in a strip under the weights, on their own axis
+    (on a second axis over the bars they collided with them).
 
     Parameters
     ----------
     weights : array_like of shape (l,)
         Final weights (zeros are the dropped members).
     member_accuracy : array_like of shape (l,)
-        Each member's validation accuracy, shown on hover and as a second axis.
+        Each member's validation accuracy, shown on hover and in the strip below.
     threshold : float or None, default=None
         Threshold the raw weights were cut at, drawn as a line when finite and positive.
     pinned : array_like of shape (l,), optional
-        Another configuration's weights, drawn as black ticks over the bars (non-zero only).
+        Another configuration's weights, drawn as grey ticks over the bars (non-zero only);
+        that configuration applied its own threshold.
     method : str, default="SDWEC"
         The registry method whose weights these are; the kept trees' bars take its colour.
+    raw : array_like of shape (l,), optional
+        The weights before the threshold (:attr:`sdwec.solver.Solution.raw_weights`): the
+        dropped trees' are drawn as thin grey bars, so that what was dropped shows.
 
     Returns
     -------
@@ -493,42 +509,74 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
         raise ValueError(f"weights {weights.shape} and member_accuracy {acc.shape} differ in shape")
     idx = np.arange(weights.size)
     chosen = weights > 0
+    dropped = ~chosen
+    if raw is None:
+        drop_y, drop_name, drop_width = weights[dropped], "weight 0 after the threshold", BAR_WIDTH
+    else:
+        raw = np.asarray(raw, dtype=float)
+        if raw.shape != weights.shape:
+            raise ValueError(f"raw weights {raw.shape} and weights {weights.shape} differ in "
+                             f"shape")
+        drop_y, drop_name = np.clip(raw[dropped], 0.0, None), "weight before the threshold"
+        drop_width = BAR_WIDTH / 2
     # Fixed-width bars on a fixed axis: Plotly's automatic width follows the spacing of the
     # bars drawn, which turned two kept trees into one block from the first to the second.
-    traces = [dict(type="bar", x=idx[mask], y=weights[mask], name=f"{name} ({int(mask.sum())})",
-                   width=BAR_WIDTH, marker=dict(color=colour), customdata=acc[mask],
-                   hovertemplate="tree %{x}<br>weight %{y:.4g}<br>"
-                                 "validation accuracy %{customdata:.3f}<extra></extra>")
-              for mask, name, colour in ((chosen, "selected", methods.get(method).color),
-                                         (~chosen, "dropped", COLORS["dropped"]))]
+    hover = ("tree %{x}<br>weight %{y:.4g}<br>validation accuracy %{customdata:.3f}"
+             "<extra></extra>")
+    traces = [dict(type="bar", x=idx[chosen], y=weights[chosen],
+                   name=f"selected ({int(chosen.sum())})", width=BAR_WIDTH,
+                   marker=dict(color=methods.get(method).color), customdata=acc[chosen],
+                   hovertemplate=hover),
+              dict(type="bar", x=idx[dropped], y=drop_y,
+                   name=f"dropped ({int(dropped.sum())}): {drop_name}", width=drop_width,
+                   marker=dict(color=COLORS["dropped"]), customdata=acc[dropped],
+                   hovertemplate=hover.replace("weight", "dropped, weight"
+                                               + (" before the threshold" if raw is not None
+                                                  else "")))]
     if pinned is not None:
         pinned = np.asarray(pinned, dtype=float)
         if pinned.shape != weights.shape:
             raise ValueError(f"pinned weights {pinned.shape} and weights {weights.shape} "
                              f"differ in shape")
         kept = pinned > 0
+        # Light and thin: the pinned configuration cut its weights at its own threshold, not
+        # at the line drawn here.
         traces.append(dict(type="scatter", x=idx[kept], y=pinned[kept], mode="markers",
-                           name=f"pinned ({int(kept.sum())})",
-                           marker=dict(symbol="line-ew-open", size=14, color="black",
-                                       line=dict(width=2, color="black")),
+                           name=f"pinned: its {int(kept.sum())} kept trees "
+                                f"(its own threshold)",
+                           marker=dict(symbol="line-ew-open", size=10, color=PINNED,
+                                       line=dict(width=1, color=PINNED)),
                            hovertemplate="tree %{x}<br>pinned weight %{y:.4g}<extra></extra>"))
     traces.append(dict(type="scatter", x=idx, y=acc, mode="markers",
-                       name="tree's validation accuracy", yaxis="y2",
-                       marker=dict(color=COLORS["accuracy"], size=5),
+                       name="tree's validation accuracy", xaxis="x", yaxis="y2",
+                       marker=dict(color=COLORS["accuracy"], size=4),
                        hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>"))
     shapes, notes = [], []
-    if threshold is not None and np.isfinite(threshold) and threshold > 0:
+    line = threshold is not None and np.isfinite(threshold) and threshold > 0
+    if line:
         shapes.append(dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=threshold,
                            y1=threshold, line=dict(color=COLORS["threshold"], dash="dot")))
         notes.append(dict(xref="x domain", x=1, xanchor="right", yref="y", y=threshold,
                           yanchor="bottom", showarrow=False,
                           text=f"threshold {significant(threshold)}"))
+    if weights.size and not chosen.any():
+        cause = (f"every weight fell below the threshold t = {significant(threshold)}"
+                 if line else "no tree kept")
+        notes.append(dict(xref="x domain", x=0.5, yref="y domain", y=0.6, showarrow=False,
+                          text=f"{cause}: the ensemble abstains", font=dict(size=15)))
     return _figure(traces, "Weights of the ensemble members", "tree index", "weight",
                    barmode="overlay", shapes=shapes, annotations=notes,
-                   xaxis=dict(range=[-0.5, weights.size - 0.5]),
-                   yaxis2=dict(title=dict(text="accuracy"), overlaying="y", side="right",
-                               range=[0, 1.02], showgrid=False, tickmode="linear",
-                               tick0=0, dtick=0.25))
+                   xaxis=dict(range=[-0.5, weights.size - 0.5], anchor="y2"),
+                   yaxis=dict(domain=[0.3, 1.0]),
+                   yaxis2=dict(title=dict(text="tree's<br>accuracy"), domain=[0.0, 0.2],
+                               anchor="x", range=[0, 1.05], showgrid=False,
+                               tickvals=[0, 0.5, 1]))
+
+
+#: Methods (besides SDWEC and its variants) whose weights are fitted on the validation
+#: rows, so that their validation accuracy is in-sample (WMV weighs each tree by its
+#: validation accuracy).
+FITTED_ON_VALIDATION = ("WMV",)
 
 
 def method_comparison(rows):
@@ -545,7 +593,9 @@ def method_comparison(rows):
         Each with ``"method"`` (a registry id; other names take a colour no method has),
         ``"test"`` and ``"validation"`` accuracies (means over the splits), optionally
         ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when positive),
-        ``"splits"`` and ``"used"`` (members used); the order is kept.
+        ``"splits"``, ``"used"`` (members used) and ``"fitted_on_validation"`` (default:
+        SDWEC, its variants and :data:`FITTED_ON_VALIDATION`; their validation bars are
+        hatched: in-sample); the order is kept.
 
     Returns
     -------
@@ -561,17 +611,31 @@ def method_comparison(rows):
     colours = _method_colors([r["method"] for r in rows])
     used = [r.get("used", "") for r in rows]
     splits = rows[0].get("splits", 1) if rows else 1
+    fitted = [r.get("fitted_on_validation", str(r["method"]) in FITTED_ON_VALIDATION
+                    or str(r["method"]).startswith("SDWEC")) for r in rows]
     traces = []
     for split, opacity in (("test", 1.0), ("validation", 0.45)):
         values = [r[split] for r in rows]
         sd = [r.get(f"{split}_sd", 0.0) for r in rows]
         spread = any(v > 0 for v in sd)
         shown = [mean_sd(v, e) if spread else significant(v, 4) for v, e in zip(values, sd)]
+        marker = dict(color=colours, line=dict(width=1, color="#444444"))
+        notes = [""] * len(rows)
+        if split == "validation":
+            # In-sample: these methods' weights were fitted on the validation rows.
+            # Over the bar's colour (the default replaces it, and on a white page the value
+            # label turned white on white).
+            marker["pattern"] = dict(shape=["/" if f else "" for f in fitted], solidity=0.25,
+                                     fillmode="overlay", fgcolor="#333333")
+            notes = ["<br>(fitted on these rows)" if f else "" for f in fitted]
         trace = dict(type="bar", x=names, y=values, name=split, opacity=opacity,
-                     marker=dict(color=colours, line=dict(width=1, color="#444444")),
+                     marker=marker,
+                     # At the bar's base, where the error bar's whisker never reaches.
                      text=[f"{v:.3f}" for v in values], textposition="inside",
-                     insidetextanchor="end", customdata=np.column_stack([used, shown]),
-                     hovertemplate="%{x}<br>" + split + " accuracy %{customdata[1]}<br>"
+                     insidetextanchor="start",
+                     customdata=np.column_stack([used, shown, notes]),
+                     hovertemplate="%{x}<br>" + split + " accuracy %{customdata[1]}"
+                                   "%{customdata[2]}<br>"
                                    "members used %{customdata[0]}<extra></extra>")
         if spread:
             trace["error_y"] = dict(type="data", array=sd, color="#444444")
@@ -581,7 +645,10 @@ def method_comparison(rows):
     title = "Accuracy, one split" if splits == 1 else \
         f"Accuracy, mean ± sd over {splits} splits"
     # From 0, and to 1 unless an error bar reaches past it.
-    return _figure(traces, title + "<br><sup>test solid, validation pale</sup>", "",
+    subtitle = "test solid, validation pale"
+    if any(fitted):
+        subtitle += "; hatched: weights fitted on the validation rows"
+    return _figure(traces, title + f"<br><sup>{subtitle}</sup>", "",
                    "accuracy", barmode="group", showlegend=False,
                    yaxis=dict(range=[0.0, max(1.0, high)]))
 
@@ -616,11 +683,16 @@ def prediction_time(timing):
                error_x=dict(type="data", symmetric=False,
                             array=[h - m for h, m in zip(q3, median)],
                             arrayminus=[m - lo for m, lo in zip(median, q1)]),
-               text=[f"{significant(v)} ms" for v in median], textposition="inside",
                hovertemplate="%{y}: median %{x:.3g} ms<extra></extra>")
-    return _figure([bar], f"Prediction time, {timing.n_rows:,} rows "
-                          f"(median and quartiles of {timing.repeats} runs)", "milliseconds",
-                   "", height=240, xaxis=dict(rangemode="tozero"))
+    # The values right of the upper quartile's whisker: inside a short bar they ran into it.
+    values = dict(type="scatter", mode="text", x=q3, y=labels,
+                  text=[f"  {significant(v)} ms" for v in median],
+                  textposition="middle right", hoverinfo="skip", showlegend=False)
+    # Two lines: on one, the title was cut at the chart's width in a 1280 px window.
+    return _figure([bar, values], f"Prediction time, {timing.n_rows:,} rows<br><sup>median "
+                                  f"and quartiles of {timing.repeats} runs</sup>",
+                   "milliseconds", "", height=260, showlegend=False,
+                   xaxis=dict(range=[0, 1.3 * max(q3)]))
 
 
 # --------------------------------------------------------------------------- frontier

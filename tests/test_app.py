@@ -297,7 +297,9 @@ def test_lambda_scrubber_holds_every_lambda_of_the_grid():
     frame = scrubber["frames"][grid.index(10.0)]
     heading = frame["data"][3]["text"][0]
     assert heading.startswith("λ = 10: ")
-    assert f"{sol.n_selected} of 10 trees" in heading and f"test accuracy {acc:.4f}" in heading
+    assert f"{sol.n_selected} of 10 trees" in heading and f"test accuracy {acc:.3f}" in heading
+    # It names the one split it shows; the caption tells it from the headline's mean.
+    assert heading.endswith(f"(first split (seed 0), {len(_direct()[0].y_test)} test rows)")
     assert scrubber["layout"]["sliders"][0]["active"] == grid.index(10.0)
 
 
@@ -326,10 +328,13 @@ def test_pin_compares_the_live_configuration_with_the_pinned_one():
     assert list(table["trees used"]) == [live.n_selected, pinned.n_selected,
                                          live.n_selected - pinned.n_selected]
     both = int(np.sum((live.weights > 0) & (pinned.weights > 0)))
-    assert any(f"both keep {both} trees" in c.value for c in at.caption)
+    only_live = int(np.sum((live.weights > 0) & (pinned.weights == 0)))
+    only_pinned = int(np.sum((live.weights == 0) & (pinned.weights > 0)))
+    assert any(f"they share {both} kept trees; only the live one keeps {only_live} more, "
+               f"only the pinned one {only_pinned} more" in c.value for c in at.caption)
     traces = [t for figure in _charts(at) for t in figure["data"]]
     (ticks,) = [t for t in traces if t.get("name", "").startswith("pinned")]
-    assert ticks["name"] == f"pinned ({pinned.n_selected})"
+    assert ticks["name"] == f"pinned: its {pinned.n_selected} kept trees (its own threshold)"
     at.button(key="explorer_unpin").click().run()
     _ok(at)
     assert "pin" not in at.query_params and not at.dataframe
@@ -424,8 +429,11 @@ def test_pin_compares_split_by_split():
     (table,) = [d.value for d in at.dataframe]
     column = list(table["test accuracy"])
     assert column[0] == f"{np.mean(live):.3f} ± {np.std(live, ddof=1):.3f}"
-    assert column[2] == (f"{np.mean(diff):+.3f}".replace("-", "−")
-                         + f" ± {np.std(diff, ddof=1):.3f}")
+    # The difference in points, the sentence's unit ("−2.9 ± 5.3 points"), to 2 figures.
+    assert column[2].endswith(" points"), column[2]
+    mean, sd = (float(v.replace("−", "-")) for v in column[2][:-len(" points")].split(" ± "))
+    assert mean == pytest.approx(100 * np.mean(diff), rel=0.05, abs=0.05)
+    assert sd == pytest.approx(100 * np.std(diff, ddof=1), rel=0.05, abs=0.05)
     rows = [len(pool.load_pool("wine", "binary", n_trees=10, seed=s).y_test) for s in range(3)]
     steps = np.rint(diff * np.array(rows)).astype(int)
     better, worse = int(np.sum(steps > 0)), int(np.sum(steps < 0))
@@ -1099,3 +1107,15 @@ def test_paper_page_table5_says_which_split_it_times_and_why():
     _ok(at)
     (text,) = [m.value for m in at.markdown if m.value.startswith("Seconds for SDWEC")]
     assert "**training** split" in text and "training set's size m" in text
+
+
+def test_scrubber_caption_separates_one_split_from_the_headline():
+    at = _app({"dataset": "wine", "l": "10", "r": "3"})
+    at.toggle(key="explorer_scrub").set_value(True).run()
+    _ok(at)
+    n_test = len(_direct()[0].y_test)
+    (note,) = [c.value for c in at.caption if "Scrub" not in c.value
+               and "this view is one split" in c.value]
+    assert "means over all 3 splits" in note and f"its {n_test} test rows" in note
+    assert f"one test row = {100 / n_test:.2g} points" in note
+

@@ -96,7 +96,7 @@ def test_lambda_path_is_one_solve_per_lambda(small_pool):
     headings = [frame.data[3].text[0] for frame in fig.frames]
     for j, heading in enumerate(headings):
         assert heading.startswith(f"{plots.SCRUBBER_HEADING}{lams[j]:g}: ")
-        assert heading.endswith(f"test accuracy {path.test_accuracy[j]:.4f}")
+        assert heading.endswith(f"test accuracy {path.test_accuracy[j]:.3f}")
         assert ("abstains" in heading) == (path.n_selected[j] == 0)
     assert fig.data[3].text[0] == headings[1]
     # Slider steps restyle the traces only, so nothing may rely on a recomputed range.

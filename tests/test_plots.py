@@ -128,7 +128,7 @@ def test_member_weights_splits_selected_and_dropped():
     acc = np.array([0.6, 0.7, 0.8, 0.9])
     fig = plots.member_weights(w, acc, threshold=0.1)
     sel = _trace(fig, "selected (2)")
-    drop = _trace(fig, "dropped (2)")
+    drop = _trace(fig, "dropped (2): weight 0 after the threshold")
     assert list(sel.x) == [1, 3] and list(sel.y) == [0.5, 1.5]
     assert list(sel.customdata) == [0.7, 0.9]
     assert list(drop.x) == [0, 2]
@@ -138,6 +138,28 @@ def test_member_weights_splits_selected_and_dropped():
     assert len(plots.member_weights(w, acc, threshold=float("nan")).layout.shapes) == 0
     with pytest.raises(ValueError, match="shape"):
         plots.member_weights(w, acc[:3])
+
+
+def test_member_weights_show_what_was_dropped():
+    w = np.array([0.0, 0.5, 0.0, 1.5])
+    acc = np.array([0.6, 0.7, 0.8, 0.9])
+    fig = plots.member_weights(w, acc, threshold=0.1, raw=[0.04, 0.5, 0.08, 1.5])
+    drop = _trace(fig, "dropped (2): weight before the threshold")
+    # The dropped trees' weights before line 15, as thin bars under the threshold line.
+    assert list(drop.x) == [0, 2] and list(drop.y) == [0.04, 0.08]
+    assert drop.width < _trace(fig, "selected (2)").width
+    assert not fig.layout.annotations[1:]  # trees were kept: no abstention note
+    # The tree accuracies are a strip of their own under the weights, not over the bars.
+    dots = _trace(fig, "tree's validation accuracy")
+    assert dots.yaxis == "y2" and fig.layout.yaxis2.overlaying is None
+    assert fig.layout.yaxis2.domain[1] < fig.layout.yaxis.domain[0]
+    # Every tree dropped: the chart says that the ensemble abstains, and why.
+    none = plots.member_weights([0.0, 0.0], [0.6, 0.7], threshold=0.25, raw=[0.1, 0.2])
+    assert list(_trace(none, "dropped (2): weight before the threshold").y) == [0.1, 0.2]
+    assert none.layout.annotations[-1].text == (
+        "every weight fell below the threshold t = 0.25: the ensemble abstains")
+    with pytest.raises(ValueError, match="raw weights"):
+        plots.member_weights(w, acc, raw=[1.0])
 
 
 def test_method_comparison_keeps_order_and_values():
@@ -162,13 +184,21 @@ def test_prediction_time_in_milliseconds_with_quartiles():
                               full_runs=(0.018, 0.019, 0.020, 0.021, 0.030),
                               pruned_runs=(0.001, 0.002, 0.002, 0.002, 0.004))
     fig = plots.prediction_time(timing)
-    (bar,) = fig.data
+    bar, labels = fig.data
     assert list(bar.x) == pytest.approx([20.0, 2.0])  # medians of the runs, in ms
     assert list(bar.y) == ["full (200 trees)", "pruned (20 trees)"]
     # Error bars reach the quartiles: full 19 to 21 ms, pruned 2 to 2 ms.
     assert list(bar.error_x.array) == pytest.approx([1.0, 0.0])
     assert list(bar.error_x.arrayminus) == pytest.approx([1.0, 0.0])
     assert "2,000 rows" in fig.layout.title.text and "5 runs" in fig.layout.title.text
+    # The values sit right of the upper quartile's whisker (21 and 2 ms), never on it,
+    # inside an axis that holds them.
+    assert list(labels.x) == pytest.approx([21.0, 2.0]) and labels.textposition == "middle right"
+    assert [t.strip() for t in labels.text] == ["20 ms", "2 ms"] and bar.text is None
+    assert fig.layout.xaxis.range[1] > 21.0
+    # Two short lines (one was cut at the chart's width in a 1280 px window).
+    first, second = fig.layout.title.text.split("<br>")
+    assert first == "Prediction time, 2,000 rows" and len(second) < 60
 
 
 def test_prediction_time_of_the_same_ensemble_draws_one_bar():
@@ -176,7 +206,7 @@ def test_prediction_time_of_the_same_ensemble_draws_one_bar():
 
     timing = PredictionTiming(full_seconds=0.02, pruned_seconds=0.02, n_full=10, n_pruned=10,
                               n_rows=100, repeats=2, full_runs=(0.02, 0.02))
-    (bar,) = plots.prediction_time(timing).data
+    bar, _ = plots.prediction_time(timing).data
     assert list(bar.y) == ["full (10 trees)"]
 
 
@@ -338,9 +368,11 @@ def test_paper_comparison_and_training_time():
 
 def test_member_weights_marks_the_pinned_weights():
     fig = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3, pinned=[0.0, 0.4, 0.9])
-    pinned = _trace(fig, "pinned (2)")
+    pinned = _trace(fig, "pinned: its 2 kept trees (its own threshold)")
     assert list(pinned.x) == [1, 2] and list(pinned.y) == [0.4, 0.9]
-    assert fig.layout.yaxis2.dtick == 0.25  # accuracy ticks at 0, 0.25, ..., not 0.126
+    # Light, thin ticks: another configuration's, not this one's.
+    assert pinned.marker.line.width == 1 and "0.45" in pinned.marker.color
+    assert list(fig.layout.yaxis2.tickvals) == [0, 0.5, 1]  # not 0.126
     with pytest.raises(ValueError, match="differ in shape"):
         plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])
 
@@ -361,14 +393,19 @@ def test_lambda_scrubber_by_hand():
     assert list(bars.y) == [0.8, 1.0, 0.7, 0.9] and list(bars.text) == [
         "0.800", "1.000", "0.700", "0.900"]
     assert (list(here.x), list(here.y)) == ([3], [0.8])
-    assert heading.text == ("λ = 100: 3 of 3 trees, test accuracy 0.8000",)
+    assert heading.text == ("λ = 100: 3 of 3 trees, test accuracy 0.800",)
     assert list(fig.frames[1].data[2].x) == [1]
     # The abstaining λ: no stem, no marker on the log axis, and the heading says so.
     stems, _, here, heading = (fig.frames[0].data[i] for i in range(4))
     assert list(stems.x) == [] and list(here.x) == [None] and list(here.y) == [None]
-    assert heading.text == ("λ = 0.01: abstains (no tree kept), test accuracy 0.4000",)
+    assert heading.text == ("λ = 0.01: abstains (no tree kept), test accuracy 0.400",)
     # The line of every λ leaves the abstaining one out.
     assert list(fig.data[4].x) == [1, 3]
+    # The split it rests on, named in every heading; the bars' labels at their base.
+    one = plots.lambda_scrubber(path, lam=0.9, split="first split (seed 3), 42 test rows")
+    assert one.frames[1].data[3].text == (
+        "λ = 1: 1 of 3 trees, test accuracy 0.600 (first split (seed 3), 42 test rows)",)
+    assert one.frames[1].data[1].insidetextanchor == "start"
 
 
 # --------------------------------------------------------------------------- issue 21: sizes
@@ -392,12 +429,35 @@ def test_method_comparison_bars_start_at_zero_with_the_spread():
     assert tuple(high.layout.yaxis.range) == pytest.approx((0.0, 1.01))
 
 
+def test_method_comparison_labels_clear_of_whiskers_and_in_sample_bars_marked():
+    rows = [{"method": "SDWEC", "test": 0.783, "validation": 1.0, "test_sd": 0.05,
+             "validation_sd": 0.0, "splits": 10, "used": "25"},
+            {"method": "bagging", "test": 0.812, "validation": 0.841, "test_sd": 0.04,
+             "validation_sd": 0.02, "splits": 10, "used": "200"}]
+    fig = plots.method_comparison(rows)
+    # The value labels sit at the bars' base; the whiskers are at their tops.
+    for name in ("test", "validation"):
+        trace = _trace(fig, name)
+        assert (trace.textposition, trace.insidetextanchor) == ("inside", "start")
+    # SDWEC's validation bar is hatched and says it is fitted on these rows; bagging's not.
+    validation = _trace(fig, "validation")
+    assert list(validation.marker.pattern.shape) == ["/", ""]
+    assert validation.marker.pattern.fillmode == "overlay"  # the bar's colour stays under it
+    assert "fitted on these rows" in validation.customdata[0][2]
+    assert validation.customdata[1][2] == ""
+    assert "hatched: weights fitted on the validation rows" in fig.layout.title.text
+    assert _trace(fig, "test").marker.pattern.shape is None
+    # Nothing fitted on the validation rows: no hatching, no note.
+    plain = plots.method_comparison(rows[1:])
+    assert "hatched" not in plain.layout.title.text
+
+
 def test_weight_bars_have_one_width_per_tree():
     # Two kept trees 20 apart: two bars 0.8 wide, on an axis holding all 21 trees.
     w = np.zeros(21)
     w[[0, 20]] = [1.0, 2.0]
     fig = plots.member_weights(w, np.full(21, 0.7), threshold=0.5)
-    for name in ("selected (2)", "dropped (19)"):
+    for name in ("selected (2)", "dropped (19): weight 0 after the threshold"):
         assert _trace(fig, name).width == 0.8
     assert tuple(fig.layout.xaxis.range) == (-0.5, 20.5)
     assert _trace(fig, "selected (2)").marker.color == methods.get("SDWEC").color
@@ -671,8 +731,8 @@ def test_prediction_time_labels_keep_small_times():
     # 40 µs is "0.04 ms", not "0.0 ms".
     timing = PredictionTiming(full_seconds=4e-5, pruned_seconds=4e-5, n_full=10, n_pruned=10,
                               n_rows=100, repeats=1, full_runs=(4e-5,))
-    (bar,) = plots.prediction_time(timing).data
-    assert list(bar.text) == ["0.04 ms"]
+    _, labels = plots.prediction_time(timing).data
+    assert [t.strip() for t in labels.text] == ["0.04 ms"]
 
 
 def test_no_role_is_pink_where_methods_are():

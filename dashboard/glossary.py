@@ -38,9 +38,9 @@ TERMS = {
         "sparse (uses as few trees or fewer) and more accurate, on the split the front is "
         "chosen on (validation by default). On that split, moving along it, fewer trees "
         "cost accuracy; a point off it is beaten by one on it. On the test split the same "
-        "points need not line up: a neighbour with fewer trees can score a little higher, "
-        "by less than the ± sd beside it, which is no real difference. Settings that keep "
-        "no tree are left out"),
+        "points need not line up: a neighbour with fewer trees can score a little higher; "
+        "a difference smaller than the ± sd beside it is no real difference. Settings that "
+        "keep no tree are left out"),
 }
 
 

@@ -1091,3 +1091,14 @@ def test_how_it_works_says_its_sliders_are_its_own():
     _ok(at)
     sidebar_eps = [s.value for s in at.sidebar.select_slider if s.label.startswith("ε")]
     assert sidebar_eps == [0.1], sidebar_eps
+    # Moving the sidebar's ε while here leaves the page's ε (now 1) where it is, as the
+    # caption says; the page's ε starts from the sidebar's again when the page opens next.
+    assert "does not move them" in first
+    (sidebar,) = [s for s in at.sidebar.select_slider if s.label.startswith("ε")]
+    sidebar.set_value(0.5).run()
+    _ok(at)
+    assert at.select_slider(key="how_sign_eps").value == 1.0
+    at.switch_page("pages/paper.py").run()
+    at.switch_page("pages/how_it_works.py").run()
+    _ok(at)
+    assert at.select_slider(key="how_sign_eps").value == 0.5

@@ -36,8 +36,11 @@ TERMS = {
     "Pareto front": (
         "the SDWEC settings no other setting beats on both counts: none is at least as "
         "sparse (uses as few trees or fewer) and more accurate, on the split the front is "
-        "chosen on. Moving along it, fewer trees cost accuracy; a point off it is beaten by "
-        "one on it. Settings that keep no tree are left out"),
+        "chosen on (validation by default). On that split, moving along it, fewer trees "
+        "cost accuracy; a point off it is beaten by one on it. On the test split the same "
+        "points need not line up: a neighbour with fewer trees can score a little higher; "
+        "a difference smaller than the ± sd beside it is no real difference. Settings that "
+        "keep no tree are left out"),
 }
 
 

@@ -871,7 +871,10 @@ def frontier_rows_note(ref, splits):
             f"points) and {n_test} test rows (one row = {100 / n_test:.1f} points).")
     if splits == 1:
         return note + " Steps of that size are one row; raise *Splits* to see the spread."
-    return note + f" Points are means over {splits} splits; bars are ± one standard deviation."
+    return note + (f" Curves and points are means over {splits} splits: each curve with a "
+                   "shaded band of ± one standard deviation (its own legend entry, “… ± sd”), "
+                   "each single ensemble (bagging, WMV, …) a point with an error bar of ± one "
+                   "standard deviation.")
 
 
 def frontier_csv(sweep, peers):

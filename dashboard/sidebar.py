@@ -262,19 +262,21 @@ def sidebar(cold_note=None, warm=None):
 
 def _disk_caption(config, warm):
     """Which shipped datasets have every pool of ``config``'s pool size and split seeds on
-    disk (``warm`` as in :func:`sidebar`)."""
+    disk (``warm`` as in :func:`sidebar`), counting only the datasets that offer the task."""
     seeds = tuple(range(config.seed, config.seed + config.splits))
     task = config.task if config.task in datasets.TASKS else "binary"
-    counts = warm(config.n_trees, seeds, task)
+    counts = [(name, n) for name, n in warm(config.n_trees, seeds, task)
+              if task in cfg.task_choices(name)]
     missing = [(name, n) for name, n in counts if n < len(seeds)]
     ready = len(counts) - len(missing)
+    offering = f"{len(counts)} datasets with a {task} task"
     if len(seeds) == 1:
         head = f"Pools on disk for l = {config.n_trees}, seed {config.seed}: {ready} of " \
-               f"{len(counts)}"
+               f"{offering}"
         rest = ", ".join(name for name, _ in missing)
     else:
         head = (f"Pools on disk for l = {config.n_trees}, seeds {seeds[0]}–{seeds[-1]} "
-                f"({len(seeds)} splits): all {len(seeds)} for {ready} of {len(counts)} datasets")
+                f"({len(seeds)} splits): all {len(seeds)} for {ready} of {offering}")
         rest = ", ".join(f"{name} ({n} of {len(seeds)})" if n else name
                          for name, n in missing)
     return head + (f" (not yet: {rest})." if missing else ".")

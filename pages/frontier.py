@@ -16,7 +16,7 @@ st.title("Accuracy vs ensemble size")
 st.markdown(
     "Each filled circle is SDWEC at one λ of the sidebar's grid (β, γ, ε, k as in the "
     "sidebar); its Pareto front is magenta (a staircase on the accuracy it was chosen on, "
-    "magenta rings on the other). Beside it, on the same pool and split: bagging, "
+    "magenta rings on the other). Beside it, on the same pools and splits: bagging, "
     "**random subsets of each size** (the sanity baseline any pruning method should beat) "
     "and reduce-error ordering; every other method, **SDWEC-select** (SDWEC's trees voting "
     "with equal weights) among them, is one click on its legend entry away, in its own "

@@ -17,6 +17,12 @@ if config is None:
     st.stop()
 
 st.title("How SDWEC works")
+st.caption(
+    "The sliders on this page are its own: they redraw only this page's figures and change "
+    "nothing in the sidebar or on other pages. Its β, γ and ε start from the sidebar's values "
+    f"each time the page opens (section 2 starts from γ = {FIGURE2_GAMMA:g} and ε = 0.1 "
+    "and 1 instead); moving the sidebar's sliders while here does not move them. The "
+    "sidebar's sliders drive every other page.")
 st.markdown(
     "SDWEC looks for **non-negative, sparse weights** `w` for the `l` trees of an ensemble so "
     "that the weighted vote `sgn(Hw)` reproduces the validation labels `y`. Row `s` of `H` "

@@ -488,7 +488,7 @@ BUILTIN = (
            "peer", "#9467bd", symbol="triangle-left", picks=("@B",)),
     Method("random", "random subsets", "curve", _random_subsets,
            "mean accuracy of seeded random subsets of each size: the sanity baseline",
-           "any pruning method must beat it at the same size", "peer", "#000000",
+           "any pruning method must beat it at the same size", "peer", "#555500",
            symbol="circle-dot", dash="dot", picks=("@B", "@K", "@OOB"),
            suites=("paper", "oob")),
     Method("lasso", "positive Lasso stacking", "curve", _lasso,

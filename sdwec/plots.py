@@ -745,12 +745,14 @@ def _rgba(colour, alpha):
     return "rgba({}, {}, {}, {})".format(*(int(colour[i:i + 2], 16) for i in (1, 3, 5)), alpha)
 
 
-def _band(rows, x, column, colour, group, visible):
+def _band(rows, x, column, colour, group, visible, rank):
     """A shaded band from mean − sd to mean + sd (within [0, 1]) under a curve, or None.
 
     Where several rows share an x (SDWEC at several λ keeping as many trees), the band spans
     all of them.  One band per curve instead of an error bar per point: at ten splits the
-    bars of every point of every curve made a wall.
+    bars of every point of every curve made a wall.  The band has its own legend entry,
+    ``"<group> ± sd"``, listed right after its curve's (``rank`` + 1, same group): an
+    unexplained shading read as a method of its own.
     """
     sd = _sd(rows, column)
     if sd is None:
@@ -767,8 +769,8 @@ def _band(rows, x, column, colour, group, visible):
                 mode="lines", fill="toself", fillcolor=_rgba(colour, 0.1),
                 # Never a hover or click target: a click inside a band is for the points.
                 line=dict(width=0, color=colour), hoverinfo="skip", hoveron="points",
-                showlegend=False,
-                legendgroup=group, visible=visible, name=group + " ± sd")
+                legendgroup=group, legendrank=rank + 1, visible=visible,
+                name=group + " ± sd")
 
 
 def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees",
@@ -834,7 +836,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         if rows.empty:
             continue
         bands.append(_band(rows, column, accuracy, method.color, method.label,
-                           visible(method.name)))
+                           visible(method.name), rank(method.name)))
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="lines",
             name=method.label, legendgroup=method.label, visible=visible(method.name),
@@ -867,7 +869,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         name = "SDWEC (λ sweep)" if value is None else \
             f"SDWEC {GREEK.get(second, second)}={value:g}"
         colour = sdwec.color if value is None else shades[i]
-        bands.append(_band(rows, column, accuracy, colour, name, True))
+        bands.append(_band(rows, column, accuracy, colour, name, True, 100))
         hover = [f"SDWEC λ={significant(r.lam, 4)} β={significant(r.beta, 4)} "
                  f"γ={significant(r.gamma, 4)} ε={significant(r.eps, 4)}<br>"
                  f"{significant(r.n_selected)} trees<br>validation {v}, test {t}"
@@ -885,7 +887,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         rows = drawn(sweep).sort_values(column)
         name = "SDWEC-select"
         bands.append(_band(rows, column, select, select_style.color, name,
-                           visible(select_style.name)))
+                           visible(select_style.name), rank(select_style.name)))
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[select], mode="markers", name=name,
             legendgroup=name, visible=visible(select_style.name), cliponaxis=False,
@@ -928,9 +930,16 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     bands = [b for b in bands if b is not None]
     xaxis = dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) \
         if x == "trees" else dict(_fitted_range(traces))
-    return _figure(bands + traces, title, _X_AXES[x], label,
-                   height=620, clickmode="event+select", xaxis=xaxis,
-                   yaxis=_ACCURACY_AXIS)
+    fig = _figure(bands + traces, title, _X_AXES[x], label,
+                  height=620, clickmode="event+select", xaxis=xaxis, yaxis=_ACCURACY_AXIS)
+    # Extra room above the title: the toolbar (top right) sat on a long title's end.
+    fig.layout.title.pad.t += _TOOLBAR_ROOM
+    fig.layout.margin.t += _TOOLBAR_ROOM
+    return fig
+
+
+#: Pixels the Frontier's title and plot sit lower than other figures', clear of the toolbar.
+_TOOLBAR_ROOM = 24
 
 
 #: The Frontier's y axis: fitted by Plotly to the traces shown, their error bars and bands

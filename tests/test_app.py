@@ -1119,3 +1119,75 @@ def test_scrubber_caption_separates_one_split_from_the_headline():
     assert "means over all 3 splits" in note and f"its {n_test} test rows" in note
     assert f"one test row = {100 / n_test:.2g} points" in note
 
+
+
+# --------------------------------------------------------------------------- newcomer review
+
+
+def test_frontier_caption_says_what_is_drawn_over_splits():
+    at = _app({"dataset": "wine", "l": "10", "r": "3"}, page="pages/frontier.py")
+    _ok(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "means over 3 splits" in captions
+    assert "each curve with a shaded band of ± one standard deviation" in captions
+    assert "a point with an error bar of ± one standard deviation" in captions
+    assert "bars are ± one standard deviation" not in captions  # the old, half-true line
+    intro = " ".join(m.value for m in at.markdown)
+    assert "on the same pools and splits" in intro and "same pool and split" not in intro
+
+
+def test_frontier_pareto_wording_says_where_it_is_monotone():
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    shown = " ".join(x.value for x in list(at.markdown) + list(at.caption))
+    assert "chosen on (validation by default)" in shown
+    assert "On the test split the same points need not line up" in shown
+    assert "Moving along it, fewer trees cost accuracy" not in shown
+
+
+def test_sidebar_disk_note_counts_datasets_with_the_task(monkeypatch):
+    import dashboard.config as cfg
+    from dashboard import services
+    from dashboard.sidebar import _disk_caption
+
+    # A warm() that reports three datasets; only two offer the task (a stub of
+    # config.task_choices), so the note counts two and lists only the missing one of them.
+    def warm(n_trees, seeds, task):
+        return (("wine", len(seeds)), ("sonar", 0), ("vehicle", 0))
+
+    offered = {"wine": ("binary", "multiclass"), "sonar": ("binary",),
+               "vehicle": ("binary", "multiclass")}
+    with monkeypatch.context() as patch:
+        patch.setattr(cfg, "task_choices", lambda name: offered[name])
+        note = _disk_caption(Config(dataset="wine", task="multiclass", n_trees=10, seed=5,
+                                    splits=10), warm)
+    assert "all 10 for 1 of 2 datasets with a multiclass task" in note, note
+    assert note.endswith("(not yet: vehicle).")
+    assert "sonar" not in note
+    one = _disk_caption(Config(dataset="wine", n_trees=10, seed=5), services.warm_pools)
+    assert f"of {len(datasets.names())} datasets with a binary task" in one
+
+
+def test_how_it_works_says_its_sliders_are_its_own():
+    at = _app(dict(SMALL, eps="0.1"), page="pages/how_it_works.py")
+    _ok(at)
+    (first,) = [c.value for c in at.caption if "sliders on this page are its own" in c.value]
+    assert "start from the sidebar's values" in first and "γ = 3" in first
+    # True to the code: the page's ε starts at the sidebar's 0.1, and moving it leaves the
+    # sidebar's ε as it was.
+    assert at.select_slider(key="how_sign_eps").value == 0.1
+    at.select_slider(key="how_sign_eps").set_value(1.0).run()
+    _ok(at)
+    sidebar_eps = [s.value for s in at.sidebar.select_slider if s.label.startswith("ε")]
+    assert sidebar_eps == [0.1], sidebar_eps
+    # Moving the sidebar's ε while here leaves the page's ε (now 1) where it is, as the
+    # caption says; the page's ε starts from the sidebar's again when the page opens next.
+    assert "does not move them" in first
+    (sidebar,) = [s for s in at.sidebar.select_slider if s.label.startswith("ε")]
+    sidebar.set_value(0.5).run()
+    _ok(at)
+    assert at.select_slider(key="how_sign_eps").value == 1.0
+    at.switch_page("pages/paper.py").run()
+    at.switch_page("pages/how_it_works.py").run()
+    _ok(at)
+    assert at.select_slider(key="how_sign_eps").value == 0.5

@@ -337,7 +337,9 @@ def test_frontier_error_bars_over_splits():
     assert sweep.error_y.array is None
     band = _trace(fig, "SDWEC (λ sweep) ± sd")
     sd = 0.02 / np.sqrt(2)
-    assert band.fill == "toself" and band.showlegend is False
+    # The band has its own legend entry, right after its curve's, in the same group.
+    assert band.fill == "toself" and band.showlegend is not False
+    assert band.legendrank == sweep.legendrank + 1
     assert list(band.x) == [2, 6, 10, 10, 6, 2]
     assert list(band.y) == pytest.approx([0.73 + sd, 0.77 + sd, 0.81 + sd,
                                           0.81 - sd, 0.77 - sd, 0.73 - sd])
@@ -778,3 +780,43 @@ def test_sdwec_a_and_b_are_told_apart_by_hue():
     assert min(gap, 360 - gap) >= 60
     assert a.symbol != b.symbol
     assert abs(hue("#393b79") - hue("#6b6ecf")) < 10  # the old pair failed this
+
+
+def test_frontier_bands_are_named_in_the_legend_and_random_is_not_bagging_grey():
+    # Two splits of a random-subsets curve: its band is in the legend beside its curve, in
+    # a colour that is not bagging's grey (a grey band read as bagging's), nor black (whose
+    # 10 % tint is a grey too).
+    from sdwec import frontier as fr
+
+    a, b = _peers_frame(), _peers_frame()
+    b["test_accuracy"] = b["test_accuracy"] + 0.02
+    a["abstains"] = b["abstains"] = False
+    peers = fr.over_splits([a, b])
+    sweep = fr.over_splits([_sweep_frame(), _sweep_frame()])
+    fig = plots.frontier(sweep, fr.pareto(sweep), peers)
+    curve = _trace(fig, "random subsets")
+    band = _trace(fig, "random subsets ± sd")
+    assert band.showlegend is not False and band.legendgroup == curve.legendgroup
+    assert band.legendrank == curve.legendrank + 1
+    assert band.visible == curve.visible
+    bagging = _trace(fig, "bagging")
+    # bagging, a single ensemble, keeps an error bar and no band.
+    assert bagging.error_y.array is not None
+    assert not [t for t in fig.data if t.name == "bagging ± sd"]
+    colour = methods.get("random").color.lower()
+    r, g, b_ = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    assert colour != methods.get("bagging").color.lower()
+    assert max(r, g, b_) - min(r, g, b_) > 60  # a hue, not a grey or black
+    assert band.fillcolor.startswith("rgba({}, {}, {},".format(r, g, b_))
+
+
+def test_frontier_title_sits_lower_than_other_figures_clear_of_the_toolbar():
+    from sdwec.frontier import pareto
+
+    sweep = _sweep_frame()
+    fig = plots.frontier(sweep, pareto(sweep), _peers_frame())
+    # Other figures: title 34 px under the top and a 75 px top margin (plots._title and
+    # plots._MARGIN); the Frontier adds room for the toolbar row above both.
+    assert fig.layout.title.pad.t >= 34 + 20
+    assert fig.layout.margin.t >= 75 + 20
+    assert fig.layout.margin.t - fig.layout.title.pad.t == 75 - 34

@@ -88,10 +88,12 @@ def _split_notes(spread):
     if spread.abstaining:
         k = len(spread.abstaining)
         which = ", ".join(str(i + 1) for i in spread.abstaining)
-        st.warning(f"**{k} of {r} splits abstain** (split{'s' if k > 1 else ''} {which}: "
-                   f"every weight thresholded to zero, so the ensemble predicts one class for "
-                   f"every row): their accuracy is the constant guess's; the mean includes "
-                   f"them.")
+        one = k == 1
+        st.warning(f"**{k} of {r} splits abstain{'s' if one else ''}** "
+                   f"(split{'' if one else 's'} {which}: every weight thresholded to zero, so "
+                   f"the ensemble predicts one class for every row): "
+                   f"{'its' if one else 'their'} accuracy is the constant guess's; the mean "
+                   f"includes {'it' if one else 'them'}.")
     if spread.outlier is not None:
         i = spread.outlier
         distance = ("while the others agree exactly" if spread.others_sd == 0 else

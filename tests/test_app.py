@@ -506,8 +506,8 @@ def test_abstaining_splits_are_named_and_listed(served_files):
     assert [sol.n_selected > 0 for _, sol, _ in direct] == [True] * 4 + [False]
     acc = [a for _, _, a in direct]
     (warning,) = [w.value for w in at.warning if "splits abstain" in w.value]
-    assert "**1 of 5 splits abstain**" in warning and "split 5:" in warning
-    assert "the mean includes them" in warning
+    assert "**1 of 5 splits abstains**" in warning and "split 5:" in warning
+    assert "its accuracy is the constant guess's; the mean includes it." in warning
     (caption,) = [c.value for c in at.caption if "per split" in c.value]
     listed = ", ".join(f"{a:.3f}" for a in acc[:4]) + f", {acc[4]:.3f} (abstains)"
     assert listed in caption
@@ -526,6 +526,21 @@ def test_abstaining_splits_are_named_and_listed(served_files):
     # Split 1 keeps trees: its model is offered.
     assert not {b.proto.label: b for b in at.get("download_button")}[
         "Pruned model (joblib)"].proto.disabled
+
+
+def test_two_abstaining_splits_and_no_single_outlier():
+    # λ = 1, β = 25: splits 4 and 5 (seeds 3, 4) keep no tree; with two alike, no one split
+    # lies far from the other four (their sd includes the other abstaining split).
+    at = _app({"dataset": "wine", "l": "10", "r": "5", "lam": "1", "beta": "25"})
+    _ok(at)
+    direct = [_direct(seed=s, lam=1.0, beta=25.0) for s in range(5)]
+    assert [sol.n_selected for _, sol, _ in direct][3:] == [0, 0]
+    assert all(sol.n_selected > 0 for _, sol, _ in direct[:3])
+    (warning,) = [w.value for w in at.warning if "splits abstain" in w.value]
+    assert "**2 of 5 splits abstain**" in warning and "splits 4, 5:" in warning
+    assert "their accuracy is the constant guess's; the mean includes them." in warning
+    (caption,) = [c.value for c in at.caption if "per split" in c.value]
+    assert caption.count("(abstains)") == 2 and "drives the spread" not in caption
 
 
 def test_extreme_parameters_never_raise():

@@ -96,12 +96,11 @@ def _split_notes(spread):
                    f"includes {'it' if one else 'them'}.")
     if spread.outlier is not None:
         i = spread.outlier
-        distance = ("while the others agree exactly" if spread.others_sd == 0 else
-                    f"{abs(spread.accuracies[i] - spread.others_mean) / spread.others_sd:.0f} "
-                    f"sd from the other {r - 1} splits' "
-                    f"{mean_sd(spread.others_mean, spread.others_sd)}")
-        outlier = (f" Split {i + 1} drives the spread: its {spread.accuracies[i]:.3f} lies "
-                   f"{distance}.")
+        mean, sd, a = spread.others_mean, spread.others_sd, spread.accuracies[i]
+        where = (f"differs from the other {r - 1} splits, which all score {mean:.3f}" if sd == 0
+                 else f"lies {abs(a - mean) / sd:.0f} sd from the other {r - 1} splits' "
+                      f"{mean_sd(mean, sd)}")
+        outlier = f" Split {i + 1} drives the spread: its {a:.3f} {where}."
     else:
         outlier = ""
     per_split = ", ".join(f"{a:.3f}" + (" (abstains)" if i in spread.abstaining else "")

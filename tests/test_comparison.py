@@ -65,7 +65,8 @@ def test_over_splits_by_hand():
 
 
 def test_split_spread_names_abstaining_splits_and_the_outlier():
-    # The iris case by hand: nine splits near 0.93-1.0, one abstaining at 1/3.
+    # The iris case by hand: nine splits near 0.93-1.0, one abstaining at 1/3 (15 test rows,
+    # but _fake's splits have 21).
     tests = [14 / 15, 5 / 15, 1.0, 14 / 15, 1.0, 14 / 15, 14 / 15, 14 / 15, 14 / 15, 14 / 15]
     results = [_fake(t, t, 0 if i == 1 else 5) for i, t in enumerate(tests)]
     spread = comparison.split_spread(results)
@@ -73,9 +74,9 @@ def test_split_spread_names_abstaining_splits_and_the_outlier():
     assert spread.abstaining == [1] and spread.outlier == 1
     others = [t for i, t in enumerate(tests) if i != 1]  # 7 × 14/15 and 2 × 1
     assert spread.others_mean == pytest.approx((7 * 14 / 15 + 2) / 9)
-    assert spread.others_sd == pytest.approx(np.std(others, ddof=1))
-    # (0.948 - 0.333) / 0.029 ≈ 21 sd: far past the 3-sd rule.
-    assert (spread.others_mean - 5 / 15) / spread.others_sd > 20
+    assert spread.others_sd == pytest.approx(np.std(others, ddof=1))  # 0.0294, not floored
+    # (0.948 - 0.333) / max(0.0294, 1/21) ≈ 12.9 sd: far past the 5-sd rule.
+    assert (spread.others_mean - 5 / 15) * 21 > 12
 
 
 def test_split_spread_without_an_outlier_or_with_few_splits():
@@ -86,18 +87,19 @@ def test_split_spread_without_an_outlier_or_with_few_splits():
     assert spread.outlier is None and spread.abstaining == []
     assert spread.others_mean is None and spread.others_sd is None
     # Three splits are too few to call one an outlier, however far it lies.
-    assert comparison.split_spread([_fake(t, t, 0) for t in (0.9, 0.9, 0.1)]).outlier is None
-    assert comparison.split_spread([_fake(t, t, 0) for t in (0.9, 0.9, 0.1)]).abstaining == [
-        0, 1, 2]
-    # The others agree exactly: any split that differs drives the whole spread.
-    same = [_fake(t, t, 2) for t in (0.9, 0.9, 0.9, 0.8)]
-    spread = comparison.split_spread(same)
-    assert spread.outlier == 3 and spread.others_sd == 0.0
-    # The rule's width is an option: 6.6 sd is an outlier at 3 sd, not at 7.
+    few = comparison.split_spread([_fake(t, t, 0) for t in (0.9, 0.9, 0.1)])
+    assert few.outlier is None and few.abstaining == [0, 1, 2]
+    # The others agree exactly: one row (1/21) off is 1 floored sd, not an outlier; six rows
+    # off are 6.
+    assert comparison.split_spread([_fake(t, t, 2) for t in (0.9, 0.9, 0.9, 0.9 - 1 / 21)]
+                                   ).outlier is None
+    six = comparison.split_spread([_fake(t, t, 2) for t in (0.9, 0.9, 0.9, 0.9 - 6 / 21)])
+    assert six.outlier == 3 and six.others_sd == 0.0
+    # Others 0.80..0.86: mean 0.83, sd 0.0258, floored to one row, 1/21 = 0.0476; so 1.0
+    # lies 0.17 / 0.0476 = 3.6 sd away: an outlier at 3 sd, not at the default 5.
     mild = [_fake(t, t, 2) for t in (0.80, 0.82, 0.84, 0.86, 1.0)]
-    # others 0.80..0.86: mean 0.83, sd 0.0258; 1.0 lies 6.6 sd away.
-    assert comparison.split_spread(mild).outlier == 4
-    assert comparison.split_spread(mild, outlier_sd=7).outlier is None
+    assert comparison.split_spread(mild, outlier_sd=3).outlier == 4
+    assert comparison.split_spread(mild).outlier is None
     with pytest.raises(ValueError, match="at least one split"):
         comparison.split_spread([])
 

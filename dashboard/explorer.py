@@ -77,6 +77,36 @@ def _headline(summary, results, l):
     cols[2].metric("Sparsity", sparsity, help="1 − (non-zero weights) / l (eq. 12)")
     cols[3].metric("Classifiers used", used)
     st.markdown(comparison.paired_sentence(diff))
+    if len(results) > 1:
+        _split_notes(comparison.split_spread(results))
+
+
+def _split_notes(spread):
+    """What the mean over splits hides: abstaining splits, one split driving the spread, and
+    every split's test accuracy (split ``i`` uses the sidebar's seed + ``i`` − 1)."""
+    r = len(spread.accuracies)
+    if spread.abstaining:
+        k = len(spread.abstaining)
+        which = ", ".join(str(i + 1) for i in spread.abstaining)
+        one = k == 1
+        st.warning(f"**{k} of {r} splits abstain{'s' if one else ''}** "
+                   f"(split{'' if one else 's'} {which}: every weight thresholded to zero, so "
+                   f"the ensemble predicts one class for every row): "
+                   f"{'its' if one else 'their'} accuracy is the constant guess's; the mean "
+                   f"includes {'it' if one else 'them'}.")
+    if spread.outlier is not None:
+        i = spread.outlier
+        mean, sd, a = spread.others_mean, spread.others_sd, spread.accuracies[i]
+        where = (f"differs from the other {r - 1} splits, which all score {mean:.3f}" if sd == 0
+                 else f"lies {abs(a - mean) / sd:.0f} sd from the other {r - 1} splits' "
+                      f"{mean_sd(mean, sd)}")
+        outlier = f" Split {i + 1} drives the spread: its {a:.3f} {where}."
+    else:
+        outlier = ""
+    per_split = ", ".join(f"{a:.3f}" + (" (abstains)" if i in spread.abstaining else "")
+                          for i, a in enumerate(spread.accuracies))
+    st.caption(f"SDWEC's test accuracy per split (split i has the sidebar's seed + i − 1): "
+               f"{per_split}.{outlier}")
 
 
 def _rows_note(result, splits):
@@ -374,13 +404,26 @@ def show_downloads(ref, config, result):
     row = result.methods[0]
     name = ref.label
     fit_on = config.compare_params()["fit_on"]
+    splits = config.splits
+    # The files are one split's (its pool, its weights, its scores); the headline averages.
+    scope = f"split 1 of {splits} (seed {config.seed})" + (
+        f"; the page's headline is the mean over {splits} splits (seeds {config.seed}–"
+        f"{config.seed + splits - 1})" if splits > 1 else "")
     meta = dict(fit_on=fit_on,
                 params=dict(sol.params, n_trees=config.n_trees, task=config.task),
-                dataset=name, seed=config.seed,
+                dataset=name, seed=config.seed, scope=scope,
                 metrics={"test_accuracy": row["test"], "validation_accuracy": row["validation"],
                          "sparsity": sol.sparsity, "n_selected": sol.n_selected})
-    stem = "sdwec_" + "".join(c if c.isalnum() else "_" for c in str(name)) + f"_lam{config.lam:g}"
+    stem = export.file_stem(name, params=config.solver_params(), n_trees=config.n_trees,
+                            seed=config.seed, fit_on=fit_on, task=config.task)
     st.subheader("Downloads")
+    where = ("the page's one split" if splits == 1 else
+             f"**split 1 of {splits}**, the split the charts show")
+    st.caption(f"These files hold {where} (seed {config.seed}): its pool's weights and its "
+               f"scores (test accuracy {row['test']:.4f})"
+               + (f", not the mean over {splits} splits in the headline (each split has its "
+                  f"own pool and its own weights)." if splits > 1 else "."))
+    abstains = sol.n_selected == 0
     cols = st.columns(3)
     # Every file is built only when clicked: a file handed over at each rerun is stored and
     # fetched by the page on every slider move (benchmarks/browser.py saw it).
@@ -395,7 +438,13 @@ def show_downloads(ref, config, result):
     cols[2].download_button("Pruned model (joblib)", lambda: model_bytes(pool, sol, fit_on),
                             file_name=f"{stem}_model.joblib",
                             mime="application/octet-stream", key="download_model",
-                            on_click="ignore", icon=":material/forest:")
+                            on_click="ignore", icon=":material/forest:", disabled=abstains,
+                            help="Not offered: this split keeps no tree." if abstains else None)
+    if abstains:
+        st.caption(f"No model to download: this split's ensemble keeps no tree (it abstains), "
+                   f"so a model would only predict one class, "
+                   f"**{_label_formatter(result.classes)(result.abstain_label)}**, for every "
+                   f"row. The weight files are still offered: all zero, `n_selected` 0.")
     vote = ("one vote each (SDWEC-OOB's equal votes: the files' `weight` column is 1 on "
             "every kept tree, `solver_weight` holds Algorithm 1's weights that chose them)"
             if voting.vote_of(fit_on) == "equal" else "their SDWEC weights")

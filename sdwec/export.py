@@ -14,6 +14,7 @@ SDWEC-OOB, 1 on each kept tree, Algorithm 1's weights kept beside them as ``solv
 
 import io
 import json
+import re
 
 import joblib
 import numpy as np
@@ -26,7 +27,7 @@ from sdwec._util import plain_json
 from sdwec.estimator import SDWECClassifier
 
 __all__ = ["weights_frame", "weights_csv", "weights_json", "read_weights_csv", "pruned_model",
-           "model_joblib", "FORMAT"]
+           "model_joblib", "file_stem", "FORMAT"]
 
 FORMAT = "sdwec-weights/2"
 """Identifies the layout of the weight files; bump it when the layout changes (2: the
@@ -68,7 +69,37 @@ def weights_frame(weights, fit_on="validation"):
                          "selected": vote != 0})
 
 
-def _provenance(weights, fit_on, params, dataset, seed, metrics):
+def file_stem(dataset, *, params, n_trees, seed, fit_on="validation", task=None):
+    """A file name stem that tells one configuration's downloads from another's.
+
+    Every setting that changes the weights is in it, so two configurations never overwrite
+    each other's files: ``sdwec_sonar_binary_l200_s0_lam10_b15_g15_e1_k25_paper_val``
+    (dataset, task, pool size ``l``, seed ``s``, λ, β, γ, ε, iterations ``k``, threshold
+    rule, fit ``val`` or ``oob``).  Only letters, digits, ``.``, ``-`` and ``_`` remain.
+
+    Parameters
+    ----------
+    dataset : str
+    params : dict
+        ``lam``, ``beta``, ``gamma``, ``eps``, ``iterations``, ``threshold``.
+    n_trees, seed : int
+    fit_on : {"validation", "oob+validation"}, default="validation"
+    task : str, optional
+
+    Returns
+    -------
+    str
+    """
+    parts = ["sdwec", str(dataset)] + ([str(task)] if task else []) + [
+        f"l{n_trees}", f"s{seed}", f"lam{params['lam']:g}", f"b{params['beta']:g}",
+        f"g{params['gamma']:g}", f"e{params['eps']:g}", f"k{params['iterations']}",
+        str(params["threshold"]), "oob" if voting.fit_name(fit_on) == "oob" else "val"]
+    # Within a part anything else becomes "-", so "_" only ever separates parts.
+    return "_".join(re.sub(r"[^A-Za-z0-9.\-]+", "-", part).strip("-.") or "x"
+                    for part in parts)
+
+
+def _provenance(weights, fit_on, params, dataset, seed, metrics, scope=None):
     w = voting.voting_weights(_check_weights(weights), fit_on)
     n_selected = int(np.count_nonzero(w))
     return {
@@ -78,6 +109,7 @@ def _provenance(weights, fit_on, params, dataset, seed, metrics):
         "vote": voting.vote_of(fit_on),
         "dataset": plain_json(dataset),
         "seed": plain_json(seed),
+        "scope": plain_json(scope),
         "params": plain_json(dict(params or {})),
         "metrics": plain_json(dict(metrics or {})),
         "n_members": len(w),
@@ -87,7 +119,7 @@ def _provenance(weights, fit_on, params, dataset, seed, metrics):
 
 
 def weights_csv(weights, *, fit_on="validation", params=None, dataset=None, seed=None,
-                metrics=None):
+                metrics=None, scope=None):
     """The weights as CSV, preceded by ``# key: <JSON value>`` provenance lines.
 
     Read it back with :func:`read_weights_csv`, or with
@@ -109,13 +141,17 @@ def weights_csv(weights, *, fit_on="validation", params=None, dataset=None, seed
         Seed of the pool and split.
     metrics : dict, optional
         Scores of the weights, e.g. ``{"test_accuracy": 0.95}``.
+    scope : str, optional
+        What the weights and metrics are of, recorded as ``scope``: e.g. "split 1 of 10
+        (seed 0); the page's headline is the mean over 10 splits", so that a file's metrics
+        are not mistaken for a mean shown elsewhere.
 
     Returns
     -------
     bytes
         UTF-8 text.
     """
-    header = _provenance(weights, fit_on, params, dataset, seed, metrics)
+    header = _provenance(weights, fit_on, params, dataset, seed, metrics, scope)
     lines = [f"# {key}: {json.dumps(value, allow_nan=False)}" for key, value in header.items()]
     table = weights_frame(weights, fit_on).to_csv(index=False, float_format="%.17g",
                                                  lineterminator="\n")
@@ -162,12 +198,12 @@ def read_weights_csv(data):
 
 
 def weights_json(weights, *, fit_on="validation", params=None, dataset=None, seed=None,
-                 metrics=None):
+                 metrics=None, scope=None):
     """The weights and their provenance as one JSON document.
 
     Parameters are those of :func:`weights_csv`.  The document has the provenance keys
-    (``format``, ``sdwec_version``, ``fit``, ``vote``, ``dataset``, ``seed``, ``params``,
-    ``metrics``, ``n_members``, ``n_selected``, ``sparsity``) plus ``weights`` (the voting
+    (``format``, ``sdwec_version``, ``fit``, ``vote``, ``dataset``, ``seed``, ``scope``,
+    ``params``, ``metrics``, ``n_members``, ``n_selected``, ``sparsity``) plus ``weights`` (the voting
     weights, all ``l`` of them), ``solver_weights`` (Algorithm 1's) and ``selected`` (indices
     of the non-zero ones).  NaN and infinite values become ``null``.
 
@@ -176,7 +212,7 @@ def weights_json(weights, *, fit_on="validation", params=None, dataset=None, see
     bytes
         UTF-8 JSON.
     """
-    document = _provenance(weights, fit_on, params, dataset, seed, metrics)
+    document = _provenance(weights, fit_on, params, dataset, seed, metrics, scope)
     w = _check_weights(weights)
     vote = voting.voting_weights(w, fit_on)
     document["weights"] = vote.tolist()

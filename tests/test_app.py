@@ -498,6 +498,101 @@ def test_all_zero_weights_states_the_fallback():
     assert f"**{majority:+d}**" in warning
     assert _metrics(at)["Test accuracy (SDWEC)"] == f"{np.mean(p.y_test == majority):.4f}"
     assert _metrics(at)["Classifiers used"] == "0 / 10"
+    # The model download does not pretend: disabled, and the page says what it would predict.
+    buttons = {b.proto.label: b for b in at.get("download_button")}
+    assert buttons["Pruned model (joblib)"].proto.disabled
+    assert not buttons["Weights (CSV)"].proto.disabled
+    assert any("No model to download" in c.value and f"**{majority:+d}**" in c.value
+               for c in at.caption)
+
+
+def test_abstaining_splits_are_named_and_listed(served_files):
+    # wine, l = 10, λ = 1 over 5 splits: the fifth split (seed 4) keeps no tree.
+    at = _app({"dataset": "wine", "l": "10", "r": "5", "lam": "1"})
+    _ok(at)
+    direct = [_direct(seed=s, lam=1.0) for s in range(5)]
+    assert [sol.n_selected > 0 for _, sol, _ in direct] == [True] * 4 + [False]
+    acc = [a for _, _, a in direct]
+    (warning,) = [w.value for w in at.warning if "splits abstain" in w.value]
+    assert "**1 of 5 splits abstains**" in warning and "split 5:" in warning
+    assert "its accuracy is the constant guess's; the mean includes it." in warning
+    (caption,) = [c.value for c in at.caption if "per split" in c.value]
+    listed = ", ".join(f"{a:.3f}" for a in acc[:4]) + f", {acc[4]:.3f} (abstains)"
+    assert listed in caption
+    # It lies 4.5 test rows (of 18) below the others, whose sd (0.032) is under one row: 4.5
+    # floored sd, under the 5-sd rule, so no split is said to drive the spread.
+    others = np.array(acc[:4])
+    assert others.std(ddof=1) < 1 / 18 and (others.mean() - acc[4]) * 18 == pytest.approx(4.5)
+    assert "drives the spread" not in caption
+    # The downloads are split 1's, and say so in the file and beside the buttons.
+    stem = "sdwec_wine_binary_l10_s0_lam1_b15_g15_e1_k25_paper_val"
+    _, provenance = export.read_weights_csv(served_files[f"{stem}_weights.csv"]())
+    assert provenance["scope"] == ("split 1 of 5 (seed 0); the page's headline is the mean "
+                                   "over 5 splits (seeds 0–4)")
+    assert provenance["metrics"]["test_accuracy"] == pytest.approx(acc[0])
+    assert any("**split 1 of 5**" in c.value and "not the mean over 5 splits" in c.value
+               for c in at.caption)
+    # Split 1 keeps trees: its model is offered.
+    assert not {b.proto.label: b for b in at.get("download_button")}[
+        "Pruned model (joblib)"].proto.disabled
+
+
+def test_one_split_driving_the_spread_is_named():
+    # wine multiclass, l = 10, λ = 1 over 10 splits: split 5 (seed 4) abstains and lies far
+    # below the other nine.
+    at = _app({"dataset": "wine", "task": "multiclass", "l": "10", "r": "10", "lam": "1"})
+    _ok(at)
+    acc, kept = [], []
+    for seed in range(10):
+        p = pool.load_pool("wine", "multiclass", n_trees=10, seed=seed)
+        sol = solver.solve(p.votes("val"), None, **dict(Config().solver_params(), lam=1.0))
+        acc.append(combiners.accuracy(sol.weights, p.P_test, p.y_test, p.classes, p.prior))
+        kept.append(sol.n_selected)
+    assert [i for i, k in enumerate(kept) if k == 0] == [4]
+    others = np.delete(acc, 4)
+    far = (others.mean() - acc[4]) / others.std(ddof=1)
+    assert far > 5
+    (caption,) = [c.value for c in at.caption if "per split" in c.value]
+    assert (f"Split 5 drives the spread: its {acc[4]:.3f} lies {far:.0f} sd from the other 9 "
+            f"splits' {others.mean():.3f} ± {others.std(ddof=1):.3f}") in caption
+    assert any("**1 of 10 splits abstains**" in w.value for w in at.warning)
+
+
+def _split_notes_app(accuracies, abstaining, outlier, mean, sd):
+    def script(accuracies, abstaining, outlier, mean, sd):
+        import numpy as np
+        from dashboard.explorer import _split_notes
+        from sdwec.comparison import SplitSpread
+        _split_notes(SplitSpread(np.array(accuracies), abstaining, outlier, mean, sd))
+
+    at = AppTest.from_function(script, args=(accuracies, abstaining, outlier, mean, sd),
+                               default_timeout=TIMEOUT)
+    at.run()
+    _ok(at)
+    return at
+
+
+def test_split_notes_when_the_others_agree_exactly():
+    at = _split_notes_app([0.9, 0.9, 0.9, 0.6], [], 3, 0.9, 0.0)
+    assert not at.warning
+    (caption,) = [c.value for c in at.caption]
+    assert caption.endswith("0.900, 0.900, 0.900, 0.600. Split 4 drives the spread: its 0.600 "
+                            "differs from the other 3 splits, which all score 0.900.")
+
+
+def test_two_abstaining_splits_and_no_single_outlier():
+    # λ = 1, β = 25: splits 4 and 5 (seeds 3, 4) keep no tree; with two alike, no one split
+    # lies far from the other four (their sd includes the other abstaining split).
+    at = _app({"dataset": "wine", "l": "10", "r": "5", "lam": "1", "beta": "25"})
+    _ok(at)
+    direct = [_direct(seed=s, lam=1.0, beta=25.0) for s in range(5)]
+    assert [sol.n_selected for _, sol, _ in direct][3:] == [0, 0]
+    assert all(sol.n_selected > 0 for _, sol, _ in direct[:3])
+    (warning,) = [w.value for w in at.warning if "splits abstain" in w.value]
+    assert "**2 of 5 splits abstain**" in warning and "splits 4, 5:" in warning
+    assert "their accuracy is the constant guess's; the mean includes them." in warning
+    (caption,) = [c.value for c in at.caption if "per split" in c.value]
+    assert caption.count("(abstains)") == 2 and "drives the spread" not in caption
 
 
 def test_extreme_parameters_never_raise():
@@ -545,18 +640,21 @@ def test_downloads_load_and_predict(served_files):
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Weights (CSV)", "Weights and provenance (JSON)", "Pruned model (joblib)"]
     # Every file is built on click (deferred): nothing is stored per slider move.
-    names = [f"sdwec_wine_lam10_{end}" for end in ("weights.csv", "weights.json", "model.joblib")]
+    # Every setting is in the name: two configurations never overwrite each other's files.
+    stem = "sdwec_wine_binary_l10_s0_lam10_b15_g15_e1_k25_paper_val"
+    names = [f"{stem}_{end}" for end in ("weights.csv", "weights.json", "model.joblib")]
     assert all(callable(served_files[name]) for name in names), served_files
-    csv = served_files["sdwec_wine_lam10_weights.csv"]()
+    csv = served_files[f"{stem}_weights.csv"]()
     table, provenance = export.read_weights_csv(csv)
     np.testing.assert_allclose(table["weight"].to_numpy(), sol.weights, rtol=0, atol=0)
     assert provenance["dataset"] == "wine" and provenance["seed"] == 0
+    assert provenance["scope"] == "split 1 of 1 (seed 0)"
     assert provenance["params"]["lam"] == 10.0 and provenance["params"]["n_trees"] == 10
     assert provenance["metrics"]["test_accuracy"] == pytest.approx(acc)
-    document = json.loads(served_files["sdwec_wine_lam10_weights.json"]())
+    document = json.loads(served_files[f"{stem}_weights.json"]())
     assert document["weights"] == sol.weights.tolist()
     assert document["selected"] == sol.selected.tolist()
-    model = joblib.load(io.BytesIO(served_files["sdwec_wine_lam10_model.joblib"]()))
+    model = joblib.load(io.BytesIO(served_files[f"{stem}_model.joblib"]()))
     expected = combiners.vote(sol.weights, p.P_test, p.classes, p.prior)
     np.testing.assert_array_equal(model.predict(p.X_test), expected)
     assert model.score(p.X_test, p.y_test) == pytest.approx(acc)
@@ -832,16 +930,17 @@ def test_what_the_page_says_votes_is_what_it_shows_and_hands_out(fit, served_fil
     threshold_lines = [s for s in chart["layout"].get("shapes", []) if s.get("y0") == s.get("y1")]
     assert bool(threshold_lines) == (fit == "paper")
     # The files hold the same weights and say how they vote.
-    table, provenance = export.read_weights_csv(served_files["sdwec_wine_lam10_weights.csv"]())
+    stem = "sdwec_wine_binary_l10_s0_lam10_b15_g15_e1_k25_paper_" + ("oob" if fit == "oob" else "val")
+    table, provenance = export.read_weights_csv(served_files[f"{stem}_weights.csv"]())
     np.testing.assert_array_equal(table["weight"].to_numpy(), voting)
     np.testing.assert_array_equal(table["solver_weight"].to_numpy(), sol.weights)
     assert provenance["fit"] == ("oob" if fit == "oob" else "validation")
     assert provenance["vote"] == ("equal" if fit == "oob" else "weighted")
-    document = json.loads(served_files["sdwec_wine_lam10_weights.json"]())
+    document = json.loads(served_files[f"{stem}_weights.json"]())
     assert document["weights"] == voting.tolist()
     assert (document["fit"], document["vote"]) == (provenance["fit"], provenance["vote"])
     # The model predicts what the page scores.
-    model = joblib.load(io.BytesIO(served_files["sdwec_wine_lam10_model.joblib"]()))
+    model = joblib.load(io.BytesIO(served_files[f"{stem}_model.joblib"]()))
     expected = combiners.vote(voting, p.P_test, p.classes, p.prior)
     np.testing.assert_array_equal(model.predict(p.X_test), expected)
     assert model.score(p.X_test, p.y_test) == pytest.approx(acc)

@@ -64,6 +64,46 @@ def test_over_splits_by_hand():
         comparison.over_splits([])
 
 
+def test_split_spread_names_abstaining_splits_and_the_outlier():
+    # The iris case by hand: nine splits near 0.93-1.0, one abstaining at 1/3 (15 test rows,
+    # but _fake's splits have 21).
+    tests = [14 / 15, 5 / 15, 1.0, 14 / 15, 1.0, 14 / 15, 14 / 15, 14 / 15, 14 / 15, 14 / 15]
+    results = [_fake(t, t, 0 if i == 1 else 5) for i, t in enumerate(tests)]
+    spread = comparison.split_spread(results)
+    np.testing.assert_array_equal(spread.accuracies, tests)
+    assert spread.abstaining == [1] and spread.outlier == 1
+    others = [t for i, t in enumerate(tests) if i != 1]  # 7 × 14/15 and 2 × 1
+    assert spread.others_mean == pytest.approx((7 * 14 / 15 + 2) / 9)
+    assert spread.others_sd == pytest.approx(np.std(others, ddof=1))  # 0.0294, not floored
+    # (0.948 - 0.333) / max(0.0294, 1/21) ≈ 12.9 sd: far past the 5-sd rule.
+    assert (spread.others_mean - 5 / 15) * 21 > 12
+
+
+def test_split_spread_without_an_outlier_or_with_few_splits():
+    # 0.7 .. 0.9 evenly: the farthest split (0.9 or 0.7) is 0.125 from the others' mean
+    # 0.775 / 0.825, with the others' sd 0.0645: under 2 sd, so no outlier.
+    even = [_fake(t, t, 3) for t in (0.7, 0.75, 0.8, 0.85, 0.9)]
+    spread = comparison.split_spread(even)
+    assert spread.outlier is None and spread.abstaining == []
+    assert spread.others_mean is None and spread.others_sd is None
+    # Three splits are too few to call one an outlier, however far it lies.
+    few = comparison.split_spread([_fake(t, t, 0) for t in (0.9, 0.9, 0.1)])
+    assert few.outlier is None and few.abstaining == [0, 1, 2]
+    # The others agree exactly: one row (1/21) off is 1 floored sd, not an outlier; six rows
+    # off are 6.
+    assert comparison.split_spread([_fake(t, t, 2) for t in (0.9, 0.9, 0.9, 0.9 - 1 / 21)]
+                                   ).outlier is None
+    six = comparison.split_spread([_fake(t, t, 2) for t in (0.9, 0.9, 0.9, 0.9 - 6 / 21)])
+    assert six.outlier == 3 and six.others_sd == 0.0
+    # Others 0.80..0.86: mean 0.83, sd 0.0258, floored to one row, 1/21 = 0.0476; so 1.0
+    # lies 0.17 / 0.0476 = 3.6 sd away: an outlier at 3 sd, not at the default 5.
+    mild = [_fake(t, t, 2) for t in (0.80, 0.82, 0.84, 0.86, 1.0)]
+    assert comparison.split_spread(mild, outlier_sd=3).outlier == 4
+    assert comparison.split_spread(mild).outlier is None
+    with pytest.raises(ValueError, match="at least one split"):
+        comparison.split_spread([])
+
+
 def test_shared_members():
     assert comparison.shared_members([1, 0, 2, 0], [0, 0, 3, 1]) == {
         "both": 1, "only_first": 1, "only_second": 1}

@@ -74,6 +74,29 @@ def test_weights_json_holds_weights_selection_and_provenance():
     assert doc["metrics"] == {"val_accuracy": 0.9, "auc": None}  # NaN has no JSON spelling
 
 
+def test_weight_files_say_which_split_they_are():
+    scope = "split 1 of 10 (seed 0); the page's headline is the mean over 10 splits"
+    table, meta = export.read_weights_csv(export.weights_csv([0.0, 1.0], scope=scope))
+    assert meta["scope"] == scope
+    assert json.loads(export.weights_json([0.0, 1.0], scope=scope))["scope"] == scope
+    assert export.read_weights_csv(export.weights_csv([1.0]))[1]["scope"] is None
+
+
+def test_file_stem_names_every_setting():
+    stem = export.file_stem("sonar", params=PARAMS, n_trees=200, seed=0, task="binary")
+    assert stem == "sdwec_sonar_binary_l200_s0_lam10_b15_g15_e1_k25_paper_val"
+    # SDWEC-B and λ = 10, β = 18 used to share "sdwec_sonar_lam10": not any more.
+    other = export.file_stem("sonar", params={**PARAMS, "beta": 18.0}, n_trees=200, seed=0,
+                             task="binary")
+    assert other == "sdwec_sonar_binary_l200_s0_lam10_b18_g15_e1_k25_paper_val"
+    # Fit, seed, pool size and threshold rule each change the name; odd characters do not
+    # reach the file system, and "_" only separates parts.
+    stem = export.file_stem("my data/x_y.csv", params={**PARAMS, "lam": 1e-5, "eps": 0.001,
+                                                       "threshold": "adaptive"},
+                            n_trees=50, seed=3, fit_on="oob+validation")
+    assert stem == "sdwec_my-data-x-y.csv_l50_s3_lam1e-05_b15_g15_e0.001_k25_adaptive_oob"
+
+
 @pytest.mark.parametrize("weights", [[], [[1.0, 2.0]], [1.0, np.inf]])
 def test_weight_files_reject_bad_weights(weights):
     with pytest.raises(ValueError, match="weights"):

@@ -143,12 +143,19 @@ def show_explorer(config):
                 "evidence: results/oob/ and the Frontier.")
     fmt = _label_formatter(result.classes)
     abstain = fmt(result.abstain_label)
-    if sol.n_selected == 0:
+    if sol.n_selected == 0 and len(results) == 1:
         st.warning(
             f"Every weight was thresholded to zero, so the ensemble **abstains**: it predicts "
             f"the most frequent validation class, **{abstain}**, for every row, and the "
             f"accuracies above are that constant guess's. To keep some trees, raise λ, lower "
             f"β or ε, or choose the threshold rule *none*.")
+    elif sol.n_selected == 0:
+        # Several splits: the headline's note says which splits abstain; this one is about
+        # the first split, which the charts below draw.
+        st.warning(
+            f"On the first split, which the charts below draw, every weight was thresholded "
+            f"to zero: the ensemble **abstains** and predicts **{abstain}** for every row. To "
+            f"keep some trees, raise λ, lower β or ε, or choose the threshold rule *none*.")
     st.caption(_rows_note(result, len(results)) +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")

@@ -15,8 +15,8 @@ if config is None:
 st.title("Accuracy vs ensemble size")
 st.markdown(
     "Each filled circle is SDWEC at one λ of the sidebar's grid (β, γ, ε, k as in the "
-    "sidebar); its Pareto front is magenta (a staircase on the accuracy it was chosen on, "
-    "magenta rings on the other). Beside it, on the same pools and splits: bagging, "
+    "sidebar); its Pareto front is black (a staircase on the accuracy it was chosen on, "
+    "black rings on the other). Beside it, on the same pools and splits: bagging, "
     "**random subsets of each size** (the sanity baseline any pruning method should beat) "
     "and reduce-error ordering; every other method, **SDWEC-select** (SDWEC's trees voting "
     "with equal weights) among them, is one click on its legend entry away, in its own "

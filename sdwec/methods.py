@@ -77,7 +77,7 @@ ROLE_COLORS = {
     "approx": "#006837",     # its relaxation or model; the convex-relaxed cost (eq. 10)
     "threshold": "#8a2be2",  # line 15's weight threshold
     "what": "#99aa66",       # ŵ, the expansion point of the How-it-works models
-    "pareto": "#444400",     # SDWEC's Pareto front
+    "pareto": "#111111",     # SDWEC's Pareto front
     "rise": "#ffd700",       # iterations where the non-convex cost rose
     "accuracy": "#66cc00",   # each tree's own validation accuracy
     "dropped": "#d9d9d9",    # trees the ensemble does not use
@@ -88,8 +88,8 @@ ROLE_COLORS = {
 Picked away from every method's colour (and the sweep shades) in CIELAB, so a role never
 reads as a method: a dashed line in reduce-error's orange looked like reduce-error.  No role
 is pink, red or magenta: QFWEC and the SDWEC-OOB family own those hues, and a magenta Pareto
-front and deep-pink cost rises read as QFWEC on a projector.  The roles are greys, a dark
-olive (the front), gold (the rises), a dark green, a sage and a violet.
+front and deep-pink cost rises read as QFWEC on a projector.  The roles are greys, near-black
+(the front), gold (the rises), a dark green, a sage and a violet.
 """
 
 

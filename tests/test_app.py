@@ -902,9 +902,14 @@ def _array(values):
 
 
 def _bars(figure):
-    """tree index -> drawn weight, over every bar trace."""
-    return {int(x): float(y) for t in figure["data"] if t.get("type") == "bar"
-            for x, y in zip(_array(t.get("x", [])), _array(t.get("y", [])))}
+    """tree index -> the weight it votes with: the selected trees' bars, and 0 for every
+    other tree (dropped trees are drawn at their weight before the threshold, in grey)."""
+    votes = {int(x): 0.0 for t in figure["data"] if t.get("type") == "bar"
+             for x in _array(t.get("x", []))}
+    votes.update({int(x): float(y) for t in figure["data"] if t.get("type") == "bar"
+                  and t.get("name", "").startswith("selected")
+                  for x, y in zip(_array(t.get("x", [])), _array(t.get("y", [])))})
+    return votes
 
 
 @pytest.mark.parametrize("fit", ["paper", "oob"])

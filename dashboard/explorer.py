@@ -77,13 +77,15 @@ def _headline(summary, results, l):
     cols[2].metric("Sparsity", sparsity, help="1 − (non-zero weights) / l (eq. 12)")
     cols[3].metric("Classifiers used", used)
     st.markdown(comparison.paired_sentence(diff))
-    if len(results) > 1:
-        _split_notes(comparison.split_spread(results))
+    # Several splits: their warnings now, their per-split line in the caption below (one
+    # caption, so the first chart still starts above the fold at 1280×720).
+    return _split_notes(comparison.split_spread(results)) if len(results) > 1 else ""
 
 
 def _split_notes(spread):
-    """What the mean over splits hides: abstaining splits, one split driving the spread, and
-    every split's test accuracy (split ``i`` uses the sidebar's seed + ``i`` − 1)."""
+    """What the mean over splits hides: warns of abstaining splits; returns the sentence
+    giving every split's test accuracy (split ``i`` uses the sidebar's seed + ``i`` − 1) and
+    naming a split that drives the spread."""
     r = len(spread.accuracies)
     if spread.abstaining:
         k = len(spread.abstaining)
@@ -105,8 +107,8 @@ def _split_notes(spread):
         outlier = ""
     per_split = ", ".join(f"{a:.3f}" + (" (abstains)" if i in spread.abstaining else "")
                           for i, a in enumerate(spread.accuracies))
-    st.caption(f"SDWEC's test accuracy per split (split i has the sidebar's seed + i − 1): "
-               f"{per_split}.{outlier}")
+    return (f" SDWEC's test accuracy per split (split i has the sidebar's seed + i − 1): "
+            f"{per_split}.{outlier}")
 
 
 def _rows_note(result, splits):
@@ -129,7 +131,7 @@ def show_explorer(config):
     ref, result = refs[0], results[0]
     sol = result.solution
     l = len(sol.weights)
-    _headline(summary, results, l)
+    per_split = _headline(summary, results, l)
     if config.fit == "oob":
         st.info("**SDWEC-OOB (ours, beyond the paper):** the weights are fitted on the "
                 "training rows' out-of-bag votes (each tree votes only on rows outside its "
@@ -156,7 +158,7 @@ def show_explorer(config):
             f"On the first split, which the charts below draw, every weight was thresholded "
             f"to zero: the ensemble **abstains** and predicts **{abstain}** for every row. To "
             f"keep some trees, raise λ, lower β or ε, or choose the threshold rule *none*.")
-    st.caption(_rows_note(result, len(results)) +
+    st.caption(_rows_note(result, len(results)) + per_split +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
     pinned = _pin_section(config, refs, results)

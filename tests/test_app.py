@@ -563,7 +563,9 @@ def _split_notes_app(accuracies, abstaining, outlier, mean, sd):
         import numpy as np
         from dashboard.explorer import _split_notes
         from sdwec.comparison import SplitSpread
-        _split_notes(SplitSpread(np.array(accuracies), abstaining, outlier, mean, sd))
+        import streamlit as st
+        st.caption(_split_notes(SplitSpread(np.array(accuracies), abstaining, outlier, mean,
+                                            sd)))
 
     at = AppTest.from_function(script, args=(accuracies, abstaining, outlier, mean, sd),
                                default_timeout=TIMEOUT)

@@ -50,6 +50,7 @@ from urllib.parse import urlencode
 
 from benchmarks import load
 from benchmarks.common import percentile
+from sdwec.export import FORMAT as WEIGHTS_FORMAT
 
 FAULTS = {
     "replica-kill": "kill -9 of a replica (its process group)",
@@ -57,7 +58,7 @@ FAULTS = {
     "nginx-kill": "kill -9 of nginx's master process",
 }
 DOWNLOAD = "Weights (CSV)"
-DOWNLOAD_HEAD = b'# format: "sdwec-weights/1"'
+DOWNLOAD_HEAD = f'# format: "{WEIGHTS_FORMAT}"'.encode()  # what the weights CSV starts with
 UPLOAD_BODY = (b"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.csv\"\r\n"
                b"Content-Type: text/csv\r\n\r\n" + b"a,b,label\n1,2,yes\n3,4,no\n" * 50
                + b"\r\n--b--\r\n")

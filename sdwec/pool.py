@@ -344,7 +344,10 @@ def build_pool(X, y, n_trees=200, seed=0, tree_params=None, n_jobs=None, progres
     X_train, y_train = X[idx_train], y[idx_train]
     rows_per_tree = None if max_samples is None else min(int(max_samples), len(idx_train))
     ensemble = BaggingClassifier(estimator=_tree(tree_params), n_estimators=0, warm_start=True,
-                                 random_state=seed, n_jobs=n_jobs, max_samples=rows_per_tree)
+                                 random_state=seed, n_jobs=n_jobs,
+                                 # 1.0 (every training row) is the default; scikit-learn
+                                 # before 1.8 refuses None.
+                                 max_samples=1.0 if rows_per_tree is None else rows_per_tree)
     # Warm-start growth in chunks draws the same per-tree seeds as one fit of n_trees.
     report(0, total, "training trees")
     samples = []

@@ -319,8 +319,11 @@ print("paper", any("No stored reproduction" in i.value for i in at.info))
 
 def test_installed_app_runs_its_pages(venv, tmp_path):
     # The app as installed (sdwec/app/): its imports, its pages and the stored results it reads.
+    # Trained in the page, not by a worker process (AppTest does not rerun on a worker's
+    # news), and without the link budget's confirmation (an empty cache here).
     text = _run_outside([str(venv / "bin" / "python"), "-c", _APP_TEST], tmp_path,
-                        SDWEC_CACHE_DIR=tmp_path / "cache")
+                        SDWEC_CACHE_DIR=tmp_path / "cache", SDWEC_OFF_PAGE_SECONDS="inf",
+                        SDWEC_LINK_BUDGET_SECONDS="1e9")
     explorer, paper = text.strip().splitlines()[-2:]
     assert explorer.startswith("explorer ") and int(explorer.split()[1]) > 0
     assert paper == "paper False"  # the stored reproduction shipped with the app

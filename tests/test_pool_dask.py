@@ -1,6 +1,8 @@
 """Pools trained on a Dask cluster (issue 22, item 6): ``$SDWEC_DASK_SCHEDULER`` set, the
 bagged trees grow on the cluster's workers and the pool is the one a local build gives."""
 
+import sys
+import types
 import warnings
 
 import numpy as np
@@ -13,6 +15,9 @@ from sdwec import cluster, datasets, pool
 @pytest.fixture
 def local_cluster(monkeypatch):
     """Two worker processes of one thread each on loopback; the scheduler in the env var."""
+    # Spawned workers re-run the parent's __main__ from its file; after an AppTest in the same
+    # process that is a Streamlit script stub (NameError: __args), so they get a bare one.
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as local:
         monkeypatch.setenv(cluster.DASK_ENV, local.scheduler_address)

@@ -53,8 +53,10 @@ def test_weights_csv_round_trip_keeps_weights_and_provenance():
     plain = pd.read_csv(io.BytesIO(data), comment="#")
     assert list(plain.columns) == ["member", "weight", "solver_weight", "selected"]
     assert len(plain) == 5
-    # the paper's fit votes with Algorithm 1's weights: both columns hold them
-    np.testing.assert_array_equal(plain["solver_weight"], weights)
+    # the paper's fit votes with Algorithm 1's weights: both columns hold them (pandas
+    # before 3 parses floats to within an ulp unless asked for round_trip)
+    np.testing.assert_allclose(plain["solver_weight"], weights, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(plain["weight"], weights, rtol=1e-15, atol=0)
     assert meta["fit"] == "validation" and meta["vote"] == "weighted"
 
 

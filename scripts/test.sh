@@ -33,6 +33,9 @@ MIN_TESTS=(
   tests/test_cli.py tests/test_formatting.py tests/test_util.py tests/test_convergence.py
   tests/test_timing.py
   --deselect tests/test_cli.py::test_dask_backend_gives_the_same_numbers  # dask: a dev tool
+  # `sdwec dashboard` needs the dashboard's packages, which this environment leaves out.
+  --deselect tests/test_cli.py::test_dashboard_runs_streamlit_on_the_app_and_warms_in_the_background
+  --deselect tests/test_cli.py::test_dashboard_runs_a_copy_of_a_read_only_app_from_the_cache
 )
 echo "== the library's tests on the minimum versions (requirements-min.txt, .venv-min) =="
 [ -x .venv-min/bin/python ] || python3 -m venv .venv-min

@@ -28,16 +28,18 @@ frame after it (by then the frame holding the new chart has been rendered: an up
 the paint, within one frame).  A move is over when the server has finished its last run after
 the event (``script_finished``) and Streamlit's running indicator is gone.  The charts the run
 changed are then known exactly: the run's messages are decoded (Streamlit's protobuf) and each
-chart element's content hash is compared with the previous run's at the same place on the
-page.  Streamlit gives a Plotly chart an element id derived from its figure, so an unchanged
-chart is not redrawn, and need not be.  A sample's time is the later of the run's end
-(``script_finished`` received) and the paint of **every changed chart's first draw of the
-figure the run sent** (the first ``afterplot`` after the event whose trace x/y data equal the
-sent figure's).  Every chart, changed or not, must show the run's figure at the end, or the
-sample is recorded with a problem (and left out of the statistics).  After a page load or a
-dataset switch every chart counts as changed.  "settled" is the last redraw before the page
-went quiet (Streamlit draws a changed chart twice: once with the new figure, again when the
-chart's figure state updates; the user sees the first).
+chart element's content hash is compared with the previous run's of the same chart: the one
+with the same key (the element's id ends with its user key), else the one at the same place
+on the page (an element shown or hidden above the charts moves them).  An unchanged chart is
+not redrawn (Streamlit gives a Plotly chart an element id derived from its figure; the
+in-place chart component skips a figure it has drawn), and need not be.  A sample's time is
+the later of the run's end (``script_finished`` received) and the paint of **every changed
+chart's first draw of the figure the run sent** (the first ``afterplot`` after the event whose
+trace x/y data equal the sent figure's).  Every chart, changed or not, must show the run's
+figure at the end, or the sample is recorded with a problem (and left out of the statistics).
+After a page load or a dataset switch every chart counts as changed.  "settled" is the last
+redraw before the page went quiet (Streamlit draws a changed chart twice: once with the new
+figure, again when the chart's figure state updates; the user sees the first).
 
 Besides the latency, each sample records the server's CPU seconds (psutil, the streamlit
 process and its children) and the browser's (every Chromium process), from just before the
@@ -478,11 +480,25 @@ def _chart_spec(element, kind):
     return None
 
 
+def _chart_identity(element, kind, path):
+    """What names a chart across reruns: its user key, which Streamlit appends to the
+    element's id (``$$ID-<hash>-<key>``, ``None`` when there is none), else its delta path.
+
+    The path alone is not enough: an element shown or hidden above the charts (the first
+    load's training progress, the warning that the ensemble abstains) moves every chart below
+    it to another path, while a keyed chart keeps its element, and what it drew, across the
+    move."""
+    element_id = getattr(element, kind).id
+    key = element_id.split("-", 2)[2] if element_id.count("-") >= 2 else "None"
+    return ("key", key) if key != "None" else ("path", path)
+
+
 def _chart_messages(msgs, start, known):
     """Chart elements of the run starting at ``msgs[start]``: ``{delta path: (hash, spec,
-    bytes)}`` for Plotly charts in the main area.  ``known`` maps message hashes to
-    ``(element type, spec)`` across the session, to resolve Streamlit's cached-message
-    references (``ref_hash``)."""
+    bytes, identity)}`` for Plotly charts in the main area (identity: see
+    :func:`_chart_identity`).  ``known`` maps message hashes to ``(element type, spec,
+    identity)`` across the session, to resolve Streamlit's cached-message references
+    (``ref_hash``)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     charts, unknown = {}, 0
@@ -497,21 +513,25 @@ def _chart_messages(msgs, start, known):
             element = msg.delta.new_element
             kind = element.WhichOneof("type")
             spec = _chart_spec(element, kind)
+            identity = None
             if spec is not None:
+                identity = _chart_identity(element, kind, path)
                 kind = "plotly_chart"
             if msg.hash:
-                known[msg.hash] = (kind, spec)
+                known[msg.hash] = (kind, spec, identity)
             digest = msg.hash
         elif msg.WhichOneof("type") == "ref_hash":
             if msg.ref_hash not in known:
                 unknown += 1
                 continue
-            kind, spec = known[msg.ref_hash]
+            kind, spec, identity = known[msg.ref_hash]
             digest = msg.ref_hash
         else:
             continue
         if kind == "plotly_chart" and path and path[0] == 0:
-            charts[path] = (digest, spec, m["n"])
+            if identity[0] == "path":  # a cached chart without a key is where it is now
+                identity = ("path", path)
+            charts[path] = (digest, spec, m["n"], identity)
     return charts, unknown
 
 
@@ -540,8 +560,8 @@ class Tab:
         self.context = context
         self.page = context.new_page()
         self.log = log
-        self.known = {}  # message hash -> (element type, spec), for ref_hash messages
-        self.previous = None  # the last run's charts: {delta path: hash}
+        self.known = {}  # message hash -> (element type, spec, identity), for ref_hash
+        self.previous = None  # the last run's charts: {identity: hash}
         self.directions = {}  # slider key -> +1 / -1
         self.seen = set()  # (dataset, l) of the pools this server has loaded
         self.page_errors = []
@@ -687,12 +707,11 @@ class Tab:
         charts, unknown = _chart_messages(msgs, start, self.known)
         if unknown:
             sample.problems.append(f"{unknown} cached message(s) could not be resolved")
-        paths = sorted(charts)
+        paths = sorted(charts)  # the charts' order on the page
         previous = None if all_changed else self.previous
-        sample.changed = [i for i, p in enumerate(paths)
-                          if previous is None or previous.get(p) != charts[p][0]]
+        sample.changed = changed_charts(charts, previous)
         sample.chart_bytes = [charts[p][2] for p in paths]
-        self.previous = {p: charts[p][0] for p in paths}
+        self.previous = {charts[p][3]: charts[p][0] for p in paths}
         self.page.evaluate(WANT_JS, [charts[p][1] for p in paths])
         return sample.changed
 
@@ -724,6 +743,14 @@ class Tab:
             sample.painted_ms = max(painted) - t0
         if sample.drawn == changed:
             sample.ms = max([sample.finished_ms] + ([sample.painted_ms] if painted else []))
+
+
+def changed_charts(charts, previous):
+    """Indices (in page order) of the charts in ``charts`` (from :func:`_chart_messages`)
+    whose message differs from the previous run's message of the same chart (``previous``:
+    identity -> hash; ``None``: every chart counts as changed)."""
+    return [i for i, p in enumerate(sorted(charts))
+            if previous is None or previous.get(charts[p][3]) != charts[p][0]]
 
 
 def slider_step(key, current, step=None):

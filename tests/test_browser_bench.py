@@ -275,3 +275,73 @@ def test_chart_messages_resolve_cached_references():
     again = [message([0, 6, 0, 0], ref="h1"), message([0, 7], ref="nope")]
     charts, unknown = browser._chart_messages(again, 0, known)
     assert unknown == 1 and charts[(0, 6, 0, 0)][:2] == ("h1", spec)
+
+
+def test_a_chart_is_compared_with_its_own_previous_message():
+    import base64
+
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    def chart(path, hash_, spec, key):
+        msg = ForwardMsg()
+        msg.metadata.delta_path[:] = path
+        msg.hash = hash_
+        element = msg.delta.new_element.bidi_component
+        element.component_name = browser.CHART_COMPONENT
+        element.json = json.dumps({"spec": spec})
+        element.id = f"$$ID-77e1c0-{key}"  # Streamlit's id: prefix, hash, user key
+        data = msg.SerializeToString()
+        return {"data": base64.b64encode(data).decode(), "n": len(data)}
+
+    def ref(path, hash_):
+        msg = ForwardMsg()
+        msg.metadata.delta_path[:] = path
+        msg.ref_hash = hash_
+        data = msg.SerializeToString()
+        return {"data": base64.b64encode(data).decode(), "n": len(data)}
+
+    known = {}
+    first, _ = browser._chart_messages(
+        [chart([0, 8, 0, 0], "a1", "A1", "explorer-methods"),
+         chart([0, 8, 1, 1], "b1", "B1", "cost"), chart([0, 11], "c1", "C1", "weights")],
+        0, known)
+    assert [v[3] for _, v in sorted(first.items())] == [
+        ("key", "explorer-methods"), ("key", "cost"), ("key", "weights")]
+    previous = {v[3]: v[0] for v in first.values()}
+    # A warning above the charts went away: every chart moved up one place; only the cost
+    # chart's figure changed (the others are sent as references to their cached messages).
+    moved, _ = browser._chart_messages(
+        [ref([0, 7, 0, 0], "a1"), chart([0, 7, 1, 1], "b2", "B2", "cost"),
+         ref([0, 10], "c1")], 0, known)
+    assert browser.changed_charts(moved, previous) == [1]
+    # The weights chart took the place where the costs' chart was: by place, it would count
+    # as changed.
+    swapped, _ = browser._chart_messages(
+        [chart([0, 7, 0, 0], "a2", "A2", "explorer-methods"), ref([0, 7, 1, 1], "b1"),
+         chart([0, 8], "c2", "C2", "weights")], 0, known)
+    assert browser.changed_charts(swapped, previous) == [0, 2]
+    assert browser.changed_charts(swapped, None) == [0, 1, 2]
+
+
+def test_charts_without_a_key_are_compared_by_place():
+    import base64
+
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    def chart(path, hash_, spec):
+        msg = ForwardMsg()
+        msg.metadata.delta_path[:] = path
+        msg.hash = hash_
+        msg.delta.new_element.plotly_chart.spec = spec
+        msg.delta.new_element.plotly_chart.id = f"$$ID-{hash_}-None"  # st.plotly_chart, no key
+        data = msg.SerializeToString()
+        return {"data": base64.b64encode(data).decode(), "n": len(data)}
+
+    known = {}
+    first, _ = browser._chart_messages([chart([0, 3], "x1", "X1"), chart([0, 4], "y1", "Y1")],
+                                       0, known)
+    previous = {v[3]: v[0] for v in first.values()}
+    assert set(previous) == {("path", (0, 3)), ("path", (0, 4))}
+    again, _ = browser._chart_messages([chart([0, 3], "x1", "X1"), chart([0, 4], "y2", "Y2")],
+                                       0, known)
+    assert browser.changed_charts(again, previous) == [1]

@@ -351,6 +351,13 @@ def _best_member(votes):
     return best, accuracy[best]
 
 
+def _check_choice(name, value, choices):
+    """Refuse a parameter that is not one of ``choices``, naming them."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got "
+                         f"{value!r}")
+
+
 class SDWECClassifier(ClassifierMixin, BaseEstimator):
     """Sparsity-driven weighted ensemble classifier (Özgür, Nar and Erdem, 2018).
 
@@ -574,12 +581,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(f, bool) or not isinstance(f, Real) or not 0 < f < 1:
             raise ValueError(f"validation_fraction must be a number strictly between 0 and 1; "
                              f"got {f!r}")
-        if self.fit_on not in _FIT_ON:
-            raise ValueError(f"fit_on must be one of {', '.join(map(repr, _FIT_ON))}; got "
-                             f"{self.fit_on!r}")
-        if self.vote not in _VOTES:
-            raise ValueError(f"vote must be one of {', '.join(map(repr, _VOTES))}; got "
-                             f"{self.vote!r}")
+        _check_choice("fit_on", self.fit_on, _FIT_ON)
+        _check_choice("vote", self.vote, _VOTES)
         k = self.n_members
         if k is not None:
             if isinstance(k, bool) or not isinstance(k, Real) or k <= 0 \
@@ -598,12 +601,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         for name in ("bootstrap", "oob_score"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
-        if self.voting not in _VOTINGS:
-            raise ValueError(f"voting must be one of {', '.join(map(repr, _VOTINGS))}; got "
-                             f"{self.voting!r}")
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got "
-                             f"{self.method!r}")
+        _check_choice("voting", self.voting, _VOTINGS)
+        _check_choice("method", self.method, METHODS)
         j = self.n_jobs
         if j is not None and (isinstance(j, bool) or not isinstance(j, Integral) or j == 0):
             raise ValueError(f"n_jobs must be None (one core), a positive number of cores or "

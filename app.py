@@ -9,7 +9,10 @@ emoji need a colour-emoji font that headless Chromium on Debian lacks.
 
 import streamlit as st
 
+from dashboard import uploads
 from dashboard.sidebar import PAGE_FILES
+
+uploads.install()  # one pending upload per session, dropped unless a widget fetches it
 
 navigation = st.navigation([
     st.Page(PAGE_FILES["explorer"], title="Explorer", default=True),

@@ -3,9 +3,9 @@
 A :class:`PoolRef` names a pool by a small hashable key (the dataset name or an upload's
 fingerprint, task, pool size, seed) and carries the data to build it from without that
 data being hashed; every cached call takes one.  Pools are held per process by
-``st.cache_resource`` (bounded) and on disk by :func:`sdwec.pool.load_pool`; solutions,
-sweeps and timings by ``st.cache_data`` with bounded ``max_entries``, so memory stays flat
-in a long session.  Nothing here computes anything about SDWEC: it calls the library.
+``st.cache_resource`` (bounded in count, and in bytes by :class:`PoolMemory`) and on disk
+by :func:`sdwec.pool.load_pool`; solutions, sweeps and timings by ``st.cache_data`` with
+bounded ``max_entries``, so memory stays flat in a long session.  Nothing here computes anything about SDWEC: it calls the library.
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ import logging
 import os
 import threading
 import time
+import types
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -300,28 +303,148 @@ def _pool_slot(ref):
     drawn live instead of being recorded and replayed by Streamlit's cache; the box's lock
     makes concurrent sessions asking for the same pool train it once.
     """
-    return {"lock": threading.Lock(), "pool": None}
+    return _Slot(lock=threading.Lock(), pool=None)
 
 
-def _pool(ref, progress=None, waiting=None):
+# Pool memory.  The slots above bound how many pools are held (a count); these bound their
+# bytes, which vary 1000-fold between datasets: 24 NSL-KDD pools of 200 trees are ~2.7 GB,
+# 24 of sonar ~25 MB.  Held pools are tracked least recently used first; when a newly held
+# pool takes the total over the cap, the oldest are let go (their slots emptied: the next
+# use reads them back from the disk cache).  The pools one request asks for together (a
+# configuration's splits) are never let go for each other, so a configuration larger than
+# the cap is held whole (NSL-KDD's 10 splits at l = 200: ~1.1 GB) instead of reloading its
+# own pools on every rerun.
+
+#: Environment variable: bytes of pools one process (a replica) holds in memory.
+POOL_MEMORY_ENV = "SDWEC_POOL_MEMORY_BYTES"
+DEFAULT_POOL_MEMORY_BYTES = 2**30
+
+
+class _Slot(dict):
+    """A pool's box: a dict (``"lock"``, ``"pool"``) that can be weakly referenced, so that
+    the byte count never keeps a pool alive after the resource cache dropped its slot."""
+
+
+def pool_memory_cap():
+    """The byte cap from :data:`POOL_MEMORY_ENV` (a positive integer), else the default."""
+    raw = os.environ.get(POOL_MEMORY_ENV, "").strip()
+    try:
+        cap = int(float(raw)) if raw else DEFAULT_POOL_MEMORY_BYTES
+    except (ValueError, OverflowError):
+        cap = 0
+    if cap <= 0:
+        LOG.warning("%s=%r is not a positive number of bytes; using %d", POOL_MEMORY_ENV, raw,
+                    DEFAULT_POOL_MEMORY_BYTES)
+        return DEFAULT_POOL_MEMORY_BYTES
+    return cap
+
+
+def pool_nbytes(obj):
+    """Bytes a pool holds: its arrays' ``nbytes``, and each fitted tree's nodes (64 bytes
+    each in scikit-learn's node record) and leaf values; objects reached twice count once."""
+    seen, total, todo = set(), 0, [obj]
+    while todo:
+        item = todo.pop()
+        if item is None or id(item) in seen or isinstance(item, (str, bytes, int, float, bool)):
+            continue
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            if isinstance(item.base, np.ndarray):
+                todo.append(item.base)  # a view: its owner counts
+            else:
+                total += item.nbytes
+        elif isinstance(item, (type, types.ModuleType, types.FunctionType)):
+            continue
+        elif hasattr(item, "node_count") and hasattr(item, "value"):  # sklearn.tree Tree
+            total += 64 * int(item.node_count) + int(item.value.nbytes)
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            todo.extend(item)
+        elif hasattr(item, "__dict__"):
+            todo.extend(vars(item).values())
+    return total
+
+
+class PoolMemory:
+    """The pools held in slots, least recently used first, with their bytes."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._held = OrderedDict()  # PoolKey -> (weak reference to its slot, bytes)
+
+    def touch(self, keys):
+        """Mark the pools of ``keys`` as just used."""
+        with self._lock:
+            for key in keys:
+                if key in self._held:
+                    self._held.move_to_end(key)
+
+    def hold(self, key, slot, keep=()):
+        """Count ``slot``'s pool (just loaded) and let go of the least recently used other
+        pools, except those of ``keep``, while the total is over the cap; return the keys
+        let go."""
+        size = pool_nbytes(slot["pool"])
+        cap = pool_memory_cap()
+        let_go = []
+        with self._lock:
+            self._held[key] = (weakref.ref(slot), size)
+            self._held.move_to_end(key)
+            self._purge()
+            total = sum(size for _, size in self._held.values())
+            for old in [k for k in self._held if k != key and k not in keep]:
+                if total <= cap:
+                    break
+                ref, size = self._held.pop(old)
+                victim = ref()
+                if victim is not None:
+                    victim["pool"] = None
+                total -= size
+                let_go.append(old)
+        if let_go:
+            LOG.info("pool memory over %d bytes: let go of %d pools", cap, len(let_go))
+        return let_go
+
+    def _purge(self):
+        for key, (ref, _) in list(self._held.items()):
+            slot = ref()
+            if slot is None or slot["pool"] is None:
+                del self._held[key]
+
+    def held(self):
+        """``{key: bytes}`` of the pools held now, least recently used first."""
+        with self._lock:
+            self._purge()
+            return {key: size for key, (_, size) in self._held.items()}
+
+
+POOL_MEMORY = PoolMemory()
+
+
+def _pool(ref, progress=None, waiting=None, keep=()):
     """The pool of ``ref``: from this process, the disk cache, or trained now.
 
     If another session of this process or another process (the background warm-up, another
     replica) is training the same pool, this one waits for it instead of training it again,
     reporting that training's progress to ``waiting(record)``
-    (see :func:`sdwec.pool.load_pool`).
+    (see :func:`sdwec.pool.load_pool`).  A pool brought into memory may let go of others
+    (:class:`PoolMemory`), never of those of ``keep`` (the same request's pools).
     """
     slot = _pool_slot(ref)
-    if slot["pool"] is not None:
-        return slot["pool"]
+    held = slot["pool"]
+    if held is not None:
+        POOL_MEMORY.touch([ref.key])
+        return held
     while not slot["lock"].acquire(timeout=POLL_SECONDS):
         if waiting is not None:
             waiting(pool.training_progress(ref.key))
     try:
-        if slot["pool"] is None:
-            slot["pool"] = pool.load_pool(ref.key, dataset=ref.dataset, progress=progress,
-                                          waiting=waiting)
-        return slot["pool"]
+        held = slot["pool"]
+        if held is None:
+            held = slot["pool"] = pool.load_pool(ref.key, dataset=ref.dataset,
+                                                 progress=progress, waiting=waiting)
+            POOL_MEMORY.hold(ref.key, slot, keep)
+        return held
     finally:
         slot["lock"].release()
 
@@ -426,8 +549,10 @@ def get_pools(refs):
     (:func:`on_pools_landed`).
     """
     slots = [_pool_slot(ref) for ref in refs]
-    if all(slot["pool"] is not None for slot in slots):
-        return [slot["pool"] for slot in slots]
+    held = [slot["pool"] for slot in slots]
+    if all(p is not None for p in held):
+        POOL_MEMORY.touch([ref.key for ref in refs])
+        return held
     untrained = _untrained(refs)
     if untrained and _trains_off_page(untrained):
         _train_off_page(untrained)  # stops this run until the pools are on disk
@@ -461,7 +586,7 @@ def get_pools(refs):
             def waiting(record, before=before, weight=weight, prefix=prefix):
                 progress(*_waiting_report(record, before, weight, total, prefix))
 
-            pools.append(_pool(ref, report, waiting))
+            pools.append(_pool(ref, report, waiting, keep={r.key for r in refs}))
             before += weight
     finally:
         progress.close()

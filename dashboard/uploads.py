@@ -15,8 +15,12 @@ file apart:
   ``st.file_uploader`` widget calls when it reads its value).  A session has at most one: a
   new upload drops the session's earlier pending file, and a pending file that no widget
   fetches within :data:`PENDING_ENV` seconds (default :data:`DEFAULT_PENDING_SECONDS`) is
-  dropped.  The browser fetches its upload within a second (its widget reruns the script at
-  once), so the window only ever catches uploads no widget holds.
+  dropped.  The browser asks for a rerun that fetches its upload as soon as the file is sent,
+  so the window only catches uploads no widget wants; while the session's script is still
+  running (the rerun waits for it to stop), a pending file gets up to
+  :data:`BUSY_WINDOWS` windows, so that a slow run does not cost a real upload.  (A
+  multiple-file uploader sends all its files before that rerun: it would need more than one
+  pending file.)
 * **held**: fetched by a widget.  Untouched while the session is connected: a rerun fetches
   the file again, and a dropped file would turn into a ``DeletedFile`` under the widget.  A
   session holds at most :data:`MAX_HELD` (the dashboard has one single-file uploader): a
@@ -51,6 +55,8 @@ LOG = logging.getLogger("dashboard")
 #: session's held file waits for a reconnect).
 PENDING_ENV = "SDWEC_UPLOAD_PENDING_SECONDS"
 DEFAULT_PENDING_SECONDS = 60.0
+#: How many windows a pending file may wait while its session's script is running.
+BUSY_WINDOWS = 5
 #: Files the widgets of one session hold at once: the dashboard has one single-file uploader
 #: (*Your data*).  Raise it if a page gets another uploader.
 MAX_HELD = 1
@@ -100,6 +106,8 @@ class UploadPolicy:
     is_active : callable
         ``is_active(session_id) -> bool``: whether the session's websocket is connected
         (the runtime's ``is_active_session``).
+    is_busy : callable
+        ``is_busy(session_id) -> bool``: whether the session's script is running now.
     window : float
         Seconds a pending file waits for a widget, and a closed session's held file for a
         reconnect.
@@ -107,9 +115,11 @@ class UploadPolicy:
         Monotonic seconds (injected by tests).
     """
 
-    def __init__(self, manager, is_active, window=DEFAULT_PENDING_SECONDS, clock=time.monotonic):
+    def __init__(self, manager, is_active, window=DEFAULT_PENDING_SECONDS, clock=time.monotonic,
+                 is_busy=lambda session_id: False):
         self.manager = manager
         self.is_active = is_active
+        self.is_busy = is_busy
         self.window = float(window)
         self.clock = clock
         self._original = {name: getattr(manager, name) for name in WRAPPED}
@@ -179,7 +189,9 @@ class UploadPolicy:
                 elif files.closed_at is None:
                     files.closed_at = now
                 for file_id, arrived in list(files.pending.items()):
-                    if not active or now - arrived >= self.window:
+                    waited = now - arrived
+                    if not active or waited >= BUSY_WINDOWS * self.window or (
+                            waited >= self.window and not self._busy(session_id)):
                         dropped += self._drop(session_id, file_id, "no widget fetched it")
                 if not active and now - files.closed_at >= self.window:
                     for file_id in list(files.held):
@@ -187,6 +199,12 @@ class UploadPolicy:
                 if not files.pending and not files.held:
                     del self._sessions[session_id]
         return dropped
+
+    def _busy(self, session_id):
+        try:
+            return bool(self.is_busy(session_id))
+        except Exception:
+            return False
 
     def _adopt(self, now):
         """Track files the manager holds that the policy has not seen (uploaded before it
@@ -255,6 +273,10 @@ def install():
         server = runtime.get_instance()
         manager = server.uploaded_file_mgr
         is_active = server.is_active_session
+
+        def is_busy(session_id):  # AppSession's state is private: read it defensively
+            state = getattr(server.get_app_session(session_id), "_state", None)
+            return getattr(state, "name", "") == "APP_IS_RUNNING"
     except Exception as exc:  # an internal moved
         _log_once("runtime", f"uploads are not governed: Streamlit's runtime is not as "
                              f"expected ({type(exc).__name__}: {exc})")
@@ -269,7 +291,8 @@ def install():
     with _install_lock:
         policy = getattr(manager, _ATTRIBUTE, None)
         if policy is None:
-            policy = UploadPolicy(manager, is_active, pending_seconds()).attach().start()
+            policy = UploadPolicy(manager, is_active, pending_seconds(),
+                                  is_busy=is_busy).attach().start()
             LOG.info("uploads: one pending file per session, dropped after %g s unfetched",
                      policy.window)
         return policy

@@ -94,6 +94,29 @@ def test_a_pending_file_expires_after_the_window_and_not_before(world):
     assert manager.get_files("s1", ["a"]) == []
 
 
+def test_a_running_script_buys_a_pending_file_time_within_a_bound():
+    # The browser's rerun that fetches an upload waits for the running script to stop.
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    clock, busy = Clock(), {"s1"}
+    policy = uploads.UploadPolicy(manager, lambda sid: True, window=60, clock=clock,
+                                  is_busy=busy.__contains__).attach()
+    manager.add_file("s1", _rec("a"))
+    clock.now += 200
+    policy.sweep()
+    assert _stored(manager) == ["a"]
+    busy.clear()  # the run ended without fetching it
+    policy.sweep()
+    assert _stored(manager) == []
+    busy.add("s1")  # a script that never stops does not keep a file for ever
+    manager.add_file("s1", _rec("b"))
+    clock.now += 5 * 60 - 1
+    policy.sweep()
+    assert _stored(manager) == ["b"]
+    clock.now += 1
+    policy.sweep()
+    assert _stored(manager) == []
+
+
 def test_a_fetch_inside_the_window_keeps_the_file(world):
     manager, policy, clock, _ = world
     manager.add_file("s1", _rec("a"))
@@ -290,8 +313,9 @@ def test_a_live_session_holds_one_unattached_upload_and_not_for_long(server):
                                              FILE_BYTES, bytes([65 + i]))
                      for i in range(UPLOADS)]
             held, grown = _metric_bytes(server.url, fresh=True), server.rss() - before
+            # Well before BUSY_WINDOWS x WINDOW: the session's script is not running.
             gone = await asyncio.to_thread(_wait_for, lambda: _metric_bytes(server.url) == 0,
-                                           WINDOW + 60)
+                                           2 * WINDOW + METRICS_TTL + 5)
             # After the window, a new upload, then the websocket closes.
             await asyncio.sleep(METRICS_TTL + 0.2)
             assert _put(server.port, token, client.session_id, FILE_BYTES, b"Z") == 204

@@ -56,6 +56,19 @@ def test_over_the_cap_the_least_recently_used_pools_are_let_go(monkeypatch):
     assert list(memory.held()) == ["a", "c", "d"] and sum(memory.held().values()) == 3000
 
 
+def test_room_is_made_before_a_pool_is_read(monkeypatch):
+    # The pools held never pass the cap, not even while a new one is read from disk.
+    monkeypatch.setenv(POOL_MEMORY_ENV, "2500")
+    memory = PoolMemory()
+    slots = {name: _slot(1000) for name in "abc"}
+    memory.hold("a", slots["a"])
+    memory.hold("b", slots["b"])
+    assert memory.make_room(1000) == ["a"]  # 2,000 held + 1,000 to come > 2,500
+    assert memory.make_room(400) == []
+    assert memory.make_room(1000, keep={"b"}) == []  # the same request's pools stay
+    assert list(memory.held()) == ["b"] and slots["a"]["pool"] is None
+
+
 def test_a_dropped_slot_is_no_longer_counted(monkeypatch):
     monkeypatch.setenv(POOL_MEMORY_ENV, "1500")
     memory = PoolMemory()
@@ -100,3 +113,15 @@ def test_the_dashboards_pools_follow_the_cap(monkeypatch):
     services.get_pool(refs[3])
     assert in_memory() == [True, False, False, True]
     assert list(services.POOL_MEMORY.held()) == [refs[0].key, refs[3].key]
+    # Reading a pool back from disk: room is made before it is read (its entry's size).
+    monkeypatch.setenv(POOL_MEMORY_ENV, str(int(max(sizes.values()) * 1.5)))
+    read, seen = pool.load_pool, []
+
+    def spy(*args, **kwargs):
+        seen.append(in_memory())
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(pool, "load_pool", spy)
+    services.get_pool(refs[1])
+    assert seen == [[False, False, False, False]]
+    assert in_memory() == [False, True, False, False]

@@ -218,6 +218,61 @@ def test_install_without_a_server_does_nothing(caplog):
     assert sum("not governed" in r.getMessage() for r in caplog.records) == 1
 
 
+class FakeServer:
+    """What install() reads from Streamlit's runtime."""
+
+    def __init__(self, manager):
+        self.uploaded_file_mgr = manager
+
+    def is_active_session(self, session_id):
+        return True
+
+    def get_app_session(self, session_id):
+        return None
+
+
+def _with_server(monkeypatch, server):
+    from streamlit import runtime
+
+    monkeypatch.setattr(runtime, "exists", lambda: True)
+    monkeypatch.setattr(runtime, "get_instance", lambda: server)
+
+
+def test_install_wraps_the_servers_manager_once(monkeypatch):
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    _with_server(monkeypatch, FakeServer(manager))
+    policy = uploads.install()
+    try:
+        assert policy is not None and uploads.install() is policy  # idempotent
+        assert manager.add_file == policy.add_file  # this instance only, not the class
+        assert MemoryUploadedFileManager.add_file is not policy.add_file
+        assert policy.window == uploads.pending_seconds()
+        manager.add_file("s1", _rec("a"))
+        manager.add_file("s1", _rec("b"))
+        assert _stored(manager) == ["b"]
+        other = MemoryUploadedFileManager("/_stcore/upload_file")
+        for name in ("a", "b"):
+            other.add_file("s1", _rec(name))
+        assert _stored(other) == ["a", "b"]  # an ungoverned manager is untouched
+    finally:
+        policy.stop()
+
+
+def test_install_leaves_an_unknown_manager_alone(monkeypatch, caplog):
+    class Other:
+        def get_files(self, session_id, file_ids):
+            return []
+
+    manager = Other()
+    _with_server(monkeypatch, FakeServer(manager))
+    uploads._logged.discard("manager")
+    with caplog.at_level(logging.WARNING, logger="dashboard"):
+        assert uploads.install() is None
+        assert uploads.install() is None
+    assert not hasattr(manager, "add_file") and manager.get_files("s", ["f"]) == []
+    assert sum("lacks" in r.getMessage() for r in caplog.records) == 1
+
+
 def test_the_sweeper_thread_drops_expired_files():
     manager = MemoryUploadedFileManager("/_stcore/upload_file")
     policy = uploads.UploadPolicy(manager, lambda sid: True, window=0.2).attach().start(0.05)

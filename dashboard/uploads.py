@@ -106,13 +106,14 @@ class UploadPolicy:
     is_active : callable
         ``is_active(session_id) -> bool``: whether the session's websocket is connected
         (the runtime's ``is_active_session``).
-    is_busy : callable
-        ``is_busy(session_id) -> bool``: whether the session's script is running now.
     window : float
         Seconds a pending file waits for a widget, and a closed session's held file for a
         reconnect.
     clock : callable
         Monotonic seconds (injected by tests).
+    is_busy : callable
+        ``is_busy(session_id) -> bool``: whether the session's script is running now
+        (a pending file then waits up to :data:`BUSY_WINDOWS` windows).
     """
 
     def __init__(self, manager, is_active, window=DEFAULT_PENDING_SECONDS, clock=time.monotonic,

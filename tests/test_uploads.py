@@ -288,7 +288,7 @@ def test_the_sweeper_thread_drops_expired_files():
 
 # ------------------------------------------------------------------------- the live server
 FILE_BYTES = 8 * MB
-UPLOADS = 6
+UPLOADS = 8
 WINDOW = 10  # seconds, the server's SDWEC_UPLOAD_PENDING_SECONDS
 
 
@@ -380,8 +380,9 @@ def test_a_live_session_holds_one_unattached_upload_and_not_for_long(server):
     codes, held, grown, gone, late = asyncio.run(scenario())
     assert codes == [204] * UPLOADS  # accepted: the limit is per session, not per request
     assert held == FILE_BYTES  # the last one only, not UPLOADS x FILE_BYTES
-    # Resident memory grew by about one file, not six (allocator slack: two more).
-    assert grown < 3 * FILE_BYTES, grown
+    # Resident memory grew by about one file, not eight (17.4 MB measured: the allocator
+    # keeps a freed file's memory for the next one).
+    assert grown < 4 * FILE_BYTES, grown
     assert gone  # dropped once the window passed without a widget fetching it
     assert late == FILE_BYTES
     # The session closed: its pending file goes at the next sweep, long before Streamlit's

@@ -471,6 +471,15 @@ def test_the_class_survives_faults(served):
         assert fault.pid_changed and fault.capacity_back is not None, name
         failed = [r for r in fault.requests if r.who.startswith("visitor") and not r.ok]
         assert figures["visitors"] > 0 and failed == [], (name, failed)
+    # The stopped replica was killed for being stopped (its process state), not after its
+    # health checks timed out; the timeline has serve.sh's note beside the sessions' steps.
+    stop = found[1]
+    notes = [text for _, text in stop.health_notes]
+    assert any("stopped (process state T" in text for text in notes), notes
+    assert not any("health checks missed" in text for text in notes), notes
+    assert set(stop.affected) <= set(stop.steps)  # each hit session has its steps
+    timeline = "\n".join(faults.fault_timeline(stop))
+    assert "serve.sh: replica" in timeline and "their pages drawn again" in timeline
     text = faults.fault_report(found, settings)
     assert "| replica-stop | replica" in text and "Problems:" not in text
 

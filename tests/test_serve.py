@@ -478,6 +478,9 @@ def test_the_class_survives_faults(served):
     assert any("stopped (process state T" in text for text in notes), notes
     assert not any("health checks missed" in text for text in notes), notes
     assert set(stop.affected) <= set(stop.steps)  # each hit session has its steps
+    # The other replica was asked for its health directly all along, and answered.
+    other = {"1": "2", "2": "1"}[stop.target.split()[1]]
+    assert any(r == other and status == 200 for r, _, _, status in stop.probes)
     timeline = "\n".join(faults.fault_timeline(stop))
     assert "serve.sh: replica" in timeline and "their pages drawn again" in timeline
     text = faults.fault_report(found, settings)

@@ -150,15 +150,19 @@ class Served:
         import psutil
 
         found = {}
+        # psutil.Process(None) is this process: a missing pid file (no proxy, or stopped)
+        # must give nothing, not the caller (which __exit__ would then kill).
         for i in range(1, self.replicas + 1):
             pid = self._pid(f"replica-{i}.pid")
-            with contextlib.suppress(psutil.Error, TypeError):
-                found[f"replica {i}"] = psutil.Process(pid)
+            if pid is not None:
+                with contextlib.suppress(psutil.Error):
+                    found[f"replica {i}"] = psutil.Process(pid)
         pid = self._pid("nginx.pid")
-        with contextlib.suppress(psutil.Error, TypeError):
-            master = found["nginx master"] = psutil.Process(pid)
-            for n, worker in enumerate(master.children(), 1):
-                found[f"nginx worker {n}"] = worker
+        if pid is not None:
+            with contextlib.suppress(psutil.Error):
+                master = found["nginx master"] = psutil.Process(pid)
+                for n, worker in enumerate(master.children(), 1):
+                    found[f"nginx worker {n}"] = worker
         return found
 
     def _remember(self):

@@ -9,8 +9,10 @@ protection, the upload size and rate limits hold behind the proxy, a too-long ad
 readable page, the page loads nothing from the internet (its favicon included).  Faults: a
 Chromium page through a kill -9 of its replica (reconnect, a click keeps the configuration,
 download and upload reach the new replica), the reduced fault benchmark (kill -9 and
-kill -STOP of a replica, kill -9 of nginx, 3 sessions: outcomes, no timing), a serve.sh
-killed with SIGKILL and the memory cap; SIGTERM or Ctrl-C stops every process.  The systemd
+kill -STOP of a replica, kill -9 of nginx, 3 sessions: outcomes, no timing; the stopped
+replica killed for its process state), a slow stand-in replica left alone and a hung one
+killed after its missed checks, a serve.sh killed with SIGKILL and the memory cap; SIGTERM or
+Ctrl-C stops every process.  The systemd
 units are checked against serve.sh's settings, and their health loop against a stand-in
 replica.  No timing is asserted; the measurements are ``python -m benchmarks.serve`` and
 ``python -m benchmarks.serve --faults`` (``results/serve.md``).  A missing nginx is a
@@ -514,6 +516,73 @@ def test_a_killed_serve_sh_leaves_nothing_behind_and_memory_is_capped(tmp_path):
             pid = target._pid(name)
             assert pid is None or not psutil.pid_exists(pid) or (
                 psutil.Process(pid).status() == psutil.STATUS_ZOMBIE), name
+
+
+STAND_IN = """
+import http.server, pathlib, sys, time
+flags = pathlib.Path(sys.argv[3])
+
+class Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if (flags / "hang").exists():
+            time.sleep(3600)  # running (state S), answering nothing: hung, not stopped
+        if (flags / "slow").exists():
+            time.sleep(1)  # slow, but within serve.sh's --health-timeout of this test
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args):
+        pass
+
+http.server.HTTPServer((sys.argv[1], int(sys.argv[2])), Health).serve_forever()
+"""
+
+
+def test_serve_sh_tells_a_slow_replica_from_a_hung_one(tmp_path):
+    # serve.sh's replicas replaced by a stand-in health server (SDWEC_PYTHON runs it for
+    # `-m streamlit`): answering slowly within --health-timeout, it is left alone; hung
+    # (sleeping in its handler, so not in state T), it is killed after two missed checks.
+    (tmp_path / "stand_in.py").write_text(STAND_IN)
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    python = tmp_path / "python"
+    python.write_text(f"""#!/bin/bash
+if [ "$1 $2" = "-m streamlit" ]; then
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --server.address) address=$2; shift 2 ;;
+      --server.port) port=$2; shift 2 ;;
+      *) shift ;;
+    esac
+  done
+  exec {sys.executable} {tmp_path / "stand_in.py"} "$address" "$port" {flags}
+fi
+exec {sys.executable} "$@"
+""")
+    python.chmod(0o755)
+    target = serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run",
+                          extra=["--no-proxy", "--health-timeout", "4"])
+    target.env["SDWEC_PYTHON"] = str(python)
+    health = target.run_dir / "health.log"
+
+    def notes():
+        return health.read_text() if health.exists() else ""
+
+    with target:
+        first = target._pid("replica-1.pid")
+        (flags / "slow").touch()
+        time.sleep(8)  # several checks, each answered after about a second
+        assert "started again" not in notes() and target._pid("replica-1.pid") == first
+        (flags / "hang").touch()
+        deadline = time.monotonic() + 60
+        while "health checks missed" not in notes():
+            assert time.monotonic() < deadline, notes()
+            time.sleep(0.3)
+        assert "2 health checks missed (no answer within 4 s); started again" in notes()
+        assert "process state T" not in notes()
+        code, left = target.stop()
+    assert code == 0 and left == []
 
 
 def _refused(port):

@@ -377,11 +377,20 @@ restart_replica() {  # $1: index, $2: why
   misses[$1]=0
   starting_since[$1]=$SECONDS
 }
+# Microseconds since the epoch (bash 5; the locale may write the fraction with a comma).
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
+round_start=$(now_us)
 while :; do
-  sleep 1 &
+  # A round a second, start to start: one that waited for a silent replica's answer (up to
+  # --health-timeout) sleeps only what is left of its second (at least 0.05 s), so a hung
+  # replica's misses come every --health-timeout s, not every --health-timeout + 1 s.
+  rest=$((1000000 - ($(now_us) - round_start)))
+  [ "$rest" -ge 50000 ] || rest=50000
+  sleep "$((rest / 1000000)).$(printf %06d $((rest % 1000000)))" &
   sleeper=$!
   # Woken by nginx's exit too, so that a new one listens within a fraction of a second.
   wait -n "$sleeper" ${nginx_pid:+"$nginx_pid"} 2>/dev/null || true
+  round_start=$(now_us)
   alive "$watchdog_pid" || start_watchdog
   if [ "$proxy" = 1 ] && ! alive "$nginx_pid"; then
     wait "$nginx_pid" 2>/dev/null || true

@@ -3,9 +3,12 @@
 One serve.sh (2 replicas behind nginx) serves ``sessions`` websocket clients that behave as
 browsers do: each loads the page over HTTP first and keeps the cookies it gets (the proxy's
 cookie naming the replica that holds its session, Streamlit's XSRF cookie), moves sliders
-with pauses, and when its websocket closes or stops answering it pings ``/_stcore/health``
-every half second and opens a new session with the page's address (its query string holds
-the whole configuration), as Streamlit's page does.  Meanwhile a *visitor* loads the page
+with pauses, and when its websocket closes (noticed at once, also between two moves, as the
+page's ``onclose`` does) it reconnects with the timing of Streamlit's page: a first wait of
+0.25-0.5 s, ``/_stcore/health`` pings 0.1 s apart doubling up to 4 s, then a new session with
+the page's address (its query string holds the whole configuration); a failed websocket
+waits 0.5-1 s, 1-2 s, ... (up to 4 s) before the next round (:func:`reconnect_delay`,
+:func:`ping_retry_delay`).  Meanwhile a *visitor* loads the page
 without cookies every half second (a student arriving).
 
 Then, one after the other, each fault of ``faults``:
@@ -26,7 +29,11 @@ session showed its page again, whether every session kept its configuration (the
 the reconnect shows the configuration it had, and the next slider move changes only that
 slider), uploads and downloads that worked, the longest any request waited (actions,
 reconnects, page loads, health pings, transfers), the new visitors' page loads (slowest,
-failed), and when serve.sh reported every process healthy again (capacity back).
+failed), and when serve.sh reported every process healthy again (capacity back).  A
+*timeline* per fault puts serve.sh's ``health.log`` (millisecond times) beside the hit
+sessions' steps (websocket closed, health answered, websocket open on which replica, page
+drawn again), and a probe asks each replica's ``/_stcore/health`` directly every half second
+to show how long a busy replica takes to answer it (the margin against killing a slow one).
 
 ``python -m benchmarks.serve --faults`` runs it (``benchmarks/serve.py``); the test suite
 runs a reduced version (``tests/test_serve.py``) that asserts the outcomes, not the times.
@@ -35,10 +42,13 @@ runs a reduced version (``tests/test_serve.py``) that asserts the outcomes, not 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import datetime
 import http.client
 import os
 import random
+import re
 import signal
 import time
 import urllib.error
@@ -62,6 +72,23 @@ DOWNLOAD_HEAD = f'# format: "{WEIGHTS_FORMAT}"'.encode()  # what the weights CSV
 UPLOAD_BODY = (b"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.csv\"\r\n"
                b"Content-Type: text/csv\r\n\r\n" + b"a,b,label\n1,2,yes\n3,4,no\n" * 50
                + b"\r\n--b--\r\n")
+
+
+def reconnect_delay(attempt, rng):
+    """Seconds Streamlit's page waits before its ``attempt``-th try to reach the server again
+    after its websocket closed or failed (Streamlit 1.67's frontend, ``WebsocketConnection.
+    nextReconnectDelayMs``): 0.25-0.5 s the first time, then between half and all of
+    min(4 s, 0.5 s x 2^(attempt-1)); the count starts again once connected."""
+    top = min(4.0, 0.5 * 2 ** (attempt - 1))
+    return rng.uniform(0.25 if attempt == 1 else top / 2, top)
+
+
+def ping_retry_delay(failed, rng):
+    """Seconds between the page's health pings after ``failed`` pings got no answer
+    (Streamlit 1.67's ping loop): 0.1 s after the first, then doubling up to 4 s, each
+    after the first cut to a random 70-100 %."""
+    top = min(4.0, 0.1 * 2 ** (failed - 1))
+    return top if failed == 1 else top * rng.uniform(0.7, 1.0)
 
 
 @dataclass
@@ -114,6 +141,10 @@ class Fault:
     transfer_errors: list = field(default_factory=list)
     capacity_back: float | None = None  # s until serve.sh's status showed all healthy
     pid_changed: bool = False  # the faulted process was replaced by a new one
+    wall: float = 0.0  # time.time() of the fault (for serve.sh's health.log)
+    steps: dict = field(default_factory=dict)  # session -> its reconnect's steps (s after)
+    health_notes: list = field(default_factory=list)  # (s after the fault, health.log line)
+    probes: list = field(default_factory=list)  # (replica, s after, seconds, status)
 
 
 def _cookies_from(headers, jar):
@@ -154,12 +185,15 @@ class Client:
         self.settings = settings
         self.record = record  # record(Request)
         self.rng = random.Random(settings.rng_seed * 1000 + index)
+        # The page's reconnect timing draws from its own generator: the moves stay the same.
+        self.backoff_rng = random.Random(settings.rng_seed * 1000 + index + 500_000)
         self.session = Session(url, timeout=settings.request_timeout)
         self.params = None  # the configuration the page shows
         self.ready = asyncio.Event()  # a first page shown
         self.interrupted_at = None  # when the action that got no answer was sent
         self.action_start = None
         self.recoveries = []  # (interrupted at, page back at)
+        self.steps = []  # per reconnect: {"closed", "pinged", "opened", "back": monotonic}
         self.config_lost = []  # (at, what changed)
         self.check_next = False  # the next move must change only its slider
         self.transfer_request = None  # a future the loop answers with (upload, download)
@@ -192,28 +226,45 @@ class Client:
                             None if good else f"HTTP {status or 'no answer'}", replica))
         return status, headers, body
 
-    async def _open_page(self, query, give_up=120.0):
-        """Health pings until one answers, then a new session at ``query`` (a reconnect);
-        after ``give_up`` seconds without a page, :class:`RuntimeError` (a lost session)."""
+    async def _open_page(self, query, give_up=120.0, reconnect=False, steps=None):
+        """A new session at ``query`` as Streamlit's page opens one: health pings until one
+        answers, then the websocket; a failed websocket waits and pings again.  With
+        ``reconnect`` the page's first wait comes before (its websocket has just closed).
+        ``steps`` gets the times of the last health answer and the socket's opening.  After
+        ``give_up`` seconds without a page, :class:`RuntimeError` (a lost session)."""
         limit = time.monotonic() + give_up
+        attempt = 0  # the page's reconnectAttempt
+        if reconnect:
+            attempt = 1
+            await asyncio.sleep(reconnect_delay(attempt, self.backoff_rng))
         while True:
-            if time.monotonic() > limit:
-                raise RuntimeError(f"no page within {give_up:.0f} s")
-            status, _, _ = await self._http("health", "/_stcore/health")
-            if status == 200:
-                try:
-                    _, run = await self._timed("reconnect", self.session.open(query))
-                except Exception:  # noqa: BLE001 -- try again, as the page does
-                    await asyncio.sleep(0.5)
-                    continue
-                if run.problems or run.charts < load.N_CHARTS:
-                    self.record(Request(self.who, "page", time.monotonic(), 0.0, False,
-                                        "; ".join(run.problems) or "charts missing",
-                                        self.replica))
-                    await asyncio.sleep(0.5)
-                    continue
-                return run
-            await asyncio.sleep(0.5)
+            failed = 0
+            while True:
+                if time.monotonic() > limit:
+                    raise RuntimeError(f"no page within {give_up:.0f} s")
+                status, _, _ = await self._http("health", "/_stcore/health")
+                if status == 200:
+                    break
+                failed += 1
+                await asyncio.sleep(ping_retry_delay(failed, self.backoff_rng))
+            if steps is not None:
+                steps["pinged"] = time.monotonic()
+            try:
+                _, run = await self._timed("reconnect", self.session.open(query))
+            except Exception:  # noqa: BLE001 -- try again, as the page does
+                attempt += 1
+                await asyncio.sleep(reconnect_delay(attempt, self.backoff_rng))
+                continue
+            if steps is not None:
+                steps["opened"] = self.session.opened_at
+                steps["replica"] = self.replica
+            if run.problems or run.charts < load.N_CHARTS:
+                self.record(Request(self.who, "page", time.monotonic(), 0.0, False,
+                                    "; ".join(run.problems) or "charts missing",
+                                    self.replica))
+                await asyncio.sleep(0.5)
+                continue
+            return run
 
     async def start(self):
         await self._http("page", "/")
@@ -245,13 +296,18 @@ class Client:
             self.check_next = False
         self.record(Request(self.who, "action", start, run.seconds, not problems,
                             "; ".join(problems) or None, self.replica))
+        self.action_start = None
         if params is not None:
             self.params = params
 
     async def _reconnect(self):
+        steps = {"closed": time.monotonic()}
+        self.steps.append(steps)
         self.interrupted_at = self.interrupted_at or self.action_start or time.monotonic()
         before = self.params
-        run = await self._open_page(urlencode(dict(zip(load.PARAM_KEYS, before))))
+        run = await self._open_page(urlencode(dict(zip(load.PARAM_KEYS, before))),
+                                    reconnect=True, steps=steps)
+        steps["back"] = time.monotonic()
         self.params = load.params_of("/?" + run.query)
         if self.params != before:
             changed = [k for k, a, b in zip(load.PARAM_KEYS, before, self.params or ())
@@ -324,8 +380,17 @@ class Client:
                 await self._reconnect()
                 continue
             low, high = self.settings.think
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(stopping.wait(), self.rng.uniform(low, high))
+            # The page notices a closed websocket at once, also while the user thinks.
+            waits = [asyncio.ensure_future(stopping.wait())]
+            if self.session.socket is not None:
+                waits.append(asyncio.ensure_future(self.session.socket.wait_closed()))
+            await asyncio.wait(waits, timeout=self.rng.uniform(low, high),
+                               return_when=asyncio.FIRST_COMPLETED)
+            closed = len(waits) > 1 and waits[1].done()
+            for waiting in waits:
+                waiting.cancel()
+            if closed and not stopping.is_set():
+                await self._reconnect()
         await self.session.close()
 
 
@@ -365,6 +430,48 @@ async def _capacity_back(served, pid_file, old_pid, at, until):
     return None
 
 
+def replica_ports(served):
+    """``{replica number: port}`` from serve.sh's summary (``serve.txt``)."""
+    try:
+        text = (served.run_dir / "serve.txt").read_text()
+    except OSError:
+        return {}
+    return {m[1]: int(m[2]) for m in re.finditer(r"replica (\d+)\s+http://[^:]+:(\d+)", text)}
+
+
+async def _probe_replicas(served, record, stopping, every=0.5, timeout=10.0):
+    """Ask each replica's own ``/_stcore/health`` (not through the proxy) every ``every``
+    seconds, one request at a time per replica; ``record((replica, start, seconds,
+    status))``: how long a replica busy with the class takes to answer its health check."""
+    async def one(replica, port):
+        while not stopping.is_set():
+            start = time.monotonic()
+            status, _, _ = await asyncio.to_thread(
+                fetch, f"http://127.0.0.1:{port}/_stcore/health", None, timeout=timeout)
+            record((replica, start, time.monotonic() - start, status))
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stopping.wait(), every)
+
+    await asyncio.gather(*(one(r, port) for r, port in replica_ports(served).items()))
+
+
+_NOTE = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?[+-]\d\d:?\d\d) (.*)$")
+
+
+def health_notes(text, since, until):
+    """``[(time.time(), text)]``: the lines of serve.sh's ``health.log`` written between
+    ``since`` and ``until`` (``time.time()`` values)."""
+    found = []
+    for line in text.splitlines():
+        match = _NOTE.match(line)
+        if match is None:
+            continue
+        when = datetime.datetime.fromisoformat(match[1].replace(",", ".")).timestamp()
+        if since <= when <= until:
+            found.append((when, match[2]))
+    return found
+
+
 def _all_healthy(served, replicas):
     """True when serve.sh's status file shows every replica healthy (and nginx up)."""
     try:
@@ -392,10 +499,16 @@ def _apply(fault, served, clients):
 async def run_faults(settings, served, log=print):
     """Drive ``settings.sessions`` clients through ``served`` and apply each fault; return
     the list of :class:`Fault`."""
-    requests = []
+    # Every session's HTTP requests run in threads: enough of them that a page waiting on a
+    # hung replica does not hold up another session's health ping (a browser's do not wait
+    # for each other), as asyncio's default of min(32, cores + 4) threads would.
+    asyncio.get_running_loop().set_default_executor(
+        concurrent.futures.ThreadPoolExecutor(max_workers=4 * settings.sessions + 32))
+    requests, probes = [], []
     stopping = asyncio.Event()
     clients = [Client(i, served.url, settings, requests.append) for i in range(settings.sessions)]
     tasks = [asyncio.ensure_future(c.run(stopping)) for c in clients]
+    tasks.append(asyncio.ensure_future(_probe_replicas(served, probes.append, stopping)))
     faults = []
     try:
         await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in clients)), 600)
@@ -404,9 +517,9 @@ async def run_faults(settings, served, log=print):
             await asyncio.sleep(settings.steady)
             before = {c.index: c.replica for c in clients}
             target, pid, affected = _apply(name, served, clients)
-            at = time.monotonic()
+            at, wall = time.monotonic(), time.time()
             log(f"  {name}: {target} (pid {pid}), {len(affected)} session(s) on it")
-            fault = Fault(name, at, target, affected, before)
+            fault = Fault(name, at, target, affected, before, wall=wall)
             pid_file = "nginx.pid" if target == "nginx" else f"replica-{target.split()[1]}.pid"
             watch = asyncio.ensure_future(_capacity_back(served, pid_file, pid, at,
                                                          at + settings.window + 120))
@@ -440,6 +553,18 @@ async def run_faults(settings, served, log=print):
                 if c.session.socket is None or c.interrupted_at is not None:
                     fault.lost.append(c.index)
             fault.replicas_after = {c.index: c.replica for c in clients}
+            for c in clients:
+                hit = [st for st in c.steps if st["closed"] >= at and "back" in st]
+                if hit:
+                    fault.steps[c.index] = {k: (v - at if isinstance(v, float) else v)
+                                            for k, v in hit[0].items()}
+            with contextlib.suppress(OSError):
+                fault.health_notes = [
+                    (when - wall, text) for when, text in health_notes(
+                        (served.run_dir / "health.log").read_text(), wall - 1,
+                        wall + (end - at))]
+            fault.probes = [(r, start - at, seconds, status)
+                            for r, start, seconds, status in probes if at <= start < end]
             faults.append(fault)
             f = fault_figures(fault)
             log(f"    served {f['served']}, interrupted {f['interrupted']}, errors "
@@ -487,6 +612,46 @@ def fault_figures(fault):
         "visitor_errors": [r for r in visitors if not r.ok],
         "sessions": len(fault.transfers),
     }
+
+
+STEPS = (("closed", "the hit sessions' websockets closed (noticed by each session)"),
+         ("pinged", "their health pings answered through the proxy"),
+         ("opened", "their new websockets open"),
+         ("back", "their pages drawn again (a whole run, configuration kept)"))
+
+
+def fault_timeline(fault):
+    """Markdown lines: serve.sh's health.log and the hit sessions' reconnect steps in time
+    order (seconds after the fault; a step as median and range over the sessions), and how
+    fast the replicas that were not hit answered their health checks meanwhile."""
+    events = [(t, f"serve.sh: {text}") for t, text in fault.health_notes]
+    hit = [fault.steps[i] for i in sorted(fault.steps) if i in fault.affected]
+    for key, label in STEPS:
+        values = [st[key] for st in hit if st.get(key) is not None]
+        if not values:
+            continue
+        text = (f"{label}: median; first {min(values):.2f}, last {max(values):.2f}"
+                if len(values) > 1 else label)
+        if key == "opened":
+            counts = {}
+            for st in hit:
+                counts[st.get("replica") or "?"] = counts.get(st.get("replica") or "?", 0) + 1
+            text += "; on replica " + ", ".join(f"{r} ({n})" for r, n in sorted(counts.items()))
+        events.append((percentile(values, 50), text))
+    lines = [f"- **{fault.name}** ({fault.target}, {len(fault.affected)} session(s) on it), "
+             f"seconds after the fault:"]
+    lines += [f"  - {t:+6.2f}  {text}" for t, text in sorted(events, key=lambda e: e[0])]
+    hit_replica = fault.target.split()[1] if fault.target.startswith("replica") else None
+    others = [p for p in fault.probes if p[0] != hit_replica]
+    if others:
+        answered = [seconds for _, _, seconds, status in others if status == 200]
+        lines.append(
+            f"  - health checks of the replica(s) not hit ({', '.join(sorted({p[0] for p in others}))}; "
+            f"asked directly every 0.5 s while they served the class): {len(others)}, "
+            f"median {percentile(answered, 50) if answered else 0:.3f} s, "
+            f"slowest {max(answered, default=0):.3f} s, "
+            f"{len(others) - len(answered)} without a 200")
+    return lines
 
 
 def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
@@ -564,6 +729,10 @@ def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
                      + "; new visitors went to replica(s) "
                      + ", ".join(fault_figures(fault)["visitor_replicas"]))
     lines += ["Where the sessions went: " + "; ".join(moved) + ".", ""]
+    lines += ["Timelines (serve.sh's health.log beside the sessions' steps):", ""]
+    for fault in faults:
+        lines += fault_timeline(fault)
+    lines.append("")
     return "\n".join(lines)
 
 

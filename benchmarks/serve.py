@@ -150,15 +150,19 @@ class Served:
         import psutil
 
         found = {}
+        # psutil.Process(None) is this process: a missing pid file (no proxy, or stopped)
+        # must give nothing, not the caller (which __exit__ would then kill).
         for i in range(1, self.replicas + 1):
             pid = self._pid(f"replica-{i}.pid")
-            with contextlib.suppress(psutil.Error, TypeError):
-                found[f"replica {i}"] = psutil.Process(pid)
+            if pid is not None:
+                with contextlib.suppress(psutil.Error):
+                    found[f"replica {i}"] = psutil.Process(pid)
         pid = self._pid("nginx.pid")
-        with contextlib.suppress(psutil.Error, TypeError):
-            master = found["nginx master"] = psutil.Process(pid)
-            for n, worker in enumerate(master.children(), 1):
-                found[f"nginx worker {n}"] = worker
+        if pid is not None:
+            with contextlib.suppress(psutil.Error):
+                master = found["nginx master"] = psutil.Process(pid)
+                for n, worker in enumerate(master.children(), 1):
+                    found[f"nginx worker {n}"] = worker
         return found
 
     def _remember(self):
@@ -624,8 +628,15 @@ def run_fault_mode(args, command):
     from benchmarks import faults
 
     low, high = (float(x) for x in args.think.split(","))
+    chosen = tuple(args.fault_list.split(",")) if args.fault_list else tuple(faults.FAULTS)
+    unknown = [name for name in chosen if name not in faults.FAULTS]
+    if unknown:
+        print(f"unknown fault(s) {', '.join(unknown)}; choose from {', '.join(faults.FAULTS)}",
+              file=sys.stderr)
+        return 2
     settings = faults.FaultSettings(sessions=args.clients, steady=args.steady,
-                                    window=args.window, think=(low, high), n_trees=args.trees)
+                                    window=args.window, think=(low, high), n_trees=args.trees,
+                                    faults=chosen)
     cache_dir = Path(args.cache_dir or tempfile.mkdtemp(prefix="sdwec-cache-faults-"))
     start = time.monotonic()
     with Served(2, cache_dir) as served:
@@ -667,6 +678,9 @@ def main(argv=None):
                         help="with --faults: seconds of load before each fault")
     parser.add_argument("--window", type=float, default=30.0,
                         help="with --faults: seconds measured after each fault")
+    parser.add_argument("--fault-list", metavar="NAME,NAME",
+                        help="with --faults: which faults, in this order (default: "
+                             "replica-kill,replica-stop,nginx-kill)")
     parser.add_argument("--quick", action="store_true",
                         help="3 clients, 15 s per phase, wine and sonar, l = 20, one round")
     args = parser.parse_args(argv)

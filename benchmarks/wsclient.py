@@ -144,6 +144,9 @@ class Session:
     response_headers : dict
         Headers of the server's (or proxy's) answer to the last websocket handshake (names
         in lower case).
+    opened_at : float or None
+        ``time.monotonic()`` when the last handshake was answered (the socket opened, before
+        the page's first run).
     cookies : dict
         The cookies sent with the next handshake: those given, updated by every
         ``Set-Cookie`` of a handshake's answer.
@@ -161,6 +164,7 @@ class Session:
         self.widgets = {}
         self.session_id = ""
         self.response_headers = {}
+        self.opened_at = None
 
     async def __aenter__(self):
         return self
@@ -196,6 +200,7 @@ class Session:
         self.socket = await websockets.connect(address, subprotocols=["streamlit"],
                                                max_size=None, open_timeout=self.timeout,
                                                additional_headers=headers or None)
+        self.opened_at = time.monotonic()
         raw = self.socket.response.headers
         self.response_headers = {name.lower(): value for name, value in raw.raw_items()}
         for value in raw.get_all("Set-Cookie"):

@@ -207,6 +207,8 @@ EOF
 }
 
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+# process_state PID: R, S, D, T (stopped by a signal), ... (deploy/process-state.sh).
+source "$ROOT/deploy/process-state.sh"
 
 # HTTP status of GET $1:$2$3 over bash's /dev/tcp (no curl needed); empty if there is no
 # answer within $4 seconds (a stopped process still accepts connections: only a time limit
@@ -355,14 +357,18 @@ fi
 # --------------------------------------------------------------------------- supervise
 # Every second: nginx started again if it died (its orphaned workers killed first: they
 # hold the port); each replica's /_stcore/health asked (all at once, each within
-# --health-timeout s); a replica that exited is started again on its port, one that missed
-# --health-misses checks in a row (hung, stopped) or passed --max-memory is killed
-# (SIGKILL) and started again.  A starting replica has 180 s before its misses count.
+# --health-timeout s); a replica that exited is started again on its port, one that is
+# stopped (process state T: kill -STOP; it would answer nothing until a SIGCONT) is killed
+# (SIGKILL) and started again at once, one that missed --health-misses checks in a row
+# (hung) or passed --max-memory likewise.  A busy replica still answers its health check
+# (Streamlit's event loop answers it while scripts run in their own threads), so only a
+# stopped or hung one is killed.  A starting replica has 180 s before its misses count.
 # Meanwhile nginx's passive checks steer requests around the failing replica.
 declare -A last_state misses starting_since
 for ((i = 0; i < replicas; i++)); do misses[$i]=0; starting_since[$i]=""; done
 exec 4>&1  # the terminal, for health changes written while stdout goes to the status file
-note() { echo "$(date -Is) $*" | tee -a "$run_dir/health.log" >&4; }
+# Milliseconds: benchmarks/faults.py sets these lines beside its sessions' steps.
+note() { echo "$(date +%Y-%m-%dT%H:%M:%S.%3N%:z) $*" | tee -a "$run_dir/health.log" >&4; }
 restart_replica() {  # $1: index, $2: why
   note "replica $(($1 + 1)) (port ${ports[$1]}, pid ${replica_pids[$1]}): $2; started again"
   kill_group "${replica_pids[$1]}"
@@ -371,11 +377,20 @@ restart_replica() {  # $1: index, $2: why
   misses[$1]=0
   starting_since[$1]=$SECONDS
 }
+# Microseconds since the epoch (bash 5; the locale may write the fraction with a comma).
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
+round_start=$(now_us)
 while :; do
-  sleep 1 &
+  # A round a second, start to start: one that waited for a silent replica's answer (up to
+  # --health-timeout) sleeps only what is left of its second (at least 0.05 s), so a hung
+  # replica's misses come every --health-timeout s, not every --health-timeout + 1 s.
+  rest=$((1000000 - ($(now_us) - round_start)))
+  [ "$rest" -ge 50000 ] || rest=50000
+  sleep "$((rest / 1000000)).$(printf %06d $((rest % 1000000)))" &
   sleeper=$!
   # Woken by nginx's exit too, so that a new one listens within a fraction of a second.
   wait -n "$sleeper" ${nginx_pid:+"$nginx_pid"} 2>/dev/null || true
+  round_start=$(now_us)
   alive "$watchdog_pid" || start_watchdog
   if [ "$proxy" = 1 ] && ! alive "$nginx_pid"; then
     wait "$nginx_pid" 2>/dev/null || true
@@ -404,10 +419,11 @@ while :; do
       rm -f "$run_dir/nginx-draining-$old.pid"
     fi
   done
-  probes=()
+  probes=() states=()
   for ((i = 0; i < replicas; i++)); do
     rm -f "$run_dir/.health-$i"
-    if alive "${replica_pids[$i]}"; then
+    states[$i]=$(process_state "${replica_pids[$i]}")
+    if alive "${replica_pids[$i]}" && [ "${states[$i]}" != T ]; then
       http_status "$(loopback "$replica_address")" "${ports[$i]}" /_stcore/health \
         "$health_timeout" >"$run_dir/.health-$i" &
       probes+=($!)
@@ -423,6 +439,9 @@ while :; do
       if ! alive "${replica_pids[$i]}"; then
         wait "${replica_pids[$i]}" 2>/dev/null || true
         restart_replica "$i" "exited"
+        state="starting"
+      elif [ "${states[$i]}" = T ]; then
+        restart_replica "$i" "stopped (process state T: SIGSTOP), answers nothing"
         state="starting"
       elif [ "$max_memory" -gt 0 ] && [ "$rss" -gt "$max_memory" ]; then
         restart_replica "$i" "$rss MiB resident, over the $max_memory MiB limit"

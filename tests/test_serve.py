@@ -9,8 +9,10 @@ protection, the upload size and rate limits hold behind the proxy, a too-long ad
 readable page, the page loads nothing from the internet (its favicon included).  Faults: a
 Chromium page through a kill -9 of its replica (reconnect, a click keeps the configuration,
 download and upload reach the new replica), the reduced fault benchmark (kill -9 and
-kill -STOP of a replica, kill -9 of nginx, 3 sessions: outcomes, no timing), a serve.sh
-killed with SIGKILL and the memory cap; SIGTERM or Ctrl-C stops every process.  The systemd
+kill -STOP of a replica, kill -9 of nginx, 3 sessions: outcomes, no timing; the stopped
+replica killed for its process state), a slow stand-in replica left alone and a hung one
+killed after its missed checks, a serve.sh killed with SIGKILL and the memory cap; SIGTERM or
+Ctrl-C stops every process.  The systemd
 units are checked against serve.sh's settings, and their health loop against a stand-in
 replica.  No timing is asserted; the measurements are ``python -m benchmarks.serve`` and
 ``python -m benchmarks.serve --faults`` (``results/serve.md``).  A missing nginx is a
@@ -471,6 +473,18 @@ def test_the_class_survives_faults(served):
         assert fault.pid_changed and fault.capacity_back is not None, name
         failed = [r for r in fault.requests if r.who.startswith("visitor") and not r.ok]
         assert figures["visitors"] > 0 and failed == [], (name, failed)
+    # The stopped replica was killed for being stopped (its process state), not after its
+    # health checks timed out; the timeline has serve.sh's note beside the sessions' steps.
+    stop = found[1]
+    notes = [text for _, text in stop.health_notes]
+    assert any("stopped (process state T" in text for text in notes), notes
+    assert not any("health checks missed" in text for text in notes), notes
+    assert set(stop.affected) <= set(stop.steps)  # each hit session has its steps
+    # The other replica was asked for its health directly all along, and answered.
+    other = {"1": "2", "2": "1"}[stop.target.split()[1]]
+    assert any(r == other and status == 200 for r, _, _, status in stop.probes)
+    timeline = "\n".join(faults.fault_timeline(stop))
+    assert "serve.sh: replica" in timeline and "their pages drawn again" in timeline
     text = faults.fault_report(found, settings)
     assert "| replica-stop | replica" in text and "Problems:" not in text
 
@@ -502,6 +516,73 @@ def test_a_killed_serve_sh_leaves_nothing_behind_and_memory_is_capped(tmp_path):
             pid = target._pid(name)
             assert pid is None or not psutil.pid_exists(pid) or (
                 psutil.Process(pid).status() == psutil.STATUS_ZOMBIE), name
+
+
+STAND_IN = """
+import http.server, pathlib, sys, time
+flags = pathlib.Path(sys.argv[3])
+
+class Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if (flags / "hang").exists():
+            time.sleep(3600)  # running (state S), answering nothing: hung, not stopped
+        if (flags / "slow").exists():
+            time.sleep(1)  # slow, but within serve.sh's --health-timeout of this test
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args):
+        pass
+
+http.server.HTTPServer((sys.argv[1], int(sys.argv[2])), Health).serve_forever()
+"""
+
+
+def test_serve_sh_tells_a_slow_replica_from_a_hung_one(tmp_path):
+    # serve.sh's replicas replaced by a stand-in health server (SDWEC_PYTHON runs it for
+    # `-m streamlit`): answering slowly within --health-timeout, it is left alone; hung
+    # (sleeping in its handler, so not in state T), it is killed after two missed checks.
+    (tmp_path / "stand_in.py").write_text(STAND_IN)
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    python = tmp_path / "python"
+    python.write_text(f"""#!/bin/bash
+if [ "$1 $2" = "-m streamlit" ]; then
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --server.address) address=$2; shift 2 ;;
+      --server.port) port=$2; shift 2 ;;
+      *) shift ;;
+    esac
+  done
+  exec {sys.executable} {tmp_path / "stand_in.py"} "$address" "$port" {flags}
+fi
+exec {sys.executable} "$@"
+""")
+    python.chmod(0o755)
+    target = serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run",
+                          extra=["--no-proxy", "--health-timeout", "4"])
+    target.env["SDWEC_PYTHON"] = str(python)
+    health = target.run_dir / "health.log"
+
+    def notes():
+        return health.read_text() if health.exists() else ""
+
+    with target:
+        first = target._pid("replica-1.pid")
+        (flags / "slow").touch()
+        time.sleep(8)  # several checks, each answered after about a second
+        assert "started again" not in notes() and target._pid("replica-1.pid") == first
+        (flags / "hang").touch()
+        deadline = time.monotonic() + 60
+        while "health checks missed" not in notes():
+            assert time.monotonic() < deadline, notes()
+            time.sleep(0.3)
+        assert "2 health checks missed (no answer within 4 s); started again" in notes()
+        assert "process state T" not in notes()
+        code, left = target.stop()
+    assert code == 0 and left == []
 
 
 def _refused(port):
@@ -705,3 +786,129 @@ def test_the_fault_report_replaces_only_its_own_section(tmp_path):
     serve.write_fault_section(target, serve.FAULT_HEADING + "\n\nsecond run\n")
     assert target.read_text() == ("# Serving a class: 1 replica vs 2 behind nginx\n\nfigures\n\n"
                                   + serve.FAULT_HEADING + "\n\nsecond run\n")
+
+
+PROCESS_STATE = load.ROOT / "deploy" / "process-state.sh"
+
+
+def _process_state(pid, proc=None):
+    """deploy/process-state.sh's answer for ``pid`` (under ``proc`` instead of /proc)."""
+    script = f'source "{PROCESS_STATE}"; process_state "$1" ${{2:+"$2"}}'
+    done = subprocess.run(["bash", "-c", script, "_", str(pid)] + ([str(proc)] if proc else []),
+                          capture_output=True, text=True, timeout=30, check=True)
+    return done.stdout.strip()
+
+
+def _state_becomes(pid, wanted):
+    deadline = time.monotonic() + 20  # a signal is delivered asynchronously
+    while (state := _process_state(pid)) != wanted:
+        assert time.monotonic() < deadline, (pid, state, wanted)
+        time.sleep(0.05)
+    return state
+
+
+def test_process_state_tells_a_stopped_process_from_a_waiting_one(tmp_path):
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        assert _state_becomes(sleeper.pid, "S") == "S"  # waiting: not stopped
+        sleeper.send_signal(signal.SIGSTOP)
+        assert _state_becomes(sleeper.pid, "T") == "T"  # what serve.sh kills at once
+        assert psutil.Process(sleeper.pid).status() == psutil.STATUS_STOPPED
+        sleeper.send_signal(signal.SIGCONT)
+        assert _state_becomes(sleeper.pid, "S") == "S"
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert _process_state(sleeper.pid) == ""  # gone (reaped): no state
+    # The command name may hold ") " itself: the state follows the last ')'.
+    (tmp_path / "4242").mkdir()
+    (tmp_path / "4242" / "stat").write_text("4242 (a) T (b)) R 1 4242 4242 0 -1 4194560\n")
+    assert _process_state(4242, tmp_path) == "R"
+    (tmp_path / "4242" / "stat").write_text("4242 (python3) T 1 4242 4242 0 -1 4194560\n")
+    assert _process_state(4242, tmp_path) == "T"
+
+
+def test_the_health_loop_restarts_a_stopped_replica_at_the_first_check(tmp_path):
+    # With the replica's pid (the unit asks systemctl for MainPID), a stopped replica is
+    # restarted without waiting for its checks to time out: here they could not (30 s to
+    # answer, 3 misses), so only the state check can restart it before the test gives up.
+    (tmp_path / "site" / "_stcore").mkdir(parents=True)
+    (tmp_path / "site" / "_stcore" / "health").write_text("ok")
+    port = load.free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
+                               "127.0.0.1"], cwd=tmp_path / "site",
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    marker = tmp_path / "restarted"
+    env = dict(os.environ, SDWEC_HEALTH_TIMEOUT="30", SDWEC_HEALTH_MISSES="3",
+               SDWEC_RESTART_COMMAND=f"echo restarted >> {marker}",
+               SDWEC_PID_COMMAND=f"echo {server.pid}")
+    loop = subprocess.Popen(["bash", str(SYSTEMD / "health-loop.sh"), "127.0.0.1", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while faults.fetch(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)[0] != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(2.5)
+        assert not marker.exists()  # a healthy, running replica is left alone
+        server.send_signal(signal.SIGSTOP)
+        deadline = time.monotonic() + 20
+        while not marker.exists():
+            assert time.monotonic() < deadline, "the loop did not restart the stopped replica"
+            time.sleep(0.1)
+    finally:
+        loop.kill()
+        server.send_signal(signal.SIGCONT)
+        server.kill()
+        server.wait()
+    output = loop.communicate(timeout=10)[0]
+    assert f"stopped (pid {server.pid} in state T" in output
+    assert "health checks missed" not in output
+
+
+def test_the_benchmark_clients_reconnect_with_the_pages_timing():
+    # Streamlit 1.67's page (WebsocketConnection): after its websocket closes it waits
+    # 0.25-0.5 s, then between half and all of min(4 s, 0.5 s * 2^(k-1)) before its k-th
+    # try; its health pings are 0.1 s apart, doubling to 4 s, each after the first cut to
+    # 70-100 %.
+    import random
+
+    rng = random.Random(1)
+    bounds = {1: (0.25, 0.5), 2: (0.5, 1.0), 3: (1.0, 2.0), 4: (2.0, 4.0), 9: (2.0, 4.0)}
+    for attempt, (low, high) in bounds.items():
+        drawn = [faults.reconnect_delay(attempt, rng) for _ in range(200)]
+        assert low <= min(drawn) and max(drawn) <= high, attempt
+        assert max(drawn) - min(drawn) > (high - low) / 2, attempt  # drawn over the range
+    assert faults.ping_retry_delay(1, rng) == 0.1
+    for failed, (low, high) in {2: (0.14, 0.2), 4: (0.56, 0.8), 7: (2.8, 4.0),
+                                12: (2.8, 4.0)}.items():
+        drawn = [faults.ping_retry_delay(failed, rng) for _ in range(200)]
+        assert low - 1e-9 <= min(drawn) and max(drawn) <= high + 1e-9, failed
+
+
+def test_the_timeline_sets_serve_sh_notes_beside_the_sessions_steps():
+    log = ("2026-11-26T14:27:20.100+00:00 replica 2 (port 1): healthy\n"
+           "2026-11-26T14:27:26.250+00:00 replica 1 (port 5): stopped; started again\n"
+           "2026-11-26T14:27:27+00:00 replica 1 (port 5): starting\n"
+           "not a note\n")
+    at = 1795703245.0  # 2026-11-26T14:27:25+00:00
+    notes = faults.health_notes(log, at - 1, at + 30)
+    assert [(round(t - at, 3), text[:9]) for t, text in notes] == [(1.25, "replica 1"),
+                                                                   (2.0, "replica 1")]
+    fault = faults.Fault("replica-stop", 0.0, "replica 1", [0, 1, 2], {}, wall=at)
+    fault.health_notes = [(t - at, text) for t, text in notes]
+    fault.steps = {0: {"closed": 1.5, "pinged": 2.0, "opened": 2.1, "replica": "2", "back": 6.0},
+                   1: {"closed": 1.6, "pinged": 2.2, "opened": 2.4, "replica": "2", "back": 8.0},
+                   2: {"closed": 1.7, "pinged": 2.3, "opened": 2.5, "replica": "1", "back": 9.0},
+                   3: {"closed": 0.1, "pinged": 0.2, "opened": 0.3, "replica": "2", "back": 0.4}}
+    fault.probes = [("1", 0.5, 10.0, 0), ("2", 0.5, 0.02, 200), ("2", 1.0, 0.3, 200)]
+    lines = faults.fault_timeline(fault)
+    body = [line.split(None, 2)[1:] for line in lines[1:-1]]
+    # In time order; session 3 was not on the hit replica and does not count.
+    assert [float(t) for t, _ in body] == [1.25, 1.6, 2.0, 2.2, 2.4, 8.0]
+    assert "first 1.50, last 1.70" in body[1][1]
+    assert body[4][1].endswith("on replica 1 (1), 2 (2)")
+    assert "first 6.00, last 9.00" in body[5][1]
+    # The stopped replica's own probes are not the busy one's margin.
+    assert lines[-1].endswith("(2; asked directly every 0.5 s while they served the class): "
+                              "2, median 0.160 s, slowest 0.300 s, 0 without a 200")

@@ -9,10 +9,11 @@ emoji need a colour-emoji font that headless Chromium on Debian lacks.
 
 import streamlit as st
 
-from dashboard import uploads
+from dashboard import downloads, uploads
 from dashboard.sidebar import PAGE_FILES
 
 uploads.install()  # one pending upload per session, dropped unless a widget fetches it
+downloads.install()  # a file built on a click stays until its page's next run
 
 navigation = st.navigation([
     st.Page(PAGE_FILES["explorer"], title="Explorer", default=True),

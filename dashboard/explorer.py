@@ -77,21 +77,23 @@ def _headline(summary, results, l):
     cols[2].metric("Sparsity", sparsity, help="1 − (non-zero weights) / l (eq. 12)")
     cols[3].metric("Classifiers used", used)
     st.markdown(comparison.paired_sentence(diff))
-    # Several splits: their warnings now, their per-split line in the caption below (one
-    # caption, so the first chart still starts above the fold at 1280×720).
-    return _split_notes(comparison.split_spread(results)) if len(results) > 1 else ""
+    # Several splits: their warnings now (in a slot that is there at every run, empty or
+    # not, so the charts below keep their places), their per-split line in the caption below
+    # (one caption, so the first chart still starts above the fold at 1280×720).
+    slot = st.empty()
+    return _split_notes(comparison.split_spread(results), slot) if len(results) > 1 else ""
 
 
-def _split_notes(spread):
-    """What the mean over splits hides: warns of abstaining splits; returns the sentence
-    giving every split's test accuracy (split ``i`` uses the sidebar's seed + ``i`` − 1) and
-    naming a split that drives the spread."""
+def _split_notes(spread, slot=None):
+    """What the mean over splits hides: warns of abstaining splits (in ``slot``, an
+    ``st.empty``, if given); returns the sentence giving every split's test accuracy (split
+    ``i`` uses the sidebar's seed + ``i`` − 1) and naming a split that drives the spread."""
     r = len(spread.accuracies)
     if spread.abstaining:
         k = len(spread.abstaining)
         which = ", ".join(str(i + 1) for i in spread.abstaining)
         one = k == 1
-        st.warning(f"**{k} of {r} splits abstain{'s' if one else ''}** "
+        (slot or st).warning(f"**{k} of {r} splits abstain{'s' if one else ''}** "
                    f"(split{'' if one else 's'} {which}: every weight thresholded to zero, so "
                    f"the ensemble predicts one class for every row): "
                    f"{'its' if one else 'their'} accuracy is the constant guess's; the mean "
@@ -145,8 +147,12 @@ def show_explorer(config):
                 "evidence: results/oob/ and the Frontier.")
     fmt = _label_formatter(result.classes)
     abstain = fmt(result.abstain_label)
+    # Warnings that come and go with the sliders take a slot that is always there: an element
+    # appearing or leaving above the charts moves every element under it to a new place in
+    # the page, and the browser renders them anew instead of updating them.
+    slot = st.empty()
     if sol.n_selected == 0 and len(results) == 1:
-        st.warning(
+        slot.warning(
             f"Every weight was thresholded to zero, so the ensemble **abstains**: it predicts "
             f"the most frequent validation class, **{abstain}**, for every row, and the "
             f"accuracies above are that constant guess's. To keep some trees, raise λ, lower "
@@ -154,7 +160,7 @@ def show_explorer(config):
     elif sol.n_selected == 0:
         # Several splits: the headline's note says which splits abstain; this one is about
         # the first split, which the charts below draw.
-        st.warning(
+        slot.warning(
             f"On the first split, which the charts below draw, every weight was thresholded "
             f"to zero: the ensemble **abstains** and predicts **{abstain}** for every row. To "
             f"keep some trees, raise λ, lower β or ε, or choose the threshold rule *none*.")

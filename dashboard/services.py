@@ -84,7 +84,10 @@ class PoolRef:
 
 
 # Streamlit hashes a PoolRef by its key only: the uploaded data it carries stays unhashed.
-_HASH = {PoolRef: lambda ref: ref.key}
+# The key's repr (every field, in order) hashes as one string: Streamlit's generic path for
+# a dataclass (pickle, then every part) cost ~0.3 ms per call, and a 10-split Explorer run
+# makes ~90 cached calls on refs.
+_HASH = {PoolRef: lambda ref: repr(ref.key)}
 
 
 class Progress:
@@ -795,7 +798,10 @@ def compare(ref, config):
     return _compare(ref, _params(config))
 
 
-@st.cache_data(max_entries=SOLUTION_CACHE_ENTRIES // 4, show_spinner=False, hash_funcs=_HASH)
+# A resource, not data: st.cache_data pickled the ten splits' results (with every iteration's
+# weights) at each slider move and unpickled them at each rerun; they are only read.
+@st.cache_resource(max_entries=SOLUTION_CACHE_ENTRIES // 4, show_spinner=False,
+                   hash_funcs=_HASH)
 def _compare_splits(refs, params):
     return comparison.compare_many([_pool(ref) for ref in refs], **dict(params))
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import math
+import threading
+import weakref
 
 import numpy as np
 from scipy.stats import binomtest
@@ -114,24 +116,53 @@ def compare_many(pools, fit_on="validation", **params):
 
 def _scored(pool, sol, oob):
     """SDWEC's solution ``sol`` on ``pool`` scored beside bagging, WMV and the single tree."""
-    val, test = pool.votes("val"), pool.votes("test")
+    base = _baselines(pool)
     voting = (sol.weights > 0).astype(float) if oob else sol.weights
-    W = np.column_stack([voting, combiners.majority(val), combiners.wmv(val)])
-    acc_val = combiners.accuracies(W, val, pool.prior)
-    acc_test = combiners.accuracies(W, test, pool.prior)
+    val, test = pool.votes("val"), pool.votes("test")
+    acc_val = [float(combiners.accuracies(voting, val, pool.prior))] + base["validation"]
+    acc_test = [float(combiners.accuracies(voting, test, pool.prior))] + base["test"]
     l = pool.n_trees
     used = [f"{sol.n_selected} / {l}", f"{l} / {l}", f"{l} / {l}"]
-    methods = [{"method": name, "test": float(acc_test[i]), "validation": float(acc_val[i]),
-                "used": used[i]}
+    methods = [{"method": name, "test": acc_test[i], "validation": acc_val[i], "used": used[i]}
                for i, name in enumerate(("SDWEC-OOB" if oob else "SDWEC", "bagging", "WMV"))]
-    methods.append({"method": "single",
-                    "test": float(np.mean(pool.single_test == pool.y_test)),
-                    "validation": float(np.mean(pool.single_val == pool.y_val)),
-                    "used": "1 (own tree)"})
-    return Comparison(solution=sol, member_accuracy=combiners.member_accuracies(val),
+    methods.append({"method": "single", "test": base["single_test"],
+                    "validation": base["single_validation"], "used": "1 (own tree)"})
+    return Comparison(solution=sol, member_accuracy=base["member_accuracy"],
                       methods=methods, abstain_label=plain(pool.prior[0]),
                       classes=[plain(c) for c in pool.classes], n_val=len(pool.y_val),
                       n_test=len(pool.y_test))
+
+
+#: Per pool (by identity, dropped with the pool): its scores that no SDWEC parameter changes.
+_BASELINES = {}
+_BASELINES_LOCK = threading.Lock()
+
+
+def _baselines(pool):
+    """Bagging's and WMV's accuracies, the single tree's and every member's, on ``pool``.
+
+    They are the same at every slider move; computed once per pool (a ten-split move then
+    scores only SDWEC).  Each accuracy is the one :func:`sdwec.combiners.accuracies` gives
+    for that weight vector alone (it scores every column on its own).
+    """
+    key = id(pool)
+    with _BASELINES_LOCK:
+        hit = _BASELINES.get(key)
+        if hit is not None and hit[0]() is pool:
+            return hit[1]
+    val, test = pool.votes("val"), pool.votes("test")
+    W = np.column_stack([combiners.majority(val), combiners.wmv(val)])
+    member = combiners.member_accuracies(val)
+    member.setflags(write=False)  # shared by every result on this pool
+    value = {"validation": [float(a) for a in combiners.accuracies(W, val, pool.prior)],
+             "test": [float(a) for a in combiners.accuracies(W, test, pool.prior)],
+             "single_test": float(np.mean(pool.single_test == pool.y_test)),
+             "single_validation": float(np.mean(pool.single_val == pool.y_val)),
+             "member_accuracy": member}
+    with _BASELINES_LOCK:
+        # The entry goes when the pool does (before its id can be reused).
+        _BASELINES[key] = (weakref.ref(pool, lambda _, k=key: _BASELINES.pop(k, None)), value)
+    return value
 
 
 def over_splits(results):

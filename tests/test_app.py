@@ -1297,3 +1297,36 @@ def test_how_it_works_says_its_sliders_are_its_own():
     at.switch_page("pages/how_it_works.py").run()
     _ok(at)
     assert at.select_slider(key="how_sign_eps").value == 0.5
+
+
+def _chart_places(at):
+    """Where every chart element is in the page: its path of child indices from the top."""
+    places = []
+
+    def walk(node, path):
+        for index, child in getattr(node, "children", {}).items():
+            if child.type == "bidi_component":
+                places.append((path + (index,), child.proto.component_name))
+            walk(child, path + (index,))
+
+    walk(at.main, ())
+    return places
+
+
+@pytest.mark.parametrize("quiet,warned,says", [
+    # Several splits: λ = 1, β = 25 leaves splits 4 and 5 with no tree (see above).
+    ({"r": "5"}, {"r": "5", "lam": "1", "beta": "25"}, "splits abstain"),
+    # One split that abstains: λ = 0.001 switches every tree off.
+    ({}, {"lam": "0.001"}, "the ensemble **abstains**"),
+])
+def test_warnings_that_come_and_go_keep_the_charts_in_place(quiet, warned, says):
+    """The warnings a slider move can bring or take away sit in slots that are there at every
+    run, so the charts under them keep their places (an element that moves is rendered anew
+    in the browser instead of updated)."""
+    _app(dict(SMALL, **quiet))  # trains the pools: the runs compared do not
+    calm, loud = _app(dict(SMALL, **quiet)), _app(dict(SMALL, **warned))
+    _ok(calm)
+    _ok(loud)
+    assert not [w for w in calm.warning if says in w.value]
+    assert [w for w in loud.warning if says in w.value]
+    assert len(_chart_places(calm)) >= 3 and _chart_places(calm) == _chart_places(loud)

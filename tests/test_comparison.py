@@ -322,3 +322,48 @@ def test_solve_many_needs_the_same_classifiers(split_pools):
                                   solver.solve(split_pools[0].votes("val"), None,
                                                **PARAMS).weights)
     assert solver.solve_many([], **PARAMS) == []
+
+
+@pytest.mark.parametrize("fit_on", ["validation", "oob+validation"])
+@pytest.mark.parametrize("params", [PARAMS, dict(PARAMS, lam=0.1, beta=35.0, eps=0.1),
+                                    dict(PARAMS, lam=1000.0, threshold="none")])
+def test_scores_with_cached_baselines_equal_scoring_from_scratch(split_pools, fit_on, params):
+    """Bagging's, WMV's, the single tree's and the members' scores are computed once per pool
+    and reused at every slider move: the page's numbers are those of scoring every method
+    from the votes, each time, as the paper defines the vote."""
+    comparison.compare_many(split_pools, fit_on, **dict(params, lam=3.0))  # fills the cache
+    results = comparison.compare_many(split_pools, fit_on, **params)
+    for p, got in zip(split_pools, results):
+        l = p.n_trees
+        w = got.solution.weights
+        voting = (w > 0).astype(float) if fit_on != "validation" else w
+        Pval, yval = p.P_val, p.y_val
+        # WMV's weights from the members' validation accuracies, by its formula (clip: half
+        # a row each way).
+        acc = (Pval == yval[:, None]).mean(axis=0)
+        clipped = np.clip(acc, 0.5 / len(yval), 1 - 0.5 / len(yval))
+        wmv = np.log(clipped / (1 - clipped))
+        for name, weights in (("SDWEC-OOB" if fit_on != "validation" else "SDWEC", voting),
+                              ("bagging", np.ones(l)), ("WMV", wmv)):
+            row = next(m for m in got.methods if m["method"] == name)
+            for split, P, y in (("test", p.P_test, p.y_test), ("validation", Pval, yval)):
+                assert row[split] == combiners.accuracy(weights, P, y, p.classes, p.prior), \
+                    (name, split)
+        single = next(m for m in got.methods if m["method"] == "single")
+        assert single["test"] == np.mean(p.single_test == p.y_test)
+        np.testing.assert_array_equal(got.member_accuracy, acc)
+
+
+def test_baselines_are_kept_per_pool_and_dropped_with_it():
+    data = datasets.load("wine", "binary")
+    p = build_pool(data.X, data.y, n_trees=6, seed=1)
+    first = comparison.compare(p, **PARAMS)
+    assert comparison.compare(p, **dict(PARAMS, lam=1.0)).member_accuracy is \
+        first.member_accuracy  # one computation per pool
+    assert not first.member_accuracy.flags.writeable  # shared: nobody may change it
+    key = id(p)
+    assert key in comparison._BASELINES
+    del p, first
+    import gc
+    gc.collect()
+    assert key not in comparison._BASELINES

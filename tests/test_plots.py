@@ -1,10 +1,12 @@
 """Figure builders: the right traces, with values checked against hand-derived numbers."""
 
+import json
 import math
 from types import SimpleNamespace
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 
 from sdwec import comparison, methods, plots
@@ -820,3 +822,31 @@ def test_frontier_title_sits_lower_than_other_figures_clear_of_the_toolbar():
     assert fig.layout.title.pad.t >= 34 + 20
     assert fig.layout.margin.t >= 75 + 20
     assert fig.layout.margin.t - fig.layout.title.pad.t == 75 - 34
+
+
+def _every_figure_of_figure():
+    """One figure of each function built by ``plots._figure``, on small hand-made inputs."""
+    records = _records()
+    w, acc = np.array([0.0, 0.5, 0.0, 1.5]), np.array([0.6, 0.7, 0.8, 0.9])
+    rows = [{"method": "SDWEC", "test": 0.8, "validation": 0.9, "used": "3.5 / 200 (mean)",
+             "test_sd": 0.05, "validation_sd": 0.02, "splits": 10},
+            {"method": "bagging", "test": 0.82, "validation": 0.85, "used": "200 / 200",
+             "test_sd": 0.04, "validation_sd": 0.03, "splits": 10}]
+    return [plots.convergence(records), plots.convergence(records, log_y=True),
+            plots.member_weights(w, acc, threshold=0.1, raw=[0.04, 0.5, 0.08, 1.5],
+                                 pinned=[0.2, 0.0, 0.0, 1.0]),
+            plots.member_weights([0.0, 0.0], [0.6, 0.7], threshold=0.25),
+            plots.method_comparison(rows)]
+
+
+def test_figures_built_without_validation_equal_validated_ones(monkeypatch):
+    """The Explorer's figures skip plotly.py's property checks (:data:`plots.VALIDATE`):
+    checked, every property is valid (a typo raises) and the figure is the same."""
+    def sent(figures):  # what the page receives
+        return [json.loads(pio.to_json(fig, validate=False)) for fig in figures]
+
+    fast = sent(_every_figure_of_figure())
+    monkeypatch.setattr(plots, "VALIDATE", True)
+    assert sent(_every_figure_of_figure()) == fast
+    with pytest.raises(ValueError, match="colour"):
+        plots._figure([dict(type="bar", x=[1], y=[1], colour="red")], "t", "x", "y")

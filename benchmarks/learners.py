@@ -89,6 +89,11 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=5_000)
     parser.add_argument("--random-budget", type=int, default=20_000,
                         help="a second, larger budget for random splits (about equal time)")
+    parser.add_argument("--exact-budgets", default="",
+                        help="more budgets for exact CART, comma-separated (equal time with "
+                             "random splits on the larger budget)")
+    parser.add_argument("--only-extra", action="store_true",
+                        help="run only the --exact-budgets cases")
     args = parser.parse_args(argv)
     print(machine())
     print(f"load average at start: {load_average()}")
@@ -101,6 +106,8 @@ def main(argv=None):
     X, y = np.asarray(data.X, dtype=float), np.asarray(data.y)
     cases = [("exact CART", args.budget), ("random splits", args.budget),
              ("random splits", args.random_budget), ("binned CART", args.budget)]
+    extra = [("exact CART", int(b)) for b in args.exact_budgets.split(",") if b]
+    cases = extra if args.only_extra else cases + extra
     start = time.perf_counter()
     rows = run(X, y, range(args.seeds), cases)
     print(f"{args.data}: {X.shape[0]:,} rows x {X.shape[1]} features, l = 200, splits (seeds) "

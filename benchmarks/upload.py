@@ -114,6 +114,17 @@ def _wait_like_the_fragment(deadline):
                 registry.touch(session)
 
 
+def _page_budget(at):
+    """The row budget per tree the page proposed ("full" when it proposed none)."""
+    import re
+
+    for m in at.markdown:
+        found = re.search(r"row budget of ([\d,]+) rows", m.value)
+        if found:
+            return found.group(1)
+    return "full"
+
+
 def _child_page(path):
     """The page through AppTest: seconds from the upload to the first chart, and RSS."""
     from streamlit.testing.v1 import AppTest
@@ -154,7 +165,8 @@ def _child_page(path):
             "charts": len(chart_figures(at)), "errors": errors,
             "baseline": baseline, "peak": _peak_rss(), "choice": plan,
             "worker peak": _peak_rss(resource.RUSAGE_CHILDREN),
-            "markdown": [m.value for m in at.markdown if "trees" in m.value][:2]}
+            "markdown": [m.value for m in at.markdown if "trees" in m.value][:2],
+            "budget": _page_budget(at)}
 
 
 def _child_stages(path):
@@ -219,11 +231,12 @@ def sizes_report(sizes, stages):
         page = _run_child("page", path)
         print(json.dumps({"rows": n, "page": page}, default=str), flush=True)
         if "failed" in page:
-            rows.append([label, _mib(size), "failed", "", "", "", page["failed"][-200:], ""])
+            rows.append([label, _mib(size), "", "failed", "", "", "", page["failed"][-200:],
+                         ""])
             continue
         outcome = (f"{page['charts']} charts" if page["charts"] else
                    "; ".join(page["errors"]) or "no chart")
-        rows.append([label, _mib(size), f"{page['seconds']:.1f}"
+        rows.append([label, _mib(size), page["budget"], f"{page['seconds']:.1f}"
                      + (" (clicked *Train now*)" if page["clicked"] else ""),
                      _mib(page["peak"] - page["baseline"]), _mib(page["peak"]),
                      _mib(page["worker peak"]) if page.get("off page") else "",
@@ -232,7 +245,7 @@ def sizes_report(sizes, stages):
         if stages:
             st_ = _run_child("stages", path)
             print(json.dumps({"rows": n, "stages": st_}, default=str), flush=True)
-    print(table(["rows", "file MiB", "upload → first chart (s)", "peak RSS over baseline MiB",
+    print(table(["rows", "file MiB", "rows per tree", "upload → first chart (s)", "peak RSS over baseline MiB",
                  "peak RSS MiB", "worker peak RSS MiB", "outcome",
                  "load average before → after"], rows))
 

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from sdwec import compress, solve, solver
-from sdwec.votes import NO_VOTE, Votes, compress_votes
+from sdwec.votes import NO_VOTE, Votes
 from tests.literal import literal_sdwec
+from tests.test_votes import three_class_votes
 
 
 def test_gram_by_blocks_is_the_lower_triangle_of_x_transpose_x(monkeypatch):
@@ -56,11 +57,7 @@ def test_correctness_matrix_by_hand():
 
 
 def test_correctness_form_does_not_need_the_float_matrix():
-    rng = np.random.default_rng(5)
-    P = rng.integers(0, 3, size=(200, 6))
-    y = rng.integers(0, 3, size=200)
-    voted = rng.random((200, 6)) > 0.3
-    v = compress_votes(P, y, np.arange(3), voted=voted)
+    P, y, voted, v = three_class_votes(200, 6, seed=5, missing=0.3)
     form = v.correctness_form
     assert "correctness" not in v.__dict__        # the (u, l) float matrix was not built
     C = np.where(~voted, 0, np.where(P == y[:, None], 1, -1))

@@ -236,7 +236,8 @@ def sizes_report(sizes, stages):
             continue
         outcome = (f"{page['charts']} charts" if page["charts"] else
                    "; ".join(page["errors"]) or "no chart")
-        rows.append([label, _mib(size), page["budget"], f"{page['seconds']:.1f}"
+        rows.append([label, _mib(size), page["budget"] if page["charts"] else "–",
+                     f"{page['seconds']:.1f}"
                      + (" (clicked *Train now*)" if page["clicked"] else ""),
                      _mib(page["peak"] - page["baseline"]), _mib(page["peak"]),
                      _mib(page["worker peak"]) if page.get("off page") else "",

@@ -77,7 +77,53 @@ def run(quick=False, log=print):
     return "## Solver\n\n" + __doc__.strip() + "\n\n" + table(HEADER, rows) + "\n\n" + "\n".join(notes) + "\n"
 
 
+def upload_case(old_ref="main", m=120_000, l=200, seed=0, repeats=2, log=print):
+    """The first solve of a large upload (issue 22): ``m`` x ``l`` random votes, nearly all
+    rows distinct, solved by this checkout's solver and by ``old_ref``'s
+    (``git show old_ref:sdwec/solver.py`` imported under another name), alternately in one
+    process; returns a Markdown table with the best times and the largest weight difference."""
+    import importlib.util
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from benchmarks.common import load_average
+
+    source = subprocess.run(["git", "show", f"{old_ref}:sdwec/solver.py"], check=True,
+                            capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "old_solver.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location("old_solver", path)
+        old = importlib.util.module_from_spec(spec)
+        sys.modules["old_solver"] = old   # its dataclasses look their module up there
+        spec.loader.exec_module(old)
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1, 1], m)
+    H = np.where(rng.random((m, l)) < rng.uniform(0.55, 0.8, l), y[:, None], -y[:, None])
+    votes = compress(H.astype(np.int8), y)
+    log(f"{len(votes.counts):,} distinct rows of {m:,}; load {load_average()}")
+    times = {"old": [], "new": []}
+    weights = {}
+    for _ in range(repeats):
+        for name, module in (("old", old), ("new", None)):
+            fn = solve if module is None else module.solve
+            seconds, sol = best_of(lambda: fn(votes, None, **PRESETS["SDWEC-A"]), 1)
+            times[name].append(seconds)
+            weights[name] = sol.raw_weights
+    diff = float(np.abs(weights["old"] - weights["new"]).max())
+    log(f"load after: {load_average()}")
+    return table(["solver", "m", "l", "distinct rows", "best s", "max |Δw|"],
+                 [[f"{old_ref} (before)", m, l, len(votes.counts), f"{min(times['old']):.2f}", ""],
+                  ["this checkout", m, l, len(votes.counts), f"{min(times['new']):.2f}",
+                   f"{diff:.1e}"]])
+
+
 if __name__ == "__main__":
     import sys
 
-    print(run(quick="--quick" in sys.argv))
+    if "--upload" in sys.argv:
+        print(upload_case())
+    else:
+        print(run(quick="--quick" in sys.argv))

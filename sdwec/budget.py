@@ -2,7 +2,8 @@
 
 A bagged pool of fully grown CART trees costs, per tree, about ``m log2(m) d`` to grow on
 ``m`` rows of ``d`` features, plus one pass over the whole training split (bagging draws
-its rows as sample weights over it), plus one descent per predicted row (validation, test
+its rows as sample weights over it; the tree picks out the drawn ones), plus one descent per
+predicted row (validation, test
 and out-of-bag rows). :func:`estimate_pool` turns rows x features x trees into a range of
 seconds and an upper estimate of peak memory; :func:`row_budget` picks the largest row
 budget per tree (``max_samples`` of :func:`sdwec.pool.build_pool`) whose estimate fits a
@@ -23,7 +24,9 @@ whole runs):
 * growing: 150-170 ns per unit on noisy data at load 1-4, 310-460 ns at load 8
   (m = 2,000 to 80,000, d = 10); NSL-KDD 4.6-10 ns (results/benchmarks.md);
 * bagging's pass over the training split: about 10 ns per row and tree idle, 30 ns at
-  load 8 (a 960k-row split, float32);
+  load 8 (a 960k-row split, float32), while every tree was handed all the rows; since the
+  trees fit on their drawn rows only (:class:`sdwec.pool.DrawnRowsTree`), the bincount of
+  the draws and the pick of the drawn rows, 2.5-4 ms a tree on 960k rows at load 3-5;
 * predicting: 130 ns per row and tree at load 4 (trees of 10,000 rows, depth 25), 140-360
   ns at load 8.
 """
@@ -52,7 +55,7 @@ MIN_ROW_BUDGET = 1_000
 # Seconds per unit m*log2(m)*d of growing one tree: (easy data on an idle core, noisy data
 # on an idle core). The high end of a range is the slow rate on a busy core (BUSY times).
 _GROW_RATE = (10e-9, 150e-9)
-_PASS_RATE = (10e-9, 10e-9)      # per training row and tree (bagging's sample weights)
+_PASS_RATE = (3e-9, 5e-9)        # per training row and tree (bagging's sample weights)
 _PREDICT_RATE = (50e-9, 130e-9)  # per predicted row and tree
 BUSY = 2.0
 # A fully grown tree's size: nodes per drawn row (0.14-0.22 measured on the benchmark's noisy
@@ -65,8 +68,10 @@ _NODE_BYTES = 80
 _FIXED_BYTES = 32 * 2**20
 # Seconds per (validation row x l^2) of one solve (25 iterations, the solver's defaults):
 # 5.5-6.6e-9 measured at load 13-14 on 30,000 x 200 and 120,000 x 100 distinct ±1 rows;
-# the low end assumes an idle machine, the high end twice the busy measurement.
-_SOLVE_RATE = (2e-9, 1.2e-8)
+# 1.2e-9 at load 3-5 on the 1.2M-row upload's 113,208 x 200 after the solver formed its
+# Gram matrix by blocks (results/upload.md). The low end assumes an idle machine, the high
+# end twice the busy measurement.
+_SOLVE_RATE = (1e-9, 1.2e-8)
 # A rate measured on the data itself, at the load of that moment: the range around it.
 _MEASURED_SPREAD = (0.8, 2.5)
 _PROBE_ROWS = 4_000

@@ -146,9 +146,18 @@ def majority(P, y=None, classes=None) -> np.ndarray:
     return np.ones(n)
 
 
-def _member_tallies(v: Votes):
-    """Rows each member got right and rows it voted on."""
-    return v.counts @ (v.codes == v.labels[:, None]), v.counts @ (v.codes != NO_VOTE)
+def _member_tallies(v: Votes, block=16_384):
+    """Rows each member got right and rows it voted on (floats; whole numbers for counts)."""
+    # counts @ bool matrix is an integer product numpy does without BLAS: 0.28 s on 113,000
+    # x 200 votes, against 0.06 s for float blocks through BLAS (issue 22). Counts are whole
+    # numbers far below 2**53, so the float sums are exact.
+    counts = v.counts.astype(float)
+    right, voted = np.zeros(v.n_members), np.zeros(v.n_members)
+    for lo in range(0, len(counts), block):
+        codes, c = v.codes[lo:lo + block], counts[lo:lo + block]
+        right += c @ (codes == v.labels[lo:lo + block, None]).astype(float)
+        voted += c @ (codes != NO_VOTE).astype(float)
+    return right, voted
 
 
 def member_accuracies(P, y=None, classes=None) -> np.ndarray:

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, lstsq
+from scipy.linalg.blas import dsyrk
 from scipy.special import expit
 from threadpoolctl import ThreadpoolController
 
@@ -340,8 +341,9 @@ def _relaxed_terms(counts, m, w, z, w_hat, S, A, B, C, lam):
             + ((w - w_hat) ** 2).sum(-1) / l)
 
 
-def _system(table, w_hat, lam, beta, gamma, eps, z_hat=None):
-    """Scaled rows, Taylor coefficients and right-hand side of eq. 11 around ``ŵ``.
+def _coefficients(table, w_hat, lam, beta, gamma, eps, z_hat=None):
+    """Eq. 11 around ``ŵ`` without its scaled rows: ``S``, the Taylor coefficients, ``α``,
+    the row scale ``√count · S``, the right-hand side ``b`` and the diagonal.
 
     ``z_hat = rows @ ŵ`` may be passed when the caller already has it.
     """
@@ -353,21 +355,56 @@ def _system(table, w_hat, lam, beta, gamma, eps, z_hat=None):
     alpha = 2.0 * lam / table.m
     # (SH)^T(SH) = sum_u count_u S_u^2 C_u^T C_u: scale rows by sqrt(count) S instead of
     # ever forming an m x m diagonal matrix.
-    X = table.rows * (np.sqrt(table.counts) * S)[:, None]
+    scale = np.sqrt(table.counts) * S
     b = alpha * (table.rows.T @ (table.counts * S)) + (2.0 * w_hat - B) / l
     diag = 2.0 / l * (C + 1.0)
-    return S, A, B, C, alpha, X, b, diag
+    return S, A, B, C, alpha, scale, b, diag
+
+
+def _system(table, w_hat, lam, beta, gamma, eps, z_hat=None):
+    """:func:`_coefficients` with the scaled rows ``X = rows * scale`` formed: eq. 11 reads
+    ``(α XᵀX + diag) w = b``.  The iteration never forms ``X`` whole (see :func:`_gram`)."""
+    S, A, B, C, alpha, scale, b, diag = _coefficients(table, w_hat, lam, beta, gamma, eps,
+                                                      z_hat)
+    return S, A, B, C, alpha, table.rows * scale[:, None], b, diag
+
+
+#: Bytes of scaled rows formed at a time by :func:`_gram`: small enough to stay in cache.
+_GRAM_CHUNK_BYTES = 1 << 22
+
+
+def _gram(rows, scale):
+    """``XᵀX`` for ``X = rows * scale[:, None]``, lower triangle only (upper left 0).
+
+    ``X`` is formed a block of rows at a time and each block's product added by a symmetric
+    rank-k update (BLAS ``dsyrk``), so the iteration never allocates an ``m x l`` matrix: on
+    120,000 x 200 unique rows forming ``X`` whole (181 MiB) and multiplying took 0.22 s a
+    pass, the blocks 0.14 s (one thread).  The sums are the same up to their order
+    (rounding, about 1e-16 relative).
+    """
+    u, l = rows.shape
+    step = max(1, _GRAM_CHUNK_BYTES // (8 * l))
+    block = np.empty((min(step, u), l))
+    G = np.zeros((l, l), order="F")
+    for lo in range(0, u, step):
+        X = block[: min(u, lo + step) - lo]
+        np.multiply(rows[lo:lo + step], scale[lo:lo + step, None], out=X)
+        # X.T is Fortran-ordered: dsyrk reads it without a copy and adds X^T X to G in place.
+        G = dsyrk(1.0, X.T, beta=1.0, c=G, lower=1, overwrite_c=1)
+    return G
 
 
 def _cholesky_solve(M, b):
-    """Solve ``M x = b`` for symmetric positive definite ``M`` (overwritten)."""
+    """Solve ``M x = b`` for symmetric positive definite ``M`` (overwritten; only its lower
+    triangle is read)."""
     # Inputs are finite by construction; skipping scipy's checks matters for small systems.
     return cho_solve(cho_factor(M, lower=True, overwrite_a=True, check_finite=False), b,
                      check_finite=False)
 
 
-def _solve_linear(alpha, X, diag, b, target):
-    """Solve ``(alpha X^T X + diag(diag)) w = b`` (eq. 11), by Cholesky.
+def _solve_linear(alpha, rows, scale, diag, b, target):
+    """Solve ``(alpha X^T X + diag(diag)) w = b`` (eq. 11) with ``X = rows * scale[:, None]``,
+    by Cholesky.
 
     With fewer unique rows ``u`` than classifiers ``l`` the Woodbury identity turns the
     ``l x l`` system into a ``u x u`` one: ``M^{-1} = D^{-1} - D^{-1} X^T (I/α + X D^{-1}
@@ -379,23 +416,25 @@ def _solve_linear(alpha, X, diag, b, target):
     equations are eq. 11, ``min ||√α (X w - target)||² + ||D^{1/2} w - D^{-1/2} r||²`` with
     ``b = α X^T target + r``, solved by QR, which never squares the condition number.
     """
-    u, l = X.shape
+    u, l = rows.shape
     try:
         if alpha > 0 and u < l:
+            X = rows * scale[:, None]
             Dinv_b = b / diag
             XD = X / diag
             K = XD @ X.T
             K.flat[:: u + 1] += 1.0 / alpha
             w = Dinv_b - (XD.T @ _cholesky_solve(K, X @ Dinv_b))
         else:
-            M = alpha * (X.T @ X)
-            M.flat[:: l + 1] += diag
+            M = alpha * _gram(rows, scale)
+            on_diagonal = np.arange(l)
+            M[on_diagonal, on_diagonal] += diag
             w = _cholesky_solve(M, b)
         if np.all(np.isfinite(w)):
             return w
     except LinAlgError:
         pass
-    return _least_squares(alpha, X, diag, b, target)
+    return _least_squares(alpha, rows * scale[:, None], diag, b, target)
 
 
 def _least_squares(alpha, X, diag, b, target):
@@ -415,8 +454,9 @@ def _iterate(table, lam, beta, gamma, eps, iterations):
     history = []
     for n in range(1, iterations + 1):
         w_hat = w
-        S, A, B, C, alpha, X, b, diag = _system(table, w_hat, lam, beta, gamma, eps, z_hat=z)
-        w = np.maximum(_solve_linear(alpha, X, diag, b, root_counts), 0.0)
+        S, A, B, C, alpha, scale, b, diag = _coefficients(table, w_hat, lam, beta, gamma,
+                                                          eps, z_hat=z)
+        w = np.maximum(_solve_linear(alpha, table.rows, scale, diag, b, root_counts), 0.0)
         w.setflags(write=False)  # kept in the history: nothing may change it later
         z = table.rows @ w
         history.append(

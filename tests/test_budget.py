@@ -26,7 +26,7 @@ def test_estimate_with_a_measured_rate_matches_a_hand_count():
     # 800 training rows, 200 held out; each tree grows on 100 rows, passes over 800 rows
     # and predicts 200 held-out + 800 out-of-bag rows; plus the single tree.
     grow = rate * 100 * math.log2(100) * 2
-    per_tree = grow + 10e-9 * 800 + 130e-9 * (200 + 800)
+    per_tree = grow + 5e-9 * 800 + 130e-9 * (200 + 800)
     middle = 10 * per_tree + grow
     assert est.seconds == pytest.approx((0.8 * middle, 2.5 * middle))
     assert est.max_samples == 100

@@ -83,6 +83,45 @@ def test_chunked_training_equals_one_bagging_fit():
     assert np.array_equal(pool.prediction_matrix(ref.estimators_, p.X_val, ref.classes_), p.P_val)
 
 
+def _same_tree(a, b):
+    """Same nodes, splits and predicted class in every leaf (``value`` columns may differ
+    when a tree's rows lacked a class: compare the classes the leaves predict)."""
+    ta, tb = a.tree_, b.tree_
+    for name in ("children_left", "children_right", "feature", "threshold", "n_node_samples",
+                 "weighted_n_node_samples", "impurity"):
+        if not np.array_equal(getattr(ta, name), getattr(tb, name)):
+            return False
+    return np.array_equal(a.classes_[ta.value[:, 0, :].argmax(axis=1)],
+                          b.classes_[tb.value[:, 0, :].argmax(axis=1)])
+
+
+@pytest.mark.parametrize("tree_params", [{}, {"max_depth": 4, "min_samples_leaf": 3},
+                                         {"min_samples_leaf": 0.05},
+                                         {"class_weight": "balanced"}])
+def test_members_fitted_on_their_drawn_rows_are_scikit_learns_own_trees(tree_params):
+    # The pool's members fit on the rows their bootstrap drew (DrawnRowsTree); scikit-learn's
+    # bagging fits each on all rows with zero weights for the rest. Every node must be the
+    # same, with a row budget (a rare class is then often not drawn) and without.
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(600, 4)).round(1)   # rounding: ties between feature values
+    y = np.where(X[:, 0] + rng.normal(scale=0.7, size=600) > 0, 1, -1)
+    y[:6] = 2                                 # six rows of a rare third class
+    for max_samples in (None, 30):
+        p = pool.build_pool(X, y, n_trees=12, seed=5, tree_params=tree_params,
+                            max_samples=max_samples)
+        ref = BaggingClassifier(estimator=DecisionTreeClassifier(**tree_params),
+                                n_estimators=12, random_state=5,
+                                max_samples=1.0 if max_samples is None else max_samples)
+        ref.fit(np.asarray(p.X_train, dtype=np.float32), p.y_train)
+        assert all(_same_tree(a, b) for a, b in zip(p.estimators, ref.estimators_))
+        if max_samples is not None and not tree_params:
+            assert any(len(t.classes_) < 3 for t in p.estimators)   # the rare class undrawn
+        assert np.array_equal(p.ensemble.predict(p.X_test), ref.predict(p.X_test))
+
+
 def test_prediction_matrix_equals_each_members_own_predict():
     # Leaf lookup must give exactly the labels the members' own predict() gives: bagged
     # members, members that never saw some classes (fewer classes_), stumps with tied

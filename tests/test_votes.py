@@ -144,3 +144,23 @@ def test_bad_votes_get_clear_messages():
     with pytest.raises(ValueError, match="codes \\(u, l\\), labels \\(u,\\) and counts"):
         Votes(codes=np.zeros((2, 2), np.int8), labels=np.zeros(3, int), counts=np.ones(2, int),
               classes=CLASSES)
+
+
+def three_class_votes(m, l, seed, missing=0.25):
+    """Random predictions ``P`` of three classes, labels ``y``, where each member ``voted``
+    (about ``missing`` of the entries not), and their Votes."""
+    rng = np.random.default_rng(seed)
+    P = rng.integers(0, 3, size=(m, l))
+    y = rng.integers(0, 3, size=m)
+    voted = rng.random((m, l)) > missing
+    return P, y, voted, compress_votes(P, y, np.arange(3), voted=voted)
+
+
+def test_member_tallies_by_blocks_count_the_rows_each_member_got_right_and_voted_on():
+    from sdwec.combiners import _member_tallies
+
+    P, y, voted, v = three_class_votes(500, 7, seed=9)
+    for block in (1, 3, 64, 16_384):
+        right, seen = _member_tallies(v, block=block)
+        np.testing.assert_array_equal(right, ((P == y[:, None]) & voted).sum(axis=0))
+        np.testing.assert_array_equal(seen, voted.sum(axis=0))

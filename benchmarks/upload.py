@@ -114,6 +114,45 @@ def _wait_like_the_fragment(deadline):
                 registry.touch(session)
 
 
+class SessionPeak:
+    """The largest sum, sampled every ``interval`` seconds, of this process's RSS and its
+    children's (the training worker): what one session's upload holds at once.  The two
+    processes' own peaks need not coincide, so their sum is only an upper bound."""
+
+    def __init__(self, interval=0.05):
+        import threading
+
+        import psutil
+
+        self._me, self.interval, self.peak = psutil.Process(), interval, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _total(self):
+        import psutil
+
+        total = self._me.memory_info().rss
+        for child in self._me.children(recursive=True):
+            try:
+                total += child.memory_info().rss
+            except psutil.Error:  # ended between the listing and the reading
+                pass
+        return total
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._total())
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
 def _page_budget(at):
     """The row budget per tree the page proposed ("full" when it proposed none)."""
     import re
@@ -137,6 +176,7 @@ def _child_page(path):
     at.switch_page("pages/your_data.py").run()
     data = Path(path).read_bytes()
     baseline = _rss_now()
+    session = SessionPeak().__enter__()
     start = time.perf_counter()
     at.file_uploader(key="upload_file").upload(Path(path).name, data, "text/csv").run()
     asked = time.perf_counter() - start
@@ -157,6 +197,7 @@ def _child_page(path):
         at.run()
         reruns += 1
     seconds = time.perf_counter() - start
+    session.__exit__()
     errors = ([e.value for e in at.error] + [str(e.value) for e in at.exception]
               + [f"warning: {w.value}" for w in at.warning])
     plan = at.session_state["upload_choice"] if "upload_choice" in at.session_state else None
@@ -165,6 +206,7 @@ def _child_page(path):
             "charts": len(chart_figures(at)), "errors": errors,
             "baseline": baseline, "peak": _peak_rss(), "choice": plan,
             "worker peak": _peak_rss(resource.RUSAGE_CHILDREN),
+            "session peak": session.peak,
             "markdown": [m.value for m in at.markdown if "trees" in m.value][:2],
             "budget": _page_budget(at)}
 
@@ -231,7 +273,7 @@ def sizes_report(sizes, stages):
         page = _run_child("page", path)
         print(json.dumps({"rows": n, "page": page}, default=str), flush=True)
         if "failed" in page:
-            rows.append([label, _mib(size), "", "failed", "", "", "", page["failed"][-200:],
+            rows.append([label, _mib(size), "", "failed", "", "", "", "", page["failed"][-200:],
                          ""])
             continue
         outcome = (f"{page['charts']} charts" if page["charts"] else
@@ -241,13 +283,15 @@ def sizes_report(sizes, stages):
                      + (" (clicked *Train now*)" if page["clicked"] else ""),
                      _mib(page["peak"] - page["baseline"]), _mib(page["peak"]),
                      _mib(page["worker peak"]) if page.get("off page") else "",
+                     _mib(page["session peak"] - page["baseline"]),
                      outcome,
                      f"{page['load'][0]} → {page['load'][1]}"])
         if stages:
             st_ = _run_child("stages", path)
             print(json.dumps({"rows": n, "stages": st_}, default=str), flush=True)
     print(table(["rows", "file MiB", "rows per tree", "upload → first chart (s)", "peak RSS over baseline MiB",
-                 "peak RSS MiB", "worker peak RSS MiB", "outcome",
+                 "peak RSS MiB", "worker peak RSS MiB",
+                 "page + worker at once, over baseline MiB (sampled)", "outcome",
                  "load average before → after"], rows))
 
 

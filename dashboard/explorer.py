@@ -36,7 +36,9 @@ def _delta(diff):
     difference that could be chance is grey, with no arrow.
     """
     if diff.splits == 1:
-        text = f"{diff.rows:+d} of {int(diff.n_rows[0]):,} rows"
+        sign = "+" if diff.rows > 0 else "−" if diff.rows < 0 else ""
+        text = (f"{sign}{abs(diff.rows):,} of {int(diff.n_rows[0]):,} test rows "
+                f"({points(diff.mean)} points)")
     else:
         text = f"{points(diff.mean)} ± {points(diff.sd, sign=False)} points"
     if not diff.supported:
@@ -155,8 +157,9 @@ def show_explorer(config):
         slot.warning(
             f"Every weight was thresholded to zero, so the ensemble **abstains**: it predicts "
             f"the most frequent validation class, **{abstain}**, for every row, and the "
-            f"accuracies above are that constant guess's. To keep some trees, raise λ, lower "
-            f"β or ε, or choose the threshold rule *none*.")
+            f"accuracies above are that constant guess's. To keep some trees, lower ε or β, "
+            f"raise λ, or choose the threshold rule *none* (which one works depends on the "
+            f"data: on a noisy upload, a smaller ε often keeps trees where no λ does).")
     elif sol.n_selected == 0:
         # Several splits: the headline's note says which splits abstain; this one is about
         # the first split, which the charts below draw.

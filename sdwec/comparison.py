@@ -514,7 +514,8 @@ def paired_sentence(diff, rows_name="test rows"):
         else:
             rows = diff.rows
             sign = "+" if rows > 0 else "−" if rows < 0 else ""
-            change = f"{sign}{abs(rows)} of {int(diff.n_rows[0]):,} {rows_name}"
+            change = (f"{sign}{abs(rows):,} of {int(diff.n_rows[0]):,} {rows_name} "
+                      f"({points(diff.mean)} points)")
         return f"vs {diff.second}: {change} (one split: no test over splits)."
     text = (f"vs {diff.second}: {points(diff.mean)} ± {points(diff.sd, sign=False)} points "
             f"over {diff.splits} splits ({diff.first} better on {diff.better}, tied "

@@ -409,7 +409,7 @@ def test_headline_delta_is_coloured_only_when_supported():
     noisy = paired_difference([0.9] * 5 + [0.7] * 3, [0.8] * 8, n_rows=10)  # 5 vs 3
     assert _delta(noisy)[1:] == ("gray", "off")
     one = paired_difference([0.8], [15 / 21], n_rows=21)  # 16.8 vs 15 rows: 2 rows (rounded)
-    assert _delta(one) == ("+2 of 21 rows", "gray", "off")
+    assert _delta(one) == ("+2 of 21 test rows (+8.6 points)", "gray", "off")  # 100 (0.8 - 15/21) = 8.57
 
     class Split:  # NSL-KDD's split sizes
         n_val = n_test = 12597

@@ -265,11 +265,16 @@ def test_paired_sentences():
 def test_one_split_is_said_in_rows():
     up = comparison.paired_difference([19 / 21], [18 / 21], n_rows=21)
     assert comparison.paired_sentence(up) == (
-        "vs bagging: +1 of 21 test rows (one split: no test over splits).")
+        "vs bagging: +1 of 21 test rows (+4.8 points) (one split: no test over splits).")
     down = comparison.paired_difference([0.99], [0.99 + 13 / 12597], n_rows=12597,
                                         names=("live", "pinned"))
     assert comparison.paired_sentence(down) == (
-        "vs pinned: −13 of 12,597 test rows (one split: no test over splits).")
+        "vs pinned: −13 of 12,597 test rows (−0.1 points) (one split: no test over splits).")
+    # Thousands separated, and the size in points (11,122 / 30,000 = 37.07 %).
+    many = comparison.paired_difference([0.5], [0.5 + 11122 / 30000], n_rows=30000)
+    assert comparison.paired_sentence(many) == (
+        "vs bagging: −11,122 of 30,000 test rows (−37 points) (one split: no test over "
+        "splits).")
 
 
 # --------------------------------------------------------------------------- splits solved together

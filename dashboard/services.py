@@ -178,7 +178,7 @@ def duration_range(low, high):
 _TRAINING_RATES = ((0.002, 1.0e-8), (0.010, 7.0e-8))
 
 
-def training_seconds_range(n_rows, n_features, n_trees, pools=1):
+def training_seconds_range(n_rows, n_features, n_trees, pools=1, max_samples=None):
     """Rough (low, high) wall-clock seconds to train ``pools`` pools of ``n_trees`` trees.
 
     Parameters
@@ -188,6 +188,8 @@ def training_seconds_range(n_rows, n_features, n_trees, pools=1):
     n_features, n_trees : int
     pools : int, default=1
         Pools trained one after the other (the splits of a configuration).
+    max_samples : int, optional
+        A row budget per tree (an upload's): each tree then grows on at most that many rows.
 
     Returns
     -------
@@ -195,6 +197,8 @@ def training_seconds_range(n_rows, n_features, n_trees, pools=1):
         Increasing in every argument; ``high`` is 5 to 7 times ``low``.
     """
     n_train = max(2.0, 0.8 * float(n_rows))
+    if max_samples is not None:
+        n_train = max(2.0, min(n_train, float(max_samples)))
     units = n_train * np.log2(n_train) * max(1, int(n_features))
     return tuple(float(pools * n_trees * (overhead + rate * units))
                  for overhead, rate in _TRAINING_RATES)
@@ -487,6 +491,14 @@ def _shape(ref):
     return ref.dataset.X.shape if ref.dataset is not None else _shape_of(ref.key.source)
 
 
+def _training_range(refs, pools=None):
+    """:func:`training_seconds_range` of ``refs``'s pools (their row budget included)."""
+    first = refs[0]
+    return training_seconds_range(*_shape(first), first.n_trees,
+                                  pools=len(refs) if pools is None else pools,
+                                  max_samples=getattr(first.key, "max_samples", None))
+
+
 def _untrained(refs):
     """The refs whose pool is neither in this process nor on disk."""
     return [r for r in refs if _pool_slot(r)["pool"] is None and not pool.is_cached(r.key)]
@@ -503,7 +515,7 @@ def cold_start_note(config):
     todo = _untrained(refs)
     if not todo:
         return None
-    low, high = training_seconds_range(*_shape(todo[0]), todo[0].n_trees, pools=len(todo))
+    low, high = _training_range(todo)
     busy = sum(pool.training_progress(r.key) is not None for r in todo)
     if high < COLD_NOTE_SECONDS and not busy:
         return None
@@ -584,7 +596,7 @@ def get_pools(refs):
     todo = set(_untrained(refs))
     # Weights: each pool's estimated training seconds (the range's middle); reading one from
     # disk counts as a small fraction of that.
-    weights = [float(np.sqrt(np.prod(training_seconds_range(*_shape(ref), ref.n_trees))))
+    weights = [float(np.sqrt(np.prod(_training_range([ref]))))
                * (1.0 if ref in todo else 0.02) for ref in refs]
     total = sum(weights)
     first = refs[0]
@@ -594,8 +606,7 @@ def get_pools(refs):
             f"{len(todo)} of {r} pools of "
         label = f"Training {pools}{first.n_trees} trees on {first.label}"
         factor = _slowdown()[0]
-        estimate = tuple(factor * t for t in training_seconds_range(
-            *_shape(first), first.n_trees, pools=len(todo)))
+        estimate = tuple(factor * t for t in _training_range([first], pools=len(todo)))
     else:
         label, estimate = f"Loading {r} pools of {first.label} from disk", None
     progress = Progress(label, estimate)
@@ -669,8 +680,7 @@ def _trains_off_page(refs):
     """Whether the pools of ``refs`` train in a worker: in a page run, when long."""
     if _session() is None:
         return False
-    return training_seconds_range(*_shape(refs[0]), refs[0].n_trees,
-                                  pools=len(refs))[1] >= OFF_PAGE_SECONDS
+    return _training_range(refs)[1] >= OFF_PAGE_SECONDS
 
 
 def _cancelled():
@@ -748,7 +758,7 @@ def _training_panel(todo, what, session):
         text += f", about {_duration(per_pool * (len(todo) - fraction))} left"
     else:
         factor = _slowdown()[0]
-        low, high = training_seconds_range(*_shape(todo[0]), todo[0].n_trees, pools=len(todo))
+        low, high = _training_range(todo)
         text += f" (roughly {duration_range(factor * low, factor * high)} in all)"
     st.progress(fraction, text=text)
     st.caption("The page is free meanwhile: switch pages and come back, the training goes on; "

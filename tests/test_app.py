@@ -278,7 +278,7 @@ def test_sidebar_says_which_pools_are_warm():
 def test_cold_pool_gets_a_time_estimate_first(monkeypatch):
     from dashboard import services
 
-    monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1: (75.0, 300.0))
+    monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1, max_samples=None: (75.0, 300.0))
     note = services.cold_start_note(Config(dataset="sonar", n_trees=1000, seed=77))
     assert "not trained yet" in note and "roughly 75 s–5 min" in note
 
@@ -1016,7 +1016,7 @@ def test_sidebar_notes_are_redrawn_when_the_pool_lands(monkeypatch):
     monkeypatch.setenv("SDWEC_LINK_BUDGET_SECONDS", "1000")  # a link may start 4 min (below)
 
     # Long enough for the "not trained yet" note, which must be gone once the pool is in.
-    monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1: (60.0, 240.0))
+    monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1, max_samples=None: (60.0, 240.0))
     monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))  # trained in this run
     assert "not trained yet" in services.cold_start_note(Config(dataset="wine", n_trees=10,
                                                                 seed=321))

@@ -210,3 +210,14 @@ def test_a_busy_machine_is_said_to_slow_training_down():
     assert services._busy_note(load=1.5, cores=2) == ""  # a core to spare: the calibration
     # 9 processes running on 2 cores: a new one gets about 2 / 10 of a core, 5× slower.
     assert "(load 9 on 2 cores): expect about 5× that" in services._busy_note(load=9.0, cores=2)
+
+
+def test_a_row_budget_shortens_the_training_time_range():
+    """An upload's row budget: each tree grows on at most that many rows, so the range is the
+    one of a dataset whose training split has that many rows (0.8 x 12,500 = 10,000)."""
+    budgeted = services.training_seconds_range(300_000, 10, 200, max_samples=10_000)
+    assert budgeted == pytest.approx(services.training_seconds_range(12_500, 10, 200))
+    assert budgeted[1] < services.training_seconds_range(300_000, 10, 200)[0]
+    # A budget above the training rows changes nothing.
+    assert services.training_seconds_range(1000, 10, 200, max_samples=10**6) == \
+        services.training_seconds_range(1000, 10, 200)

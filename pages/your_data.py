@@ -158,6 +158,12 @@ def _plan(dataset, config):
             "data: results/upload.md.")
         labels = {"budget": f"Row budget: {budgeted.max_samples:,} rows per tree "
                             f"({_cost(budgeted)})", **labels}
+    if budgeted is not None and full.peak_bytes > budget.MEMORY_BUDGET_BYTES:
+        # Not offered: picking it could only end in the refusal below.
+        del labels["full"]
+        st.caption(f"Full bootstraps are not offered: they would need about "
+                   f"{_mib(full.peak_bytes)} of memory, more than the "
+                   f"{_mib(budget.MEMORY_BUDGET_BYTES)} one upload may use on this server.")
     choices = list(labels)
     choice = plan.choice if plan.choice in choices else choices[0]
     st.session_state["upload_plan"] = choice   # the widget's state goes when it is hidden

@@ -284,3 +284,24 @@ def test_a_row_budget_already_on_disk_is_used_and_named(monkeypatch, tmp_path):
     assert any("on disk already" in c.value for c in at.caption)
     assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
     assert not pool.is_cached(pool.PoolKey.for_dataset(data, n_trees=10, max_samples=1_000))
+
+
+def test_full_bootstraps_over_the_memory_budget_are_not_offered(monkeypatch, tmp_path):
+    from sdwec import budget, pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
+    at = _slow_upload(monkeypatch)
+    dataset = _dataset(at)
+    n, d = dataset.X.shape
+    args = dict(rate=SLOW_RATE, n_classes=len(dataset.classes),
+                label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
+    full = budget.estimate_pool(n, d, 10, **args)
+    budgeted = budget.estimate_pool(n, d, 10, 1_000, **args)
+    assert budgeted.peak_bytes < full.peak_bytes
+    # A limit between the two: the budget fits, full bootstraps do not.
+    limit = (budgeted.peak_bytes + full.peak_bytes) // 2
+    monkeypatch.setattr(budget, "MEMORY_BUDGET_BYTES", limit)
+    at.run()
+    assert at.radio(key="upload_plan").options == [at.radio(key="upload_plan").options[0]]
+    assert at.radio(key="upload_plan").value == "budget"
+    assert any("Full bootstraps are not offered" in c.value for c in at.caption)
+    assert not at.error

@@ -589,6 +589,10 @@ def get_pools(refs):
     held = [slot["pool"] for slot in slots]
     if all(p is not None for p in held):
         POOL_MEMORY.touch([ref.key for ref in refs])
+        # The slot the progress bar takes when pools are read or trained: without it the
+        # first run after a load (pools read from disk) has one element more above the
+        # charts than the next, and the browser rebuilds every chart at the first move.
+        st.empty()
         return held
     untrained = _untrained(refs)
     if untrained and _trains_off_page(untrained):
@@ -797,9 +801,9 @@ def _params(config):
 def _ensure_pools(ref, config):
     """Before the first cached computation on ``ref``: every pool of ``config`` (of which
     ``ref`` is one split) in memory, loaded or trained under one bar ("split i of r")."""
-    if _pool_slot(ref)["pool"] is None:
-        refs = pool_refs(config)
-        get_pools(refs if ref in refs else [ref])
+    # Called at every run, so that the bar's slot is there in every run (see get_pools).
+    refs = pool_refs(config)
+    get_pools(refs if ref in refs else [ref])
 
 
 def compare(ref, config):

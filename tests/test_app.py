@@ -1330,3 +1330,18 @@ def test_warnings_that_come_and_go_keep_the_charts_in_place(quiet, warned, says)
     assert not [w for w in calm.warning if says in w.value]
     assert [w for w in loud.warning if says in w.value]
     assert len(_chart_places(calm)) >= 3 and _chart_places(calm) == _chart_places(loud)
+
+
+def test_the_first_run_after_reading_pools_from_disk_keeps_the_charts_in_place():
+    """A page load reads the pools from disk behind a progress bar; the next run (a slider
+    move) finds them in memory.  Both runs have the bar's slot, so the charts keep their
+    places and the browser updates them instead of rendering them anew at the first move."""
+    import streamlit as st
+
+    _app(SMALL)  # the pools are on disk
+    st.cache_resource.clear()  # a fresh process: nothing in memory
+    from_disk, in_memory = _app(SMALL), _app(SMALL)
+    _ok(from_disk)
+    _ok(in_memory)
+    assert len(_chart_places(from_disk)) >= 3
+    assert _chart_places(from_disk) == _chart_places(in_memory)

@@ -727,15 +727,21 @@ def test_the_systemd_units_run_what_serve_sh_runs(tmp_path):
             assert problems == [], problems
 
 
-def test_the_health_loop_kills_a_replica_that_stops_answering(tmp_path):
-    # A stand-in replica answering /_stcore/health, then stopped (SIGSTOP): after two
-    # missed checks the loop runs its restart command once.
+def _stand_in_replica(tmp_path):
+    """An HTTP server answering ``/_stcore/health`` like a replica: ``(port, process)``."""
     (tmp_path / "site" / "_stcore").mkdir(parents=True)
     (tmp_path / "site" / "_stcore" / "health").write_text("ok")
     port = load.free_port()
     server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
                                "127.0.0.1"], cwd=tmp_path / "site",
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return port, server
+
+
+def test_the_health_loop_kills_a_replica_that_stops_answering(tmp_path):
+    # A stand-in replica answering /_stcore/health, then stopped (SIGSTOP): after two
+    # missed checks the loop runs its restart command once.
+    port, server = _stand_in_replica(tmp_path)
     marker = tmp_path / "restarted"
     env = dict(os.environ, SDWEC_HEALTH_TIMEOUT="1", SDWEC_HEALTH_MISSES="2",
                SDWEC_RESTART_COMMAND=f"echo restarted >> {marker}")
@@ -832,12 +838,7 @@ def test_the_health_loop_restarts_a_stopped_replica_at_the_first_check(tmp_path)
     # With the replica's pid (the unit asks systemctl for MainPID), a stopped replica is
     # restarted without waiting for its checks to time out: here they could not (30 s to
     # answer, 3 misses), so only the state check can restart it before the test gives up.
-    (tmp_path / "site" / "_stcore").mkdir(parents=True)
-    (tmp_path / "site" / "_stcore" / "health").write_text("ok")
-    port = load.free_port()
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
-                               "127.0.0.1"], cwd=tmp_path / "site",
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port, server = _stand_in_replica(tmp_path)
     marker = tmp_path / "restarted"
     env = dict(os.environ, SDWEC_HEALTH_TIMEOUT="30", SDWEC_HEALTH_MISSES="3",
                SDWEC_RESTART_COMMAND=f"echo restarted >> {marker}",

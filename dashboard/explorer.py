@@ -36,9 +36,7 @@ def _delta(diff):
     difference that could be chance is grey, with no arrow.
     """
     if diff.splits == 1:
-        sign = "+" if diff.rows > 0 else "−" if diff.rows < 0 else ""
-        text = (f"{sign}{abs(diff.rows):,} of {int(diff.n_rows[0]):,} test rows "
-                f"({points(diff.mean)} points)")
+        text = comparison.rows_change(diff)
     else:
         text = f"{points(diff.mean)} ± {points(diff.sd, sign=False)} points"
     if not diff.supported:

@@ -28,6 +28,7 @@ from sdwec.formatting import points, significant
 __all__ = ["Comparison", "LambdaPath", "PairedDifference", "compare", "compare_many",
            "default_splits",
            "lambda_path", "over_splits", "paired", "paired_difference", "paired_sentence",
+           "rows_change",
            "scores", "shared_members", "sign_test_needs", "split_spread", "SplitSpread",
            "OUTLIER_SD", "FITS", "SPLIT_STEPS",
            "TARGET_TEST_ROWS", "ALPHA"]
@@ -491,6 +492,14 @@ def sign_test_needs(alpha=ALPHA):
     return n
 
 
+def rows_change(diff, rows_name="test rows"):
+    """A one-split difference in whole rows and in points: ``"−13 of 12,597 test rows
+    (−0.1 points)"``.  ``diff`` is a :class:`PairedDifference` of one split with ``n_rows``."""
+    sign = "+" if diff.rows > 0 else "−" if diff.rows < 0 else ""
+    return (f"{sign}{abs(diff.rows):,} of {int(diff.n_rows[0]):,} {rows_name} "
+            f"({points(diff.mean)} points)")
+
+
 def paired_sentence(diff, rows_name="test rows"):
     """One sentence saying what :func:`paired_difference` found, and no more.
 
@@ -512,10 +521,7 @@ def paired_sentence(diff, rows_name="test rows"):
         if diff.n_rows is None:
             change = f"{points(diff.mean)} points"
         else:
-            rows = diff.rows
-            sign = "+" if rows > 0 else "−" if rows < 0 else ""
-            change = (f"{sign}{abs(rows):,} of {int(diff.n_rows[0]):,} {rows_name} "
-                      f"({points(diff.mean)} points)")
+            change = rows_change(diff, rows_name)
         return f"vs {diff.second}: {change} (one split: no test over splits)."
     text = (f"vs {diff.second}: {points(diff.mean)} ± {points(diff.sd, sign=False)} points "
             f"over {diff.splits} splits ({diff.first} better on {diff.better}, tied "

@@ -738,6 +738,17 @@ def _stand_in_replica(tmp_path):
     return port, server
 
 
+def _start_health_loop(port, env):
+    """deploy/systemd's health loop watching the stand-in on ``port``, once it answers."""
+    deadline = time.monotonic() + 30
+    while faults.fetch(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)[0] != 200:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    return subprocess.Popen(["bash", str(SYSTEMD / "health-loop.sh"), "127.0.0.1", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+
+
 def test_the_health_loop_kills_a_replica_that_stops_answering(tmp_path):
     # A stand-in replica answering /_stcore/health, then stopped (SIGSTOP): after two
     # missed checks the loop runs its restart command once.
@@ -745,13 +756,8 @@ def test_the_health_loop_kills_a_replica_that_stops_answering(tmp_path):
     marker = tmp_path / "restarted"
     env = dict(os.environ, SDWEC_HEALTH_TIMEOUT="1", SDWEC_HEALTH_MISSES="2",
                SDWEC_RESTART_COMMAND=f"echo restarted >> {marker}")
-    loop = subprocess.Popen(["bash", str(SYSTEMD / "health-loop.sh"), "127.0.0.1", str(port)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    loop = _start_health_loop(port, env)
     try:
-        deadline = time.monotonic() + 30
-        while faults.fetch(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)[0] != 200:
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
         time.sleep(2.5)  # the loop has seen it healthy
         assert not marker.exists()
         server.send_signal(signal.SIGSTOP)
@@ -843,13 +849,8 @@ def test_the_health_loop_restarts_a_stopped_replica_at_the_first_check(tmp_path)
     env = dict(os.environ, SDWEC_HEALTH_TIMEOUT="30", SDWEC_HEALTH_MISSES="3",
                SDWEC_RESTART_COMMAND=f"echo restarted >> {marker}",
                SDWEC_PID_COMMAND=f"echo {server.pid}")
-    loop = subprocess.Popen(["bash", str(SYSTEMD / "health-loop.sh"), "127.0.0.1", str(port)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    loop = _start_health_loop(port, env)
     try:
-        deadline = time.monotonic() + 30
-        while faults.fetch(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)[0] != 200:
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
         time.sleep(2.5)
         assert not marker.exists()  # a healthy, running replica is left alone
         server.send_signal(signal.SIGSTOP)

@@ -315,6 +315,12 @@ def test_compare_many_equals_one_solve_per_split(split_pools, fit_on, params):
             r.n_selected for r in alone.history]
         np.testing.assert_allclose([r.nonconvex_cost for r in got.solution.history],
                                    [r.nonconvex_cost for r in alone.history], rtol=1e-8)
+        np.testing.assert_allclose([r.relaxed_cost for r in got.solution.history],
+                                   [r.relaxed_cost for r in alone.history], rtol=1e-8)
+        for mine, its in zip(got.solution.history, alone.history):
+            assert not mine.weights.flags.writeable
+            np.testing.assert_allclose(mine.weights, its.weights, rtol=1e-8,
+                                       atol=1e-8 * np.abs(its.weights).max())
 
 
 def test_solve_many_needs_the_same_classifiers(split_pools):

@@ -80,6 +80,30 @@ def test_C_equals_appendix_closed_form(w_hat, gamma, eps, beta):
     assert C[0] == pytest.approx(appendix_C(np.array([w_hat]), gamma, eps, beta)[0], rel=1e-11)
 
 
+def test_coefficients_equal_the_textbook_derivatives():
+    # f'(ŵ) = tanh(x) - β σ(-x), f''(ŵ) = γ_r (sech² x + β σ(x) σ(-x)), f(ŵ) by logaddexp,
+    # x = γ_r ŵ, written with numpy's and scipy's own tanh, logistic and logaddexp: the
+    # solver computes them all from one exponential.  Negative ŵ too (a line 15 input).
+    from scipy.special import expit
+
+    w_hat = np.concatenate([-np.logspace(-9, 2, 40), [0.0], np.logspace(-9, 2, 40)])
+    for gamma, eps, beta in [(15.0, 1.0, 15.0), (15.0, 1e-3, 35.0), (0.1, 10.0, 0.0),
+                             (700.0, 1e-12, 35.0)]:
+        g = gamma / (np.abs(w_hat) + eps)
+        x = g * w_hat
+        first = np.tanh(x) - beta * expit(-x)
+        with np.errstate(over="ignore"):  # cosh² overflows to inf where sech² is 0
+            C = 0.5 * g * (1.0 / np.cosh(x) ** 2 + beta * expit(x) * expit(-x))
+        value = (np.logaddexp(-x, x) + beta * np.logaddexp(-x, 0.0)) / g
+        A, B, C_got = taylor_coefficients(w_hat, gamma, eps, beta)
+        np.testing.assert_allclose(C_got, C, rtol=1e-13, atol=1e-300)
+        # B and A are differences of terms: equal up to rounding of those terms.
+        B_ref = first - 2.0 * C * w_hat
+        assert np.all(np.abs(B - B_ref) <= 1e-13 * np.abs(B_ref) + 1e-15 * (np.abs(first) + 1))
+        A_ref = value - first * w_hat + C * w_hat**2
+        assert np.all(np.abs(A - A_ref) <= 1e-12 * np.abs(A_ref) + 1e-15 * (np.abs(value) + 1))
+
+
 def test_coefficients_finite_where_the_closed_form_overflows():
     w_hat = np.array([0.0, 1e-9, 0.5, 3.0, 1e3])
     with np.errstate(over="ignore", invalid="ignore"):

@@ -28,7 +28,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard import jobs
-from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
+from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA, dataset_splits
 from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool,
                    solver, timing, voting)
 from sdwec.errors import DataError
@@ -558,11 +558,26 @@ def _busy_note(load=None, cores=None):
 
 
 @st.cache_data(ttl=5, show_spinner=False)
-def warm_pools(n_trees, seeds=(0,), task="binary"):
-    """``(name, pools on disk)`` of every shipped dataset with ``task``: how many of the
-    pools of ``n_trees`` trees on the splits ``seeds`` are on disk."""
-    return tuple((name, sum(pool.is_cached(name, task, n_trees, seed) for seed in seeds))
-                 for name in datasets.names() if task in datasets.tasks(name))
+def warm_pools(n_trees, seed=0, task="binary"):
+    """``(name, pools on disk, pools needed)`` of every shipped dataset whose ``task`` is
+    its own: how many of the pools its default view needs (``n_trees`` trees, its default
+    number of splits :func:`dashboard.config.dataset_splits`, seeds ``seed`` onward) are on
+    disk.  A two-class dataset's multi-class view is its binary task under other labels,
+    so under ``"multiclass"`` only the datasets with more than two classes are listed."""
+    rows = []
+    for name in datasets.names():
+        if task not in datasets.tasks(name) or task == "multiclass" and _n_classes(name) < 3:
+            continue
+        needed = dataset_splits(name)
+        rows.append((name, sum(pool.is_cached(name, task, n_trees, seed + i)
+                               for i in range(needed)), needed))
+    return tuple(rows)
+
+
+@st.cache_data(show_spinner=False)
+def _n_classes(name):
+    """Classes of a shipped dataset's multi-class view."""
+    return len(datasets.load(name, "multiclass").classes)
 
 
 @st.cache_data(show_spinner=False)

@@ -113,11 +113,15 @@ def _split_notes(spread, slot=None):
             f"{per_split}.{outlier}")
 
 
-def _rows_note(result, splits):
-    """What one split rests on: its row counts and what one row is worth in accuracy."""
-    note = (f"One split has {result.n_val:,} validation rows (one row = "
-            f"{points(1 / result.n_val, sign=False)} accuracy points) and {result.n_test:,} "
-            f"test rows (one row = {points(1 / result.n_test, sign=False)} points).")
+def _rows_note(results):
+    """What the splits rest on: their row counts (true for every split; stratified splits
+    can differ by a row) and what one row is worth in accuracy."""
+    n_val = [r.n_val for r in results]
+    n_test = [r.n_test for r in results]
+    splits = len(results)
+    note = (f"{'This split has' if splits == 1 else 'The splits hold'} "
+            f"{services.split_rows(n_val, 'validation rows', 'accuracy points')} and "
+            f"{services.split_rows(n_test, 'test rows')}.")
     if splits == 1:
         return note + (" One split gives no spread: choose more *Splits* in the sidebar to "
                        "see it.")
@@ -165,7 +169,7 @@ def show_explorer(config):
             f"On the first split, which the charts below draw, every weight was thresholded "
             f"to zero: the ensemble **abstains** and predicts **{abstain}** for every row. To "
             f"keep some trees, raise λ, lower β or ε, or choose the threshold rule *none*.")
-    st.caption(_rows_note(result, len(results)) + per_split +
+    st.caption(_rows_note(results) + per_split +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
     pinned = _pin_section(config, refs, results)

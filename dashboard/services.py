@@ -32,6 +32,7 @@ from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA, dataset_spli
 from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool,
                    solver, timing, voting)
 from sdwec.errors import DataError
+from sdwec.formatting import points
 from dashboard.config import POOL_SIZES
 from sdwec import budget
 
@@ -1045,12 +1046,29 @@ def frontier_peers_over(refs, oob=False):
             for i in range(r)]
 
 
+def split_rows(counts, what, unit="points"):
+    """How many rows of a kind the splits hold and what one row is worth in accuracy, true
+    for every split (stratified splits of one dataset can differ by a row):
+    ``"85 test rows (one row = 1.2 points)"`` for one split, ``"21 test rows per split (210
+    in all; one row = 4.8 points)"``, ``"84–85 test rows per split (845 in all; one row =
+    1.2 points)"``."""
+    low, high = min(counts), max(counts)
+    each = f"{low:,}" if low == high else f"{low:,}–{high:,}"
+    worth = [points(1 / n, sign=False) for n in (high, low)]
+    worth = worth[0] if worth[0] == worth[1] else "–".join(worth)
+    if len(counts) == 1:
+        return f"{each} {what} (one row = {worth} {unit})"
+    return f"{each} {what} per split ({sum(counts):,} in all; one row = {worth} {unit})"
+
+
 def frontier_rows_note(ref, splits):
-    """What the frontier's accuracies rest on: the rows of one split, and the splits."""
-    p = get_pool(ref)
-    n_val, n_test = len(p.y_val), len(p.y_test)
-    note = (f"One split: {n_val} validation rows (one row = {100 / n_val:.1f} accuracy "
-            f"points) and {n_test} test rows (one row = {100 / n_test:.1f} points).")
+    """What the frontier's accuracies rest on: the rows of the splits, and the splits."""
+    held = get_pools([ref.with_seed(ref.key.seed + i) for i in range(splits)])
+    n_val = [len(p.y_val) for p in held]
+    n_test = [len(p.y_test) for p in held]
+    note = (f"{'One split: ' if splits == 1 else 'The splits hold '}"
+            f"{split_rows(n_val, 'validation rows', 'accuracy points')} and "
+            f"{split_rows(n_test, 'test rows')}.")
     if splits == 1:
         return note + " Steps of that size are one row; raise *Splits* to see the spread."
     return note + (f" Curves and points are means over {splits} splits: each curve with a "

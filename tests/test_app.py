@@ -417,8 +417,39 @@ def test_headline_delta_is_coloured_only_when_supported():
     class Split:  # NSL-KDD's split sizes
         n_val = n_test = 12597
 
-    note = _rows_note(Split, 1)
+    note = _rows_note([Split])
     assert "one row = 0.0079 accuracy points" in note and "12,597 test rows" in note
+
+
+def test_rows_note_is_true_for_every_split():
+    from dashboard.explorer import _rows_note
+
+    class Split:
+        def __init__(self, n_val, n_test):
+            self.n_val, self.n_test = n_val, n_test
+
+    # vehicle's ten binary splits (846 rows, stratified): 84 or 85 validation and test rows,
+    # 3 x 84 + 7 x 85 = 847 validation and 5 x 84 + 5 x 85 = 845 test rows in all.
+    n_val = [84, 85, 84, 85, 85, 85, 85, 84, 85, 85]
+    n_test = [85, 84, 85, 85, 84, 84, 85, 85, 84, 84]
+    note = _rows_note([Split(v, t) for v, t in zip(n_val, n_test)])
+    # 100/85 = 1.18 and 100/84 = 1.19 points: 1.2 to two figures either way.
+    assert note.startswith("The splits hold 84–85 validation rows per split (847 in all; one "
+                           "row = 1.2 accuracy points) and 84–85 test rows per split (845 in "
+                           "all; one row = 1.2 points). Numbers are the mean ± standard "
+                           "deviation over 10 splits"), note
+    assert "85 test rows (" not in note
+    # Equal splits: one count, and the total; 100/21 = 4.76 points.
+    note = _rows_note([Split(21, 21)] * 10)
+    assert "21 test rows per split (210 in all; one row = 4.8 points)" in note
+    # Sizes whose row worth differs at two figures: 100/21 = 4.8, 100/20 = 5.
+    note = _rows_note([Split(20, 21), Split(21, 20), Split(21, 20)])
+    assert "20–21 test rows per split (61 in all; one row = 4.8–5 points)" in note
+    # One split: its own counts, no "per split".
+    note = _rows_note([Split(84, 85)])
+    assert note.startswith("This split has 84 validation rows (one row = 1.2 accuracy "
+                           "points) and 85 test rows (one row = 1.2 points). One split gives "
+                           "no spread"), note
 
 
 def test_pin_compares_split_by_split():
@@ -716,6 +747,11 @@ def test_frontier_over_splits_shows_means():
     assert shown == pytest.approx(list(expected["val_accuracy"]), abs=5e-4)
     assert all(" ± " in v for v in front["test accuracy"])
     assert any("means over 3 splits" in c.value for c in at.caption)
+    # The rows note is true for all three splits, not the first one's count alone.
+    tests = [len(pool.load_pool("wine", "binary", n_trees=10, seed=s).y_test) for s in range(3)]
+    each = f"{min(tests)}" if min(tests) == max(tests) else f"{min(tests)}–{max(tests)}"
+    assert any(f"and {each} test rows per split ({sum(tests)} in all; one row = " in c.value
+               for c in at.caption), [c.value for c in at.caption]
 
 
 def test_paper_page_summarises_the_out_of_bag_study():

@@ -493,11 +493,27 @@ def _shape(ref):
 
 
 def _training_range(refs, pools=None):
-    """:func:`training_seconds_range` of ``refs``'s pools (their row budget included)."""
+    """Rough (low, high) seconds to train ``refs``'s pools (or ``pools`` pools like them).
+
+    An upload's come from the rate measured on the file itself (:func:`upload_rate`, its
+    row budget included): the very estimate *Your data* shows for one pool, so the sidebar,
+    the progress bar and that page give one number.  A shipped dataset's come from
+    :func:`training_seconds_range`, calibrated on the shipped datasets.
+    """
     first = refs[0]
-    return training_seconds_range(*_shape(first), first.n_trees,
-                                  pools=len(refs) if pools is None else pools,
-                                  max_samples=getattr(first.key, "max_samples", None))
+    pools = len(refs) if pools is None else pools
+    if first.dataset is not None:
+        one = budget.estimate_pool(*first.dataset.X.shape, first.n_trees,
+                                   first.key.max_samples, **_upload_args(first.dataset))
+        return tuple(pools * s for s in one.seconds)
+    return training_seconds_range(*_shape(first), first.n_trees, pools=pools,
+                                  max_samples=first.key.max_samples)
+
+
+def _load_factor(ref):
+    """How much longer than :func:`_training_range` says ``ref``'s training takes on this
+    machine now: an upload's rate was measured at this load already (1)."""
+    return 1.0 if ref.dataset is not None else _slowdown()[0]
 
 
 def _untrained(refs):
@@ -529,8 +545,14 @@ def cold_start_note(config):
         count = f"{len(todo)} of the {len(refs)} pools (one per split) are not trained yet"
     trees = (f"{first.n_trees:,} trees" if len(todo) == 1 else
              f"{len(todo)} × {first.n_trees:,} trees in all")
-    note = (f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)} on "
-            f"this 2-core machine (longer when busy). ") + _busy_note()
+    note = f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)}"
+    if first.dataset is not None:
+        each = _training_range([first])
+        note += ((f" ({duration_range(*each)} a pool)" if len(todo) > 1 else "") +
+                 ", timed on one tree grown on a sample of this file (the estimate *Your "
+                 "data* shows). ")
+    else:
+        note += " on this 2-core machine (longer when busy). " + _busy_note()
     if busy:
         note += (f"Another process (a training worker of this dashboard, the background "
                  f"warm-up or another replica) is training "
@@ -625,7 +647,7 @@ def get_pools(refs):
         pools = "" if r == 1 else f"{len(todo)} pools of " if len(todo) == r else \
             f"{len(todo)} of {r} pools of "
         label = f"Training {pools}{first.n_trees} trees on {first.label}"
-        factor = _slowdown()[0]
+        factor = _load_factor(first)
         estimate = tuple(factor * t for t in _training_range([first], pools=len(todo)))
     else:
         label, estimate = f"Loading {r} pools of {first.label} from disk", None
@@ -777,7 +799,7 @@ def _training_panel(todo, what, session):
         per_pool = elapsed / fraction
         text += f", about {_duration(per_pool * (len(todo) - fraction))} left"
     else:
-        factor = _slowdown()[0]
+        factor = _load_factor(todo[0])
         low, high = _training_range(todo)
         text += f" (roughly {duration_range(factor * low, factor * high)} in all)"
     st.progress(fraction, text=text)
@@ -1200,12 +1222,18 @@ def upload_rate(dataset):
     return kept[1]
 
 
+def _upload_args(dataset):
+    """What :func:`sdwec.budget.estimate_pool` needs to know of an upload beyond its shape:
+    the rate measured on it, its classes and the bytes of one predicted label."""
+    return dict(rate=upload_rate(dataset), n_classes=len(dataset.classes),
+                label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
+
+
 def _upload_estimates(dataset, n_trees, max_samples=None):
     """Estimates of the full pool, the budgeted one (``max_samples``, default the budget
     that fits the target) and the fewer-trees one."""
     n, d = dataset.X.shape
-    args = dict(rate=upload_rate(dataset), n_classes=len(dataset.classes),
-                label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
+    args = _upload_args(dataset)
     full = budget.estimate_pool(n, d, n_trees, **args)
     m = budget.row_budget(n, d, n_trees, **args)
     if m is not None and max_samples is not None:

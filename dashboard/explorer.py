@@ -113,11 +113,15 @@ def _split_notes(spread, slot=None):
             f"{per_split}.{outlier}")
 
 
-def _rows_note(result, splits):
-    """What one split rests on: its row counts and what one row is worth in accuracy."""
-    note = (f"One split has {result.n_val:,} validation rows (one row = "
-            f"{points(1 / result.n_val, sign=False)} accuracy points) and {result.n_test:,} "
-            f"test rows (one row = {points(1 / result.n_test, sign=False)} points).")
+def _rows_note(results):
+    """What the splits rest on: their row counts (true for every split; stratified splits
+    can differ by a row) and what one row is worth in accuracy."""
+    n_val = [r.n_val for r in results]
+    n_test = [r.n_test for r in results]
+    splits = len(results)
+    note = (f"{'This split has' if splits == 1 else 'The splits hold'} "
+            f"{services.split_rows(n_val, 'validation rows', 'accuracy points')} and "
+            f"{services.split_rows(n_test, 'test rows')}.")
     if splits == 1:
         return note + (" One split gives no spread: choose more *Splits* in the sidebar to "
                        "see it.")
@@ -165,7 +169,7 @@ def show_explorer(config):
             f"On the first split, which the charts below draw, every weight was thresholded "
             f"to zero: the ensemble **abstains** and predicts **{abstain}** for every row. To "
             f"keep some trees, raise λ, lower β or ε, or choose the threshold rule *none*.")
-    st.caption(_rows_note(result, len(results)) + per_split +
+    st.caption(_rows_note(results) + per_split +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
     pinned = _pin_section(config, refs, results)
@@ -199,7 +203,8 @@ def show_explorer(config):
                    f"the accuracies beside bagging's and the position among all λ redraw in "
                    f"your browser, without asking the server. The sidebar's λ sets the value "
                    f"the rest of the page uses. " + _scrubber_split_note(result, len(results)))
-    _timing_section(ref, voting.voting_weights(sol.weights, config.compare_params()["fit_on"]))
+    _timing_section(ref, voting.voting_weights(sol.weights, config.compare_params()["fit_on"]),
+                    len(results))
     show_downloads(ref, config, result)
     return result
 
@@ -305,12 +310,14 @@ def _pin_section(config, refs, live_results):
     return pinned_results[0]
 
 
-def measured_note(measured):
+def measured_note(measured, splits=1):
     """Markdown: a paired measurement (:class:`sdwec.timing.PredictionTiming` of a pruned
-    ensemble) against the paper's formula, and why they differ when they do."""
+    ensemble) against the paper's formula, and why they differ when they do; measured on
+    the first of ``splits`` splits."""
     low, high = measured.speedup_interval
-    rows = (f"the {measured.n_given:,} test rows repeated to {measured.n_rows:,}"
-            if measured.repeated else f"the {measured.n_rows:,} test rows")
+    whose = "the first split's" if splits > 1 else "the"
+    rows = (f"{whose} {measured.n_given:,} test rows repeated to {measured.n_rows:,}"
+            if measured.repeated else f"{whose} {measured.n_rows:,} test rows")
     text = (f"**Measured here: ×{significant(measured.speedup)}** (interquartile range "
             f"×{significant(low)}–×{significant(high)} over {measured.repeats} paired runs "
             f"on {rows}; each run is every kept tree's prediction plus the vote).")
@@ -370,9 +377,9 @@ def _pin_table(live_results, pinned_results):
     return table
 
 
-def _timing_section(ref, weights):
-    """The paper's formula for the prediction time of the ensemble voting with ``weights``,
-    and a measurement on request."""
+def _timing_section(ref, weights, splits=1):
+    """The paper's formula for the prediction time of the ensemble voting with ``weights``
+    (the first of ``splits`` splits'), and a measurement on request."""
     measured = services.measured_timing(ref, weights)
     l, kept = len(weights), int(np.count_nonzero(weights))
     st.subheader("Prediction time")
@@ -392,14 +399,15 @@ def _timing_section(ref, weights):
                         f"the numbers above).")
         return
     formula = l / kept
-    text = (f"The paper's formula, (1 − sparsity)·T(l), says the {kept} kept trees predict "
-            f"**×{significant(formula)}** faster than all {l}.")
+    which = " of the first split" if splits > 1 else ""
+    text = (f"The paper's formula, (1 − sparsity)·T(l), says the {kept} kept trees{which} "
+            f"predict **×{significant(formula)}** faster than all {l}.")
     if measured is None:
         st.markdown(text + " Measuring it on this server takes a moment:")
         st.button("Measure prediction time", key="explorer_measure",
                   on_click=services.request_timing, args=(ref, weights))
         return
-    text += " " + measured_note(measured)
+    text += " " + measured_note(measured, splits)
     chart, words = st.columns([3, 2])
     with chart:
         plotly_chart(plots.prediction_time(measured), key="explorer_timing")

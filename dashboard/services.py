@@ -28,10 +28,11 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard import jobs
-from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA
+from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA, dataset_splits
 from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool,
                    solver, timing, voting)
 from sdwec.errors import DataError
+from sdwec.formatting import points
 from dashboard.config import POOL_SIZES
 from sdwec import budget
 
@@ -492,11 +493,27 @@ def _shape(ref):
 
 
 def _training_range(refs, pools=None):
-    """:func:`training_seconds_range` of ``refs``'s pools (their row budget included)."""
+    """Rough (low, high) seconds to train ``refs``'s pools (or ``pools`` pools like them).
+
+    An upload's come from the rate measured on the file itself (:func:`upload_rate`, its
+    row budget included): the very estimate *Your data* shows for one pool, so the sidebar,
+    the progress bar and that page give one number.  A shipped dataset's come from
+    :func:`training_seconds_range`, calibrated on the shipped datasets.
+    """
     first = refs[0]
-    return training_seconds_range(*_shape(first), first.n_trees,
-                                  pools=len(refs) if pools is None else pools,
-                                  max_samples=getattr(first.key, "max_samples", None))
+    pools = len(refs) if pools is None else pools
+    if first.dataset is not None:
+        one = budget.estimate_pool(*first.dataset.X.shape, first.n_trees,
+                                   first.key.max_samples, **_upload_args(first.dataset))
+        return tuple(pools * s for s in one.seconds)
+    return training_seconds_range(*_shape(first), first.n_trees, pools=pools,
+                                  max_samples=first.key.max_samples)
+
+
+def _load_factor(ref):
+    """How much longer than :func:`_training_range` says ``ref``'s training takes on this
+    machine now: an upload's rate was measured at this load already (1)."""
+    return 1.0 if ref.dataset is not None else _slowdown()[0]
 
 
 def _untrained(refs):
@@ -528,8 +545,14 @@ def cold_start_note(config):
         count = f"{len(todo)} of the {len(refs)} pools (one per split) are not trained yet"
     trees = (f"{first.n_trees:,} trees" if len(todo) == 1 else
              f"{len(todo)} × {first.n_trees:,} trees in all")
-    note = (f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)} on "
-            f"this 2-core machine (longer when busy). ") + _busy_note()
+    note = f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)}"
+    if first.dataset is not None:
+        each = _training_range([first])
+        note += ((f" ({duration_range(*each)} a pool)" if len(todo) > 1 else "") +
+                 ", timed on one tree grown on a sample of this file (the estimate *Your "
+                 "data* shows). ")
+    else:
+        note += " on this 2-core machine (longer when busy). " + _busy_note()
     if busy:
         note += (f"Another process (a training worker of this dashboard, the background "
                  f"warm-up or another replica) is training "
@@ -558,11 +581,26 @@ def _busy_note(load=None, cores=None):
 
 
 @st.cache_data(ttl=5, show_spinner=False)
-def warm_pools(n_trees, seeds=(0,), task="binary"):
-    """``(name, pools on disk)`` of every shipped dataset with ``task``: how many of the
-    pools of ``n_trees`` trees on the splits ``seeds`` are on disk."""
-    return tuple((name, sum(pool.is_cached(name, task, n_trees, seed) for seed in seeds))
-                 for name in datasets.names() if task in datasets.tasks(name))
+def warm_pools(n_trees, seed=0, task="binary"):
+    """``(name, pools on disk, pools needed)`` of every shipped dataset whose ``task`` is
+    its own: how many of the pools its default view needs (``n_trees`` trees, its default
+    number of splits :func:`dashboard.config.dataset_splits`, seeds ``seed`` onward) are on
+    disk.  A two-class dataset's multi-class view is its binary task under other labels,
+    so under ``"multiclass"`` only the datasets with more than two classes are listed."""
+    rows = []
+    for name in datasets.names():
+        if task not in datasets.tasks(name) or task == "multiclass" and _n_classes(name) < 3:
+            continue
+        needed = dataset_splits(name)
+        rows.append((name, sum(pool.is_cached(name, task, n_trees, seed + i)
+                               for i in range(needed)), needed))
+    return tuple(rows)
+
+
+@st.cache_data(show_spinner=False)
+def _n_classes(name):
+    """Classes of a shipped dataset's multi-class view."""
+    return len(datasets.load(name, "multiclass").classes)
 
 
 @st.cache_data(show_spinner=False)
@@ -609,7 +647,7 @@ def get_pools(refs):
         pools = "" if r == 1 else f"{len(todo)} pools of " if len(todo) == r else \
             f"{len(todo)} of {r} pools of "
         label = f"Training {pools}{first.n_trees} trees on {first.label}"
-        factor = _slowdown()[0]
+        factor = _load_factor(first)
         estimate = tuple(factor * t for t in _training_range([first], pools=len(todo)))
     else:
         label, estimate = f"Loading {r} pools of {first.label} from disk", None
@@ -761,7 +799,7 @@ def _training_panel(todo, what, session):
         per_pool = elapsed / fraction
         text += f", about {_duration(per_pool * (len(todo) - fraction))} left"
     else:
-        factor = _slowdown()[0]
+        factor = _load_factor(todo[0])
         low, high = _training_range(todo)
         text += f" (roughly {duration_range(factor * low, factor * high)} in all)"
     st.progress(fraction, text=text)
@@ -1030,12 +1068,29 @@ def frontier_peers_over(refs, oob=False):
             for i in range(r)]
 
 
+def split_rows(counts, what, unit="points"):
+    """How many rows of a kind the splits hold and what one row is worth in accuracy, true
+    for every split (stratified splits of one dataset can differ by a row):
+    ``"85 test rows (one row = 1.2 points)"`` for one split, ``"21 test rows per split (210
+    in all; one row = 4.8 points)"``, ``"84–85 test rows per split (845 in all; one row =
+    1.2 points)"``."""
+    low, high = min(counts), max(counts)
+    each = f"{low:,}" if low == high else f"{low:,}–{high:,}"
+    worth = [points(1 / n, sign=False) for n in (high, low)]
+    worth = worth[0] if worth[0] == worth[1] else "–".join(worth)
+    if len(counts) == 1:
+        return f"{each} {what} (one row = {worth} {unit})"
+    return f"{each} {what} per split ({sum(counts):,} in all; one row = {worth} {unit})"
+
+
 def frontier_rows_note(ref, splits):
-    """What the frontier's accuracies rest on: the rows of one split, and the splits."""
-    p = get_pool(ref)
-    n_val, n_test = len(p.y_val), len(p.y_test)
-    note = (f"One split: {n_val} validation rows (one row = {100 / n_val:.1f} accuracy "
-            f"points) and {n_test} test rows (one row = {100 / n_test:.1f} points).")
+    """What the frontier's accuracies rest on: the rows of the splits, and the splits."""
+    held = get_pools([ref.with_seed(ref.key.seed + i) for i in range(splits)])
+    n_val = [len(p.y_val) for p in held]
+    n_test = [len(p.y_test) for p in held]
+    note = (f"{'One split: ' if splits == 1 else 'The splits hold '}"
+            f"{split_rows(n_val, 'validation rows', 'accuracy points')} and "
+            f"{split_rows(n_test, 'test rows')}.")
     if splits == 1:
         return note + " Steps of that size are one row; raise *Splits* to see the spread."
     return note + (f" Curves and points are means over {splits} splits: each curve with a "
@@ -1167,12 +1222,18 @@ def upload_rate(dataset):
     return kept[1]
 
 
+def _upload_args(dataset):
+    """What :func:`sdwec.budget.estimate_pool` needs to know of an upload beyond its shape:
+    the rate measured on it, its classes and the bytes of one predicted label."""
+    return dict(rate=upload_rate(dataset), n_classes=len(dataset.classes),
+                label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
+
+
 def _upload_estimates(dataset, n_trees, max_samples=None):
     """Estimates of the full pool, the budgeted one (``max_samples``, default the budget
     that fits the target) and the fewer-trees one."""
     n, d = dataset.X.shape
-    args = dict(rate=upload_rate(dataset), n_classes=len(dataset.classes),
-                label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
+    args = _upload_args(dataset)
     full = budget.estimate_pool(n, d, n_trees, **args)
     m = budget.row_budget(n, d, n_trees, **args)
     if m is not None and max_samples is not None:

@@ -160,9 +160,9 @@ def sidebar(cold_note=None, warm=None):
         ``cold_note(config) -> str or None``: a warning shown under the pool settings
         (e.g. that this pool is not trained yet and roughly how long it takes).
     warm : callable, optional
-        ``warm(n_trees, seeds, task) -> ((name, pools on disk), ...)``: for every shipped
-        dataset, how many of the configuration's pools (one per split seed) are on disk,
-        shown as a caption.
+        ``warm(n_trees, seed, task) -> ((name, pools on disk, pools needed), ...)``: for
+        every shipped dataset with ``task``, how many of the pools of its default view (its
+        default splits from ``seed``) are on disk, shown as a caption.
 
     Returns
     -------
@@ -261,25 +261,26 @@ def sidebar(cold_note=None, warm=None):
 
 
 def _disk_caption(config, warm):
-    """Which shipped datasets have every pool of ``config``'s pool size and split seeds on
-    disk (``warm`` as in :func:`sidebar`), counting only the datasets that offer the task."""
-    seeds = tuple(range(config.seed, config.seed + config.splits))
+    """Which shipped datasets open without training: every pool their default view needs
+    (the sidebar's pool size, task and seed; each dataset's own default splits) is on disk.
+    ``warm`` as in :func:`sidebar`; only the datasets whose task it is are counted."""
     task = config.task if config.task in datasets.TASKS else "binary"
-    counts = [(name, n) for name, n in warm(config.n_trees, seeds, task)
-              if task in cfg.task_choices(name)]
-    missing = [(name, n) for name, n in counts if n < len(seeds)]
-    ready = len(counts) - len(missing)
-    offering = f"{len(counts)} datasets with a {task} task"
-    if len(seeds) == 1:
-        head = f"Pools on disk for l = {config.n_trees}, seed {config.seed}: {ready} of " \
-               f"{offering}"
-        rest = ", ".join(name for name, _ in missing)
-    else:
-        head = (f"Pools on disk for l = {config.n_trees}, seeds {seeds[0]}–{seeds[-1]} "
-                f"({len(seeds)} splits): all {len(seeds)} for {ready} of {offering}")
-        rest = ", ".join(f"{name} ({n} of {len(seeds)})" if n else name
-                         for name, n in missing)
-    return head + (f" (not yet: {rest})." if missing else ".")
+    counts = warm(config.n_trees, config.seed, task)
+    missing = [(name, n, needed) for name, n, needed in counts if n < needed]
+    kind = "binary" if task == "binary" else "multi-class"
+    head = (f"Pools on disk for l = {config.n_trees}, the {kind} task, seed {config.seed} "
+            f"onward, each dataset at its default splits: all of them for "
+            f"{len(counts) - len(missing)} of {len(counts)} datasets")
+    rest = ", ".join(f"{name} ({n} of {needed} splits)" if n else name
+                     for name, n, needed in missing)
+    note = head + (f"; not yet: {rest}." if missing else ".")
+    note += (" A dataset with all its pools on disk opens in seconds; the others are "
+             "trained first.")
+    others = len(datasets.names()) - len(counts)
+    if task == "multiclass" and others:
+        note += (f" The other {others} have two classes: their multi-class task is the "
+                 f"binary one.")
+    return note
 
 
 def page_setup(title, trains=True):

@@ -113,6 +113,20 @@ def _cost(estimate):
             f"{_mib(estimate.peak_bytes)}")
 
 
+def _all_splits(estimate, splits):
+    """``estimate``'s time range for the pools of all ``splits`` splits (one each)."""
+    low, high = estimate.seconds
+    return budget.wait_text(splits * low, splits * high)
+
+
+def _in_all(estimate, splits):
+    """What the pools of every split cost: the figure of the sidebar's note and of the
+    progress bar (the page's other estimates are one pool's)."""
+    return (f"Each of the sidebar's {splits} splits has its own pool: roughly "
+            f"{_all_splits(estimate, splits)} for all {splits} (less for any on disk "
+            f"already).")
+
+
 def _choose(key):
     st.session_state["upload_choice"] = st.session_state[key]
 
@@ -139,7 +153,10 @@ def _plan(dataset, config):
     if budgeted is None and full.seconds[1] <= budget.TARGET_SECONDS:
         if not plan.cached:
             st.caption(f"Training the pool: {full.n_trees} trees on bootstraps of "
-                       f"{n_train:,} training rows, {_cost(full)}.")
+                       f"{n_train:,} training rows, {_cost(full)} (timed on one tree grown "
+                       f"on a sample of this file just now)." +
+                       (f" That is one pool. {_in_all(full, config.splits)}"
+                        if config.splits > 1 else ""))
         return True
     st.subheader("Training the pool")
     st.markdown(
@@ -176,6 +193,8 @@ def _plan(dataset, config):
     if plan.cached:
         st.caption("The pool of this choice is on disk already: nothing to train.")
         return True
+    if config.splits > 1:
+        st.caption(f"The times above are one pool's. {_in_all(plan.chosen, config.splits)}")
     chosen = plan.chosen
     low, high = chosen.solve_seconds
     if high > 5:
@@ -192,7 +211,9 @@ def _plan(dataset, config):
     if chosen.seconds[1] <= budget.TARGET_SECONDS \
             or st.session_state.get("upload_confirmed") == plan.key:
         return True
-    st.button(f"Train now (roughly {chosen.wait})", type="primary",
+    when = (f"roughly {chosen.wait}" if config.splits == 1 else
+            f"{config.splits} pools: roughly {_all_splits(chosen, config.splits)} for all")
+    st.button(f"Train now ({when})", type="primary",
               on_click=_confirm, args=(plan.key,), key="upload_train",
               help="Training runs in this page; it is kept on disk when done.")
     return False

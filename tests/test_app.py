@@ -266,13 +266,16 @@ def test_frontier_adds_our_out_of_bag_variants_on_request(served_files):
 
 
 def test_sidebar_says_which_pools_are_warm():
-    pool.load_pool("wine", "binary", n_trees=10, seed=0)  # on disk before the page opens
-    ready = [n for n in datasets.names() if pool.is_cached(n, "binary", 10, 0)]
-    assert "wine" in ready
+    # Each dataset counts against its own default splits (tests/test_disk_note.py): wine's
+    # 178 rows make 10, seeds 0-9, of which the page's one split (r = 1) trains seed 0.
     at = _app()
     _ok(at)
     (note,) = [c.value for c in at.sidebar.caption if c.value.startswith("Pools on disk")]
-    assert note.startswith(f"Pools on disk for l = 10, seed 0: {len(ready)} of 11")
+    assert note.startswith("Pools on disk for l = 10, the binary task, seed 0 onward, each "
+                           "dataset at its default splits: ")
+    wine = sum(pool.is_cached("wine", "binary", 10, seed) for seed in range(10))
+    assert wine >= 1
+    assert (f"wine ({wine} of 10 splits)" in note) == (wine < 10), note
 
 
 def test_cold_pool_gets_a_time_estimate_first(monkeypatch):
@@ -414,8 +417,39 @@ def test_headline_delta_is_coloured_only_when_supported():
     class Split:  # NSL-KDD's split sizes
         n_val = n_test = 12597
 
-    note = _rows_note(Split, 1)
+    note = _rows_note([Split])
     assert "one row = 0.0079 accuracy points" in note and "12,597 test rows" in note
+
+
+def test_rows_note_is_true_for_every_split():
+    from dashboard.explorer import _rows_note
+
+    class Split:
+        def __init__(self, n_val, n_test):
+            self.n_val, self.n_test = n_val, n_test
+
+    # vehicle's ten binary splits (846 rows, stratified): 84 or 85 validation and test rows,
+    # 3 x 84 + 7 x 85 = 847 validation and 5 x 84 + 5 x 85 = 845 test rows in all.
+    n_val = [84, 85, 84, 85, 85, 85, 85, 84, 85, 85]
+    n_test = [85, 84, 85, 85, 84, 84, 85, 85, 84, 84]
+    note = _rows_note([Split(v, t) for v, t in zip(n_val, n_test)])
+    # 100/85 = 1.18 and 100/84 = 1.19 points: 1.2 to two figures either way.
+    assert note.startswith("The splits hold 84–85 validation rows per split (847 in all; one "
+                           "row = 1.2 accuracy points) and 84–85 test rows per split (845 in "
+                           "all; one row = 1.2 points). Numbers are the mean ± standard "
+                           "deviation over 10 splits"), note
+    assert "85 test rows (" not in note
+    # Equal splits: one count, and the total; 100/21 = 4.76 points.
+    note = _rows_note([Split(21, 21)] * 10)
+    assert "21 test rows per split (210 in all; one row = 4.8 points)" in note
+    # Sizes whose row worth differs at two figures: 100/21 = 4.8, 100/20 = 5.
+    note = _rows_note([Split(20, 21), Split(21, 20), Split(21, 20)])
+    assert "20–21 test rows per split (61 in all; one row = 4.8–5 points)" in note
+    # One split: its own counts, no "per split".
+    note = _rows_note([Split(84, 85)])
+    assert note.startswith("This split has 84 validation rows (one row = 1.2 accuracy "
+                           "points) and 85 test rows (one row = 1.2 points). One split gives "
+                           "no spread"), note
 
 
 def test_pin_compares_split_by_split():
@@ -713,6 +747,11 @@ def test_frontier_over_splits_shows_means():
     assert shown == pytest.approx(list(expected["val_accuracy"]), abs=5e-4)
     assert all(" ± " in v for v in front["test accuracy"])
     assert any("means over 3 splits" in c.value for c in at.caption)
+    # The rows note is true for all three splits, not the first one's count alone.
+    tests = [len(pool.load_pool("wine", "binary", n_trees=10, seed=s).y_test) for s in range(3)]
+    each = f"{min(tests)}" if min(tests) == max(tests) else f"{min(tests)}–{max(tests)}"
+    assert any(f"and {each} test rows per split ({sum(tests)} in all; one row = " in c.value
+               for c in at.caption), [c.value for c in at.caption]
 
 
 def test_paper_page_summarises_the_out_of_bag_study():
@@ -1026,26 +1065,9 @@ def test_sidebar_notes_are_redrawn_when_the_pool_lands(monkeypatch):
     assert pool.is_cached("wine", "binary", 10, 321)  # trained by this run
     assert not [i.value for i in at.sidebar.info if "not trained yet" in i.value]
     note = _disk_note(at)
-    assert note.startswith("Pools on disk for l = 10, seed 321: 1 of 11"), note
-    assert "wine" not in note.split("not yet:")[1]
-
-
-def test_pools_on_disk_count_every_split_of_the_configuration():
-    from dashboard import services
-    from dashboard.sidebar import _disk_caption
-
-    for seed in (600, 601):  # two of the three splits 600, 601, 602
-        pool.load_pool("wine", "binary", n_trees=10, seed=seed)
-    note = _disk_caption(Config(dataset="wine", n_trees=10, seed=600, splits=3),
-                         services.warm_pools)
-    assert note.startswith("Pools on disk for l = 10, seeds 600–602 (3 splits): all 3 for 0 "
-                           "of 11 datasets"), note
-    assert "wine (2 of 3)" in note and "sonar," in note  # partly there; none there
-    pool.load_pool("wine", "binary", n_trees=10, seed=602)
-    services.warm_pools.clear()
-    note = _disk_caption(Config(dataset="wine", n_trees=10, seed=600, splits=3),
-                         services.warm_pools)
-    assert "all 3 for 1 of 11 datasets" in note and "wine" not in note.split("not yet:")[1]
+    # wine's default view has 10 splits (seeds 321-330): the one trained here is counted.
+    assert note.startswith("Pools on disk for l = 10, the binary task, seed 321 onward"), note
+    assert "wine (1 of 10 splits)" in note
 
 
 def test_one_bar_over_the_splits_says_which_split(drawn_progress):
@@ -1249,29 +1271,6 @@ def test_frontier_pareto_wording_says_where_it_is_monotone():
     assert "chosen on (validation by default)" in shown
     assert "On the test split the same points need not line up" in shown
     assert "Moving along it, fewer trees cost accuracy" not in shown
-
-
-def test_sidebar_disk_note_counts_datasets_with_the_task(monkeypatch):
-    import dashboard.config as cfg
-    from dashboard import services
-    from dashboard.sidebar import _disk_caption
-
-    # A warm() that reports three datasets; only two offer the task (a stub of
-    # config.task_choices), so the note counts two and lists only the missing one of them.
-    def warm(n_trees, seeds, task):
-        return (("wine", len(seeds)), ("sonar", 0), ("vehicle", 0))
-
-    offered = {"wine": ("binary", "multiclass"), "sonar": ("binary",),
-               "vehicle": ("binary", "multiclass")}
-    with monkeypatch.context() as patch:
-        patch.setattr(cfg, "task_choices", lambda name: offered[name])
-        note = _disk_caption(Config(dataset="wine", task="multiclass", n_trees=10, seed=5,
-                                    splits=10), warm)
-    assert "all 10 for 1 of 2 datasets with a multiclass task" in note, note
-    assert note.endswith("(not yet: vehicle).")
-    assert "sonar" not in note
-    one = _disk_caption(Config(dataset="wine", n_trees=10, seed=5), services.warm_pools)
-    assert f"of {len(datasets.names())} datasets with a binary task" in one
 
 
 def test_how_it_works_says_its_sliders_are_its_own():

@@ -108,3 +108,11 @@ def test_a_large_rise_reads_in_plain_per_cent():
     # Like vote's iteration 12 with SDWEC-B (2.00 -> 5.33): 2 -> 5 is +150 %, not "+1.5e+02 %".
     behaviour = convergence.describe(_history([3.0, 2.0, 5.0]))
     assert "iteration 3, 2 → 5, +150 %" in cost_note(behaviour, 3)
+
+
+def test_a_measurement_over_several_splits_names_its_split():
+    # The timing runs on the first split's pool; over 10 splits its row count is that split's.
+    note = measured_note(_timing([8.0, 8.0, 8.0], n_rows=2000, n_given=85), splits=10)
+    assert "on the first split's 85 test rows repeated to 2,000;" in note
+    note = measured_note(_timing([8.0, 8.0, 8.0], n_rows=12597, n_given=12597), splits=1)
+    assert "on the 12,597 test rows;" in note

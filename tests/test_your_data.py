@@ -180,9 +180,18 @@ def _big_csv():
     return "\n".join(lines).encode()
 
 
+def _in_page(monkeypatch):
+    """Training in the page, not in a worker process: the sidebar and the progress bar
+    time an upload's pools with its measured rate too, and the stand-in slow rates put
+    them past the off-page threshold (the worker's page is tested in tests/test_jobs.py)."""
+    from dashboard import services
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))
+
+
 def _slow_upload(monkeypatch):
     from dashboard import services
     monkeypatch.setattr(services, "upload_rate", lambda dataset: SLOW_RATE)
+    _in_page(monkeypatch)
     at = _app()
     at.switch_page(PAGE).run()
     at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()
@@ -216,7 +225,7 @@ def test_full_bootstraps_past_the_minute_wait_for_a_click(monkeypatch):
     assert not at.exception
     assert not at.metric and not chart_figures(at)
     (button,) = [b for b in at.button if b.key == "upload_train"]
-    assert button.label.startswith("Train now (roughly ")
+    assert button.label.startswith("Train now (5 pools: roughly ")  # 3,000 rows: 5 splits
     button.click().run()
     _ok(at)
     assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
@@ -257,6 +266,7 @@ def test_fewer_trees_sets_the_sidebar_pool_size_and_trains_full_bootstraps(monke
     takes 69 s (over the minute), l = 20 takes 28 s, so "fewer trees" offers l = 20."""
     from dashboard import services
     monkeypatch.setattr(services, "upload_rate", lambda dataset: 1e-5)
+    _in_page(monkeypatch)
     at = _app({"dataset": "wine", "l": "50"})
     at.switch_page(PAGE).run()
     at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()
@@ -305,3 +315,52 @@ def test_full_bootstraps_over_the_memory_budget_are_not_offered(monkeypatch, tmp
     assert at.radio(key="upload_plan").value == "budget"
     assert any("Full bootstraps are not offered" in c.value for c in at.caption)
     assert not at.error
+
+
+def test_the_page_and_the_sidebar_give_one_training_time(monkeypatch, tmp_path):
+    """The sidebar's note (and the progress bar, from the same function) time an upload's
+    pools with the rate measured on it, as this page does: the same range per pool, times
+    the splits.  By hand for big.csv at 6e-5 s per unit, l = 10, full bootstraps: a tree
+    grows on 2,400 rows x 2 features, 2400 log2(2400) x 2 = 53,898 units = 3.234 s, plus
+    0.4 ms of passes and predictions; 10 trees and the probe tree 35.58 s; the range 0.8 to
+    2.5 times that, 28.5 to 88.9 s ("28–89 s").  3,000 rows make test splits of 300, so the
+    default is 5 splits (1,000 test rows): 142 to 445 s, "2–7 min"."""
+    from sdwec import pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))   # no pool of this file on disk yet
+    at = _slow_upload(monkeypatch)
+    at.radio(key="upload_plan").set_value("full").run()   # waits for a click: nothing trains
+    assert not at.exception
+    assert at.selectbox(key="cfg_splits").value == 5
+    page = _markdown(at) + " ".join(at.radio(key="upload_plan").options)
+    assert "take roughly 28–89 s" in page
+    assert any("Each of the sidebar's 5 splits has its own pool: roughly 2–7 min for all 5"
+               in c.value for c in at.caption), [c.value for c in at.caption]
+    (button,) = [b for b in at.button if b.key == "upload_train"]
+    assert button.label == "Train now (5 pools: roughly 2–7 min for all)"
+    (note,) = [i.value for i in at.sidebar.info if "not trained yet" in i.value]
+    assert "5 × 10 trees in all on big.csv take roughly 2–7 min (28–89 s a pool)" in note, note
+    assert "timed on one tree grown on a sample of this file" in note
+    assert "longer when busy" not in note   # measured at this load: no second slowdown
+
+
+def test_the_progress_bar_gives_the_page_s_training_time(monkeypatch, tmp_path):
+    """The default (a row budget of 1,000 rows) trains at once, with a bar whose first text
+    gives the range of the 5 pools.  By hand: 1000 log2(1000) x 2 = 19,932 units = 1.196 s a
+    tree, 11 x that = 13.16 s, so 10.5 to 32.9 s a pool ("11–33 s", the page's), 52.6 to
+    164.5 s for five ("53 s–3 min")."""
+    from dashboard import services
+    from sdwec import pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
+    drawn, real = [], services.Progress._draw
+
+    def draw(self, fraction, text):
+        drawn.append(text)
+        real(self, fraction, text)
+
+    monkeypatch.setattr(services.Progress, "_draw", draw)
+    at = _slow_upload(monkeypatch)
+    _ok(at)
+    assert "Row budget: 1,000 rows per tree (roughly 11–33 s" in \
+        at.radio(key="upload_plan").options[0]
+    training = [t for t in drawn if t.startswith("Training 5 pools of 10 trees on big.csv")]
+    assert training and training[0].endswith("(roughly 53 s–3 min in all)"), drawn[:3]

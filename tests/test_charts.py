@@ -96,7 +96,11 @@ def _explorer_figures():
             plots.convergence(history, log_y=True),
             plots.weights_over_iterations(history, [np.full(60, 0.3)] * 4, accuracy),
             plots.lambda_scrubber(path, lam=1.0),
-            go.Figure(go.Bar(x=[1, 2], y=np.array([0.5, np.inf]), uid="a"))]  # to_json drops uids
+            go.Figure([go.Bar(x=[1, 2], y=np.array([0.5, np.inf]), uid="a"),  # dropped uid
+                       # Integers narrowed as plotly.py narrows them, or left as they are.
+                       go.Scatter(x=np.arange(300), y=np.array([3, 300, 2**40]),
+                                  customdata=np.array([1, 70000], dtype=np.uint64),
+                                  text=np.arange(3, dtype=np.float32)[::-1])])]
 
 
 def test_figure_spec_is_plotly_s_own_json_with_the_template_replaced():

@@ -71,6 +71,50 @@ def test_figure_spec_keeps_the_data_and_replaces_the_template():
     assert fig.layout.template.layout.font.family != charts.TEMPLATE["layout"]["font"]["family"]
 
 
+
+def _explorer_figures():
+    """Every figure the Explorer draws in place, with NaN, typed arrays and frames."""
+    from sdwec import comparison, plots
+    from sdwec.solver import IterationRecord
+
+    rng = np.random.default_rng(0)
+    weights = np.where(rng.random(60) < 0.2, rng.random(60), 0.0)
+    accuracy = rng.random(60)
+    accuracy[3] = np.nan
+    history = [IterationRecord(iteration=i, nonconvex_cost=3.0 / i + (i == 3),
+                               relaxed_cost=2.0 / i, n_selected=30 - i,
+                               weights=weights * i) for i in range(1, 5)]
+    rows = [dict(method=m, test=0.8, validation=0.9, test_sd=0.05, validation_sd=0.0,
+                 splits=10, used="200 / 200") for m in ("SDWEC", "bagging", "WMV", "single")]
+    path = comparison.LambdaPath(lams=np.array([0.1, 1.0]), weights=np.stack([weights, weights / 2], axis=1),
+                                 val_accuracy=np.array([0.5, 0.75]),
+                                 test_accuracy=np.array([0.4, 0.6]),
+                                 bagging={"validation": 0.9, "test": 0.7})
+    return [plots.member_weights(weights, accuracy, 0.3, pinned=weights / 2,
+                                 raw=weights + 0.01),
+            plots.method_comparison(rows), plots.convergence(history),
+            plots.convergence(history, log_y=True),
+            plots.weights_over_iterations(history, [np.full(60, 0.3)] * 4, accuracy),
+            plots.lambda_scrubber(path, lam=1.0),
+            go.Figure([go.Bar(x=[1, 2], y=np.array([0.5, np.inf]), uid="a"),  # dropped uid
+                       # Integers narrowed as plotly.py narrows them, or left as they are.
+                       go.Scatter(x=np.arange(300), y=np.array([3, 300, 2**40]),
+                                  customdata=np.array([1, 70000], dtype=np.uint64),
+                                  text=np.arange(3, dtype=np.float32)[::-1])])]
+
+
+def test_figure_spec_is_plotly_s_own_json_with_the_template_replaced():
+    import plotly.io as pio
+
+    for fig in _explorer_figures():
+        # The reference: plotly.py's serialization, its template swapped for ours.
+        expected = json.loads(pio.to_json(fig, validate=False))
+        expected["layout"]["template"] = charts.TEMPLATE
+        spec = charts.figure_spec(fig)
+        assert json.loads(spec) == expected, fig.layout.title.text
+        assert "NaN" not in spec and "Infinity" not in spec  # strict JSON for JSON.parse
+
+
 def _chart_elements(at):
     """The in-place charts' element messages, in page order."""
     return [node.proto for node in chart_nodes(at) if node.type == "bidi_component"]

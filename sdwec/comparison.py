@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import functools
 import math
 import threading
 import weakref
@@ -380,6 +381,13 @@ class PairedDifference:
         return int(round(self.differences[0] * self.n_rows[0]))
 
 
+@functools.lru_cache(maxsize=256)
+def _sign_test(successes, trials):
+    """Two-sided sign test's p-value (a pure function of two counts, asked at every rerun:
+    scipy's binomtest takes about 0.2 ms)."""
+    return float(binomtest(successes, trials, 0.5).pvalue)
+
+
 def paired_difference(first, second, n_rows=None, names=("SDWEC", "bagging"), alpha=ALPHA):
     """Compare two methods' accuracies measured on the same splits, split by split.
 
@@ -424,7 +432,7 @@ def paired_difference(first, second, n_rows=None, names=("SDWEC", "bagging"), al
     elif better + worse == 0:
         p_value = 1.0
     else:
-        p_value = float(binomtest(better, better + worse, 0.5).pvalue)
+        p_value = _sign_test(better, better + worse)
     return PairedDifference(first=names[0], second=names[1], differences=differences,
                             n_rows=n_rows, mean=float(differences.mean()),
                             sd=float(differences.std(ddof=1)) if r > 1 else math.nan,

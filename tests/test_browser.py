@@ -288,6 +288,59 @@ def test_frontier(page, server):
     assert _metric(page, "Classifiers used") == f"{int(point['used'])} / 50"
 
 
+#: A chart's drawn y range beside the lowest and highest value it shows: every visible trace's
+#: points, its error bars (y ± error_y) and its bands (fill traces), as Plotly drew them.
+_Y_EXTENT_JS = """el => {
+  let low = Infinity, high = -Infinity, bands = 0, bars = 0;
+  for (const t of el._fullData) {
+    if (t.visible !== true || !t.y) continue;
+    const bar = t.error_y && t.error_y.visible ? t.error_y : null;
+    bands += t.fill === 'toself';
+    bars += bar !== null;
+    for (let i = 0; i < t.y.length; i++) {
+      const y = Number(t.y[i]);
+      const up = bar ? Number(bar.array[i]) : 0;
+      const down = bar ? Number(bar.symmetric ? bar.array[i] : bar.arrayminus[i]) : 0;
+      low = Math.min(low, y - down);
+      high = Math.max(high, y + up);
+    }
+  }
+  return {range: el._fullLayout.yaxis.range, low, high, bands, bars};
+}"""
+
+
+def _y_holds_everything(page):
+    """The Frontier's drawn y range holds every visible point, band and error bar."""
+    drawn = page.locator(CHARTS).first.evaluate(_Y_EXTENT_JS)
+    low, high = drawn["range"]
+    assert 0.0 <= low <= drawn["low"] and drawn["high"] <= high <= 1.0, drawn
+    return drawn
+
+
+def test_frontier_axis_holds_its_bands_after_in_place_updates(page, server):
+    # The size of the review that saw bands and bagging's error bar cut off at the top.
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _open(page, f"{server}/frontier{QUERY}&r=3", '[data-testid="stPlotlyChart"]')
+    _clean(page, 1)
+    first = _y_holds_everything(page)
+    assert first["bands"] > 0 and first["bars"] > 0  # three splits: a spread to draw
+    # Redrawn by a widget, without reloading the page: test -> validation accuracy.
+    before = _trace_y(page)
+    page.locator('[data-testid="stRadio"]').filter(has_text="Accuracy on").get_by_text(
+        "validation", exact=True).click()
+    _wait_change(page, lambda: _trace_y(page), before)
+    _clean(page, 1)
+    _y_holds_everything(page)
+    # A legend click shows SDWEC-select (hidden when the page opens) and its band.
+    hidden = _y_holds_everything(page)["bands"]
+    page.locator(".legend .traces").filter(has_text="SDWEC-select").first.locator(
+        ".legendtoggle").click()
+    page.wait_for_function(f"() => document.querySelector('{CHARTS}')._fullData"
+                           ".filter(t => t.visible === true && t.fill === 'toself').length"
+                           f" > {hidden}", timeout=10_000)
+    _y_holds_everything(page)
+
+
 def test_how_it_works(page, server):
     _open(page, f"{server}/how_it_works{QUERY}", '[data-testid="stPlotlyChart"]')
     _clean(page, 4)

@@ -94,6 +94,70 @@ def test_frontier_axis_holds_what_is_shown_and_stops_at_one(page):
     assert low_after <= 0.61
 
 
+_REACT = """async ([js, specs, height, config]) => {
+  // dashboard/charts.py's own component code, given each figure in turn in one parent, as
+  // Streamlit gives it a rerun's figure: the chart div is kept and Plotly.react updates it.
+  const component = (await import('data:text/javascript,' + encodeURIComponent(js))).default;
+  const parent = document.getElementById('parent');
+  parent.replaceChildren();
+  const drawn = [];
+  for (const [spec, show] of specs) {
+    component({data: {spec, height, config, src: ''}, parentElement: parent});
+    const gd = parent.querySelector('div.sdwec-chart');
+    await gd.__sdwecQueue;
+    if (show.length) await Plotly.restyle(gd, {visible: true}, show);
+    drawn.push({range: gd._fullLayout.yaxis.range.slice(),
+                visible: gd._fullData.map((t) => t.visible === true)});
+  }
+  return drawn;
+}"""
+
+
+def _spread(shift):
+    """Two splits ``shift`` apart: bands and error bars of about ``shift`` / sqrt(2) each."""
+    sweeps, peers = [], []
+    for offset in (0.0, shift):
+        sweep, peer = _sweep_frame(), _peers_frame()
+        for frame in (sweep, peer):
+            frame["test_accuracy"] += offset
+        peer["abstains"] = False
+        sweeps.append(sweep)
+        peers.append(peer)
+    sweep, peer = fr.over_splits(sweeps), fr.over_splits(peers)
+    return plots.frontier(sweep, fr.pareto(sweep), peer)
+
+
+def test_frontier_axis_refits_after_in_place_updates(page):
+    from dashboard import charts
+
+    one_split = plots.frontier(_sweep_frame(), fr.pareto(_sweep_frame()), _peers_frame())
+    sweep, peers = near_one()
+    near, wide = plots.frontier(sweep, fr.pareto(sweep), peers), _spread(0.16)
+    select = [i for i, t in enumerate(wide.data) if t.name.startswith("SDWEC-select")]
+    # One split (no spread) -> ten splits' bands -> accuracies near 1 -> the bands again with
+    # SDWEC-select (0.6 + n / 200, its band below every other) shown from the legend: each
+    # update fits the axis again instead of keeping the previous figure's range.
+    steps = [(one_split, []), (wide, []), (near, []), (wide, select)]
+    specs = [[charts.figure_spec(fig), show] for fig, show in steps]
+    tab = page.context.browser.new_page()  # the module's page keeps its div for the others
+    try:
+        tab.set_content(f"<div id='parent' style='width: {WIDTH}px'></div>")
+        tab.add_script_tag(path=str(PLOTLY_JS))
+        drawn = tab.evaluate(_REACT, [charts._JS, specs, one_split.layout.height, charts.CONFIG])
+    finally:
+        tab.close()
+    for (fig, _), after in zip(steps, drawn):
+        low, high = after["range"]
+        assert 0.0 <= low and high <= 1.0
+        shown = [t for t, on in zip(fig.data, after["visible"]) if on]
+        assert any(t.error_y.array is not None for t in shown) == (fig is not one_split)
+        for trace in shown:
+            bottom, top = _extent(trace)
+            assert low <= bottom and top <= high, (fig.layout.title.text, trace.name)
+    # The wide figure's axis is the one it gets drawn fresh, not one left by the others.
+    assert drawn[1]["range"] == pytest.approx(_draw(page, wide)["y"])
+
+
 def test_frontier_legend_leaves_the_plot_its_width(page):
     sweep, peers = near_one()
     drawn = _draw(page, plots.frontier(sweep, fr.pareto(sweep), peers))

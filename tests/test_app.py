@@ -953,6 +953,52 @@ def _bars(figure):
     return votes
 
 
+def _strip_chart(at):
+    """The trees' own accuracies drawn under the weights chart (one figure on the page)."""
+    figures = [f for f in _charts(at)
+               if [t.get("name") for t in f["data"]] == ["tree's validation accuracy"]]
+    assert len(figures) == 1
+    return figures[0]
+
+
+def test_tree_accuracy_strip_stays_as_slider_moves_redraw_the_weights():
+    at = _app()
+    _ok(at)
+    p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
+    # Each tree's accuracy on the validation rows, from its own votes there.
+    own = (p.P_val == p.y_val[:, None]).mean(axis=0)
+    strip, weights = _strip_chart(at), _weights_chart(at)
+    (dots,) = strip["data"]
+    np.testing.assert_allclose(_array(dots["y"]), own)
+    np.testing.assert_array_equal(_array(dots["x"]), np.arange(10))
+    assert strip["layout"]["xaxis"]["range"] == weights["layout"]["xaxis"]["range"] == [-0.5, 9.5]
+    # Page order: the strip right under the weights chart, drawn once.
+    figures = _charts(at)
+    assert figures.index(strip) == figures.index(weights) + 1
+    for key, value in (("cfg_lam", 1000.0), ("cfg_beta", 5.0)):
+        widget = at.select_slider(key=key) if key == "cfg_lam" else at.slider(key=key)
+        widget.set_value(value).run()
+        _ok(at)
+        # The weights change with λ and β; the trees' own accuracies do not, and the page
+        # sends the very same figure (the in-place chart then skips drawing it).
+        assert _weights_chart(at)["data"] != weights["data"], key
+        assert _strip_chart(at) == strip, key
+        weights = _weights_chart(at)
+
+
+def test_tree_accuracy_strip_is_drawn_once_with_a_pinned_configuration():
+    at = _app()
+    at.button(key="explorer_pin").click().run()
+    at.select_slider(key="cfg_lam").set_value(1000.0).run()
+    _ok(at)
+    strip = _strip_chart(at)  # one strip, not one per configuration
+    names = [t.get("name", "") for t in _weights_chart(at)["data"]]
+    assert any(n.startswith("pinned") for n in names)
+    at2 = _app(dict(SMALL, fit="oob"))
+    _ok(at2)
+    assert _strip_chart(at2) == strip  # SDWEC-OOB: the same trees' same accuracies
+
+
 @pytest.mark.parametrize("fit", ["paper", "oob"])
 def test_what_the_page_says_votes_is_what_it_shows_and_hands_out(fit, served_files):
     at = _app(dict(SMALL, fit=fit))

@@ -4,7 +4,8 @@ numbers, notes, toggles or downloads).
 
 Timed beside the Explorer in the same run, it shows what a slider move costs when a page holds
 only what the Explorer cannot do without: Streamlit's rerun of the sidebar, the cached solve and
-three redrawn charts.  No trimming of the Explorer's other content can make it faster than this.
+four in-place charts (a move redraws three: the trees' accuracies stay).  No trimming of the
+Explorer's other content can make it faster than this.
 
 Served with the checkout as the working directory and on ``PYTHONPATH`` (its own directory is
 what Streamlit puts on ``sys.path``), and with its own ``static/`` for Plotly.js: Streamlit

@@ -586,7 +586,7 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                           text=f"{cause}: the ensemble abstains", font=dict(size=15)))
     title = "Weights of the ensemble members"
     # No tick labels: the strip under this chart has them, on the same axis.
-    return _figure(traces, title, None, "weight",
+    return _figure(traces, title, "", "weight",
                    barmode="overlay", shapes=shapes, annotations=notes, height=WEIGHTS_HEIGHT,
                    margin=_margin(title, b=0, **TREE_AXIS_MARGIN),
                    xaxis=_tree_axis(weights.size, showticklabels=False),

@@ -155,7 +155,8 @@ def test_member_weights_show_what_was_dropped():
     assert drop.width < _trace(fig, "selected (2)").width
     assert not fig.layout.annotations[1:]  # trees were kept: no abstention note
     # The tree accuracies are a figure of their own (tree_accuracies), not a second axis.
-    assert fig.layout.yaxis2.domain is None and all(t.yaxis in (None, "y") for t in fig.data)
+    assert "yaxis2" not in fig.to_plotly_json()["layout"]
+    assert all(t.yaxis in (None, "y") for t in fig.data)
     # Every tree dropped: the chart says that the ensemble abstains, and why.
     none = plots.member_weights([0.0, 0.0], [0.6, 0.7], threshold=0.25, raw=[0.1, 0.2])
     assert list(_trace(none, "dropped (2): weight before the threshold").y) == [0.1, 0.2]
@@ -178,7 +179,8 @@ def test_tree_accuracy_strip_shares_the_weights_charts_tree_axis():
         assert fig.layout.xaxis.domain is None  # Plotly's default, the whole plot width
         assert fig.layout.yaxis.automargin is False
         assert fig.layout.xaxis.automargin == "height"  # room below the axis, none beside
-        assert fig.layout.yaxis.domain is None and fig.layout.yaxis2.domain is None
+        assert fig.layout.yaxis.domain is None
+        assert "yaxis2" not in fig.to_plotly_json()["layout"]
     assert (weights.layout.margin.l, weights.layout.margin.r) == (
         strip.layout.margin.l, strip.layout.margin.r)
     # The tree index's labels and title are under the strip, as they were under the strip
@@ -408,7 +410,8 @@ def test_member_weights_marks_the_pinned_weights():
     assert list(pinned.x) == [1, 2] and list(pinned.y) == [0.4, 0.9]
     # Light, thin ticks: another configuration's, not this one's.
     assert pinned.marker.line.width == 1 and "0.45" in pinned.marker.color
-    assert list(fig.layout.yaxis2.tickvals) == [0, 0.5, 1]  # not 0.126
+    # The accuracy strip's axis (now its own figure): round ticks, not 0.126.
+    assert list(plots.tree_accuracies([0.6, 0.7, 0.8]).layout.yaxis.tickvals) == [0, 0.5, 1]
     with pytest.raises(ValueError, match="differ in shape"):
         plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])
 

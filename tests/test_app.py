@@ -154,7 +154,7 @@ def test_explorer_matches_library():
     assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
     assert shown["Test accuracy (SDWEC)"] == f"{acc:.4f}"
     assert shown["Sparsity"] == f"{sol.sparsity:.3f}"
-    assert len(_charts(at)) == 3  # methods, convergence, weights; timing on request
+    assert len(_charts(at)) == 4  # methods, costs, weights, trees' accuracies; timing on request
     assert any("most frequent validation class" in c.value for c in at.caption)
     # What the numbers rest on: the split's row counts and one row's worth.
     n_val, n_test = len(p.y_val), len(p.y_test)
@@ -170,7 +170,7 @@ def test_prediction_time_is_measured_on_request_beside_the_formula():
     assert f"**×{significant(10 / sol.n_selected)}** faster" in text  # the formula, l / kept
     at.button(key="explorer_measure").click().run()
     _ok(at)
-    assert len(_charts(at)) == 4
+    assert len(_charts(at)) == 5
     text = " ".join(m.value for m in at.markdown)
     n_test = len(p.y_test)  # wine's test split is far below 2,000 rows: repeated
     assert "Measured here" in text
@@ -230,7 +230,7 @@ def test_weights_across_iterations_and_log_scale():
     at = _app()
     at.toggle(key="explorer_iterations").set_value(True).run()
     _ok(at)
-    assert len(_charts(at)) == 4
+    assert len(_charts(at)) == 5
     at.toggle(key="explorer_cost_log").set_value(True).run()
     _ok(at)
     figures = _charts(at)

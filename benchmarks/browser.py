@@ -56,7 +56,7 @@ Plotly's chunk, Streamlit's bundle, JSON parsing) of the same move, plus the web
 per chart.
 
 **The floor** (``--floor``): the last checkout's ``benchmarks/floor/app.py``, timed as one more
-checkout.  It is the Explorer with everything but its sidebar, its solve and its three charts
+checkout.  It is the Explorer with everything but its sidebar, its solve and its four charts
 taken out, so it shows how fast a slider move can be while every move is a Streamlit rerun of
 this sidebar and these charts: no trimming of the Explorer's other content can go below it.
 
@@ -339,7 +339,7 @@ def describe_checkout(directory):
     return (head[:90] or "not a git checkout") + (" (+ uncommitted changes)" if dirty else "")
 
 
-#: The Explorer's floor page (``--floor``): its sidebar, solve and three charts, nothing else.
+#: The Explorer's floor page (``--floor``): its sidebar, solve and four charts, nothing else.
 FLOOR_SCRIPT = "benchmarks/floor/app.py"
 
 
@@ -1330,7 +1330,7 @@ def report(outcome, command=None):
                   f"```\n{outcome.trace_command}\n```", ""]
     lines += ["Checkouts (the first is the baseline of every ratio):", ""]
     lines += [f"- **{a.label}**: `{a.directory}` at {a.commit}"
-              + (f", its floor page `{a.script}`: the same sidebar, solve and three charts, "
+              + (f", its floor page `{a.script}`: the same sidebar, solve and four charts, "
                  f"nothing else" if a.floor else "") for a in outcome.apps]
     servers = next(iter(outcome.server_commands.values()), "")
     lines += ["", f"Machine: {outcome.machine or machine()}", "",
@@ -1571,8 +1571,8 @@ def _trace_section(outcome):
              "the next under V8's sampling profiler (200 µs); both are slowed by the "
              "instrumentation, so their shares matter, not their totals.", "",
              "- **KB**: websocket bytes received for the move, and per chart (methods, "
-             "convergence, weights, prediction time; a chart Streamlit had sent before "
-             "arrives as a reference of ~70 bytes).",
+             "convergence, weights, the trees' accuracies under them, prediction time; a "
+             "chart Streamlit had sent before arrives as a reference of ~70 bytes).",
              "- **trace**: self time on the page's main thread from the key press to the "
              "last redraw or paint (**window**), by kind (DevTools' groups: scripting "
              "includes the "
@@ -1654,7 +1654,7 @@ def main(argv=None):
                         help="untimed λ moves at the start of each (checkout, dataset)")
     parser.add_argument("--floor", action="store_true",
                         help="also time the last checkout's floor page (benchmarks/floor/app.py: "
-                             "the Explorer's sidebar, solve and three charts, nothing else)")
+                             "the Explorer's sidebar, solve and four charts, nothing else)")
     parser.add_argument("--no-trace", action="store_true",
                         help="skip the traced and profiled λ moves on sonar and nsl_kdd")
     parser.add_argument("--out", default="results/browser.md",

@@ -66,7 +66,9 @@ UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", 
        "wpbc")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
-N_CHARTS = 3  # Plotly charts on the Explorer (accuracy, costs, weights; timing on request)
+#: Plotly charts on the Explorer: accuracy, costs, weights, the trees' accuracies (timing on
+#: request)
+N_CHARTS = 4
 #: Environment the server runs with, as ``scripts/dashboard.sh`` starts it.
 SERVER_ENV = {"MALLOC_ARENA_MAX": "2"}
 #: Sidebar sliders moved by the sessions: URL key -> (label, relative frequency).

@@ -173,7 +173,8 @@ def show_explorer(config):
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
     pinned = _pin_section(config, refs, results)
-    methods_fig, weights_fig = services.explorer_figures(ref, config, result, summary, pinned)
+    methods_fig, weights_fig, strip_fig = services.explorer_figures(ref, config, result, summary,
+                                                                    pinned)
     left, right = st.columns(2)
     with left:
         plotly_chart(methods_fig, key="explorer_methods")
@@ -187,7 +188,10 @@ def show_explorer(config):
     st.markdown(cost_note(convergence.describe(sol.history), len(sol.history)))
     show_doc_section("algorithm.md", COSTS_SECTION,
                      label=f"{COSTS_SECTION}: why, in detail (docs/algorithm.md)")
-    plotly_chart(weights_fig, key="explorer_weights")
+    # One chart to the eye: no gap between the weights and the trees' accuracies under them.
+    with st.container(gap=None):
+        plotly_chart(weights_fig, key="explorer_weights")
+        plotly_chart(strip_fig, key="explorer_tree_accuracy")
     if st.toggle("Show the weights across iterations (▶ plays Algorithm 1 in your browser)",
                  key="explorer_iterations"):
         plotly_chart(services.iterations_figure(ref, config, result),

@@ -880,7 +880,8 @@ def compare_splits(refs, config):
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
 def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
-    """The Explorer's accuracy and weights figures for one configuration (shared, read-only)."""
+    """The Explorer's accuracy and weights figures and the trees' accuracy strip under the
+    weights for one configuration (shared, read-only)."""
     sol, fit_on = _result.solution, dict(params)["fit_on"]
     # The chart shows what votes: SDWEC-OOB's kept trees one vote each, with no threshold
     # (it cut Algorithm 1's weights, not these).
@@ -894,12 +895,15 @@ def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     if equal:
         weights.update_layout(title_text="Votes of the ensemble members: one per kept tree "
                                          "(SDWEC-OOB)")
-    return plots.method_comparison(_summary), weights
+    # The strip is the same figure at every slider move (it depends on the pool only), so
+    # the in-place chart skips it; on the weights chart it was redrawn at every move.
+    return (plots.method_comparison(_summary), weights,
+            plots.tree_accuracies(_result.member_accuracy))
 
 
 def explorer_figures(ref, config, result, summary, pinned=None):
     """The Explorer's figures of ``result`` (and the pinned result's weights), cached per
-    configuration."""
+    configuration: methods, weights, and the trees' accuracies drawn under the weights."""
     return _explorer_figures(ref, _params(config), config.splits, config.pin, result, summary,
                              pinned)
 

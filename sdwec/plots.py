@@ -481,19 +481,37 @@ def lambda_scrubber(path, lam=None, split=None):
     return go.Figure(data=panels(start) + [everything], layout=layout, frames=frames)
 
 
+#: The weights chart and the tree-accuracy strip under it (:func:`tree_accuracies`) are two
+#: figures drawn one above the other: equal fixed left/right margins and no automatic
+#: margin on their y axes keep tree i at the same pixel x in both (an automatic margin
+#: follows each chart's own tick labels).  ``l`` leaves room for the y tick labels and the
+#: strip's two-line axis title.
+TREE_AXIS_MARGIN = dict(l=80, r=10)
+#: Heights of the weights chart and of the strip under it (pixels).
+WEIGHTS_HEIGHT = 330
+STRIP_HEIGHT = 150
+
+
+def _tree_axis(l, **axis):
+    """The tree-index x axis of the weights chart and of the strip under it: the same range,
+    and room made below it only (never beside it, which would shift the trees)."""
+    return dict(range=[-0.5, l - 0.5], automargin="height", **axis)
+
+
 def member_weights(weights, member_accuracy, threshold=None, pinned=None, method="SDWEC",
                    raw=None):
-    """Weight of every ensemble member, selected ones highlighted, with its own accuracy.
+    """Weight of every ensemble member, selected ones highlighted.
 
-    The members' own accuracies are dots in a strip under the weights, on their own axis
-    (on a second axis over the bars they collided with them).
+    The members' own accuracies are a separate figure drawn right under this one,
+    :func:`tree_accuracies`, on the same x axis, which carries the tree index's labels:
+    they do not change with λ, β, γ, ε or k, so a slider move does not redraw them.
 
     Parameters
     ----------
     weights : array_like of shape (l,)
         Final weights (zeros are the dropped members).
     member_accuracy : array_like of shape (l,)
-        Each member's validation accuracy, shown on hover and in the strip below.
+        Each member's validation accuracy, shown on hover.
     threshold : float or None, default=None
         Threshold the raw weights were cut at, drawn as a line when finite and positive.
     pinned : array_like of shape (l,), optional
@@ -553,10 +571,6 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                            marker=dict(symbol="line-ew-open", size=10, color=PINNED,
                                        line=dict(width=1, color=PINNED)),
                            hovertemplate="tree %{x}<br>pinned weight %{y:.4g}<extra></extra>"))
-    traces.append(dict(type="scatter", x=idx, y=acc, mode="markers",
-                       name="tree's validation accuracy", xaxis="x", yaxis="y2",
-                       marker=dict(color=COLORS["accuracy"], size=4),
-                       hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>"))
     shapes, notes = [], []
     line = threshold is not None and np.isfinite(threshold) and threshold > 0
     if line:
@@ -570,13 +584,43 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                  if line else "no tree kept")
         notes.append(dict(xref="x domain", x=0.5, yref="y domain", y=0.6, showarrow=False,
                           text=f"{cause}: the ensemble abstains", font=dict(size=15)))
-    return _figure(traces, "Weights of the ensemble members", "tree index", "weight",
-                   barmode="overlay", shapes=shapes, annotations=notes,
-                   xaxis=dict(range=[-0.5, weights.size - 0.5], anchor="y2"),
-                   yaxis=dict(domain=[0.3, 1.0]),
-                   yaxis2=dict(title=dict(text="tree's<br>accuracy"), domain=[0.0, 0.2],
-                               anchor="x", range=[0, 1.05], showgrid=False,
-                               tickvals=[0, 0.5, 1]))
+    title = "Weights of the ensemble members"
+    # No tick labels: the strip under this chart has them, on the same axis.
+    return _figure(traces, title, "", "weight",
+                   barmode="overlay", shapes=shapes, annotations=notes, height=WEIGHTS_HEIGHT,
+                   margin=_margin(title, b=0, **TREE_AXIS_MARGIN),
+                   xaxis=_tree_axis(weights.size, showticklabels=False),
+                   yaxis=dict(automargin=False))
+
+
+def tree_accuracies(member_accuracy):
+    """Each ensemble member's own validation accuracy as a dot: the strip drawn under
+    :func:`member_weights`, tree i at the same pixel x as its weight's bar.
+
+    It depends on the pool only, so a slider move leaves it as it is (on a second axis of
+    the weights chart it was redrawn at every move).
+
+    Parameters
+    ----------
+    member_accuracy : array_like of shape (l,)
+        Each member's validation accuracy.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    acc = np.asarray(member_accuracy, dtype=float)
+    if acc.ndim != 1:
+        raise ValueError(f"member_accuracy holds one accuracy per tree, not shape {acc.shape}")
+    trace = dict(type="scatter", x=np.arange(acc.size), y=acc, mode="markers",
+                 name="tree's validation accuracy", showlegend=True,
+                 marker=dict(color=COLORS["accuracy"], size=4),
+                 hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>")
+    return go.Figure(data=[trace], _validate=VALIDATE, layout=dict(
+        height=STRIP_HEIGHT, margin=dict(_MARGIN, t=6, **TREE_AXIS_MARGIN), legend=_LEGEND,
+        showlegend=True, xaxis=_tree_axis(acc.size, title=dict(text="tree index")),
+        yaxis=dict(title=dict(text="tree's<br>accuracy"), range=[0, 1.05], showgrid=False,
+                   tickvals=[0, 0.5, 1], automargin=False)))
 
 
 #: Methods (besides SDWEC and its variants) whose weights are fitted on the validation

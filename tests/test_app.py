@@ -154,7 +154,7 @@ def test_explorer_matches_library():
     assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
     assert shown["Test accuracy (SDWEC)"] == f"{acc:.4f}"
     assert shown["Sparsity"] == f"{sol.sparsity:.3f}"
-    assert len(_charts(at)) == 3  # methods, convergence, weights; timing on request
+    assert len(_charts(at)) == 4  # methods, costs, weights, trees' accuracies; timing on request
     assert any("most frequent validation class" in c.value for c in at.caption)
     # What the numbers rest on: the split's row counts and one row's worth.
     n_val, n_test = len(p.y_val), len(p.y_test)
@@ -170,7 +170,7 @@ def test_prediction_time_is_measured_on_request_beside_the_formula():
     assert f"**×{significant(10 / sol.n_selected)}** faster" in text  # the formula, l / kept
     at.button(key="explorer_measure").click().run()
     _ok(at)
-    assert len(_charts(at)) == 4
+    assert len(_charts(at)) == 5
     text = " ".join(m.value for m in at.markdown)
     n_test = len(p.y_test)  # wine's test split is far below 2,000 rows: repeated
     assert "Measured here" in text
@@ -230,7 +230,7 @@ def test_weights_across_iterations_and_log_scale():
     at = _app()
     at.toggle(key="explorer_iterations").set_value(True).run()
     _ok(at)
-    assert len(_charts(at)) == 4
+    assert len(_charts(at)) == 5
     at.toggle(key="explorer_cost_log").set_value(True).run()
     _ok(at)
     figures = _charts(at)
@@ -951,6 +951,52 @@ def _bars(figure):
                   and t.get("name", "").startswith("selected")
                   for x, y in zip(_array(t.get("x", [])), _array(t.get("y", [])))})
     return votes
+
+
+def _strip_chart(at):
+    """The trees' own accuracies drawn under the weights chart (one figure on the page)."""
+    figures = [f for f in _charts(at)
+               if [t.get("name") for t in f["data"]] == ["tree's validation accuracy"]]
+    assert len(figures) == 1
+    return figures[0]
+
+
+def test_tree_accuracy_strip_stays_as_slider_moves_redraw_the_weights():
+    at = _app()
+    _ok(at)
+    p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
+    # Each tree's accuracy on the validation rows, from its own votes there.
+    own = (p.P_val == p.y_val[:, None]).mean(axis=0)
+    strip, weights = _strip_chart(at), _weights_chart(at)
+    (dots,) = strip["data"]
+    np.testing.assert_allclose(_array(dots["y"]), own)
+    np.testing.assert_array_equal(_array(dots["x"]), np.arange(10))
+    assert strip["layout"]["xaxis"]["range"] == weights["layout"]["xaxis"]["range"] == [-0.5, 9.5]
+    # Page order: the strip right under the weights chart, drawn once.
+    figures = _charts(at)
+    assert figures.index(strip) == figures.index(weights) + 1
+    for key, value in (("cfg_lam", 1000.0), ("cfg_beta", 5.0)):
+        widget = at.select_slider(key=key) if key == "cfg_lam" else at.slider(key=key)
+        widget.set_value(value).run()
+        _ok(at)
+        # The weights change with λ and β; the trees' own accuracies do not, and the page
+        # sends the very same figure (the in-place chart then skips drawing it).
+        assert _weights_chart(at)["data"] != weights["data"], key
+        assert _strip_chart(at) == strip, key
+        weights = _weights_chart(at)
+
+
+def test_tree_accuracy_strip_is_drawn_once_with_a_pinned_configuration():
+    at = _app()
+    at.button(key="explorer_pin").click().run()
+    at.select_slider(key="cfg_lam").set_value(1000.0).run()
+    _ok(at)
+    strip = _strip_chart(at)  # one strip, not one per configuration
+    names = [t.get("name", "") for t in _weights_chart(at)["data"]]
+    assert any(n.startswith("pinned") for n in names)
+    at2 = _app(dict(SMALL, fit="oob"))
+    _ok(at2)
+    assert _strip_chart(at2) == strip  # SDWEC-OOB: the same trees' same accuracies
 
 
 @pytest.mark.parametrize("fit", ["paper", "oob"])

@@ -203,31 +203,39 @@ def test_explorer(page, server):
         # The README's picture is what a newcomer meets: every default (200 trees, the
         # dataset's default number of splits), not the small pool the checks below use.
         _open(page, f"{server}/?dataset=sonar", '[data-testid="stMetric"]')
-        _clean(page, 3)
+        _clean(page, 4)
         assert "/ 200" in _metric(page, "Classifiers used")
         _shot(page, "explorer")
     _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
-    _clean(page, 3)
+    _clean(page, 4)
     assert "l=50" in page.url and "lam=10" in page.url  # the configuration is in the URL
     before = _metric(page, "Classifiers used")
     # The Explorer's charts are redrawn in place: the same chart node gets the new figure.
     weights = page.locator(CHARTS).nth(2)
     weights.evaluate("el => { el.__beforeMove = true; }")
+    # The trees' accuracies under the weights do not depend on λ: not drawn again.
+    strip = page.locator(CHARTS).nth(3)
+    strip.evaluate("el => { el.__draws = 0; el.on('plotly_afterplot', () => el.__draws++); }")
+    # Tree i at the same pixel x in both charts: the same plot area left and right.
+    area = ("el => [el.getBoundingClientRect().left + el._fullLayout._size.l, "
+            "el._fullLayout._size.w]")
+    assert weights.evaluate(area) == strip.evaluate(area)
     bars_before = _trace_y(page, 2)
     _slide(page, "λ (data fidelity, log scale)", "ArrowRight", "lam=100&")  # λ 10 -> 100
     after = _metric(page, "Classifiers used")
     assert after != before and after.endswith("/ 50")
-    _clean(page, 3)
+    _clean(page, 4)
     page.wait_for_function(f"() => document.querySelectorAll('{CHARTS}')[2].__beforeMove === "
                            f"true && JSON.stringify(document.querySelectorAll('{CHARTS}')[2]"
                            f".data.map(t => t.y)) !== {json.dumps(bars_before)}",
                            timeout=LOAD_MS)
+    assert strip.evaluate("el => el.__draws") == 0
     _shot(page, "explorer_lambda_moved")
     # Prediction time is measured on request and drawn with its spread.
     page.get_by_role("button", name="Measure prediction time").click()
     page.wait_for_selector("text=Measured here", timeout=LOAD_MS)
     _idle(page)
-    _clean(page, 4)
+    _clean(page, 5)
     # The pruned model downloads, loads and predicts.
     with page.expect_download() as download:
         page.get_by_role("button", name="Pruned model (joblib)").click()
@@ -382,12 +390,12 @@ def test_your_data(page, server, tmp_path):
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(csv))
     page.wait_for_selector('[data-testid="stMetric"]', timeout=LOAD_MS)
     _idle(page)
-    _clean(page, 3)
+    _clean(page, 4)
     before = _metric(page, "Classifiers used")
     _slide(page, "λ (data fidelity, log scale)", "ArrowLeft", "lam=0.1&")  # λ 10 -> 0.1
     after = _metric(page, "Classifiers used")
     assert after != before and after.endswith("/ 50")
-    _clean(page, 3)
+    _clean(page, 4)
     _shot(page, "your_data")
     # A bad file shows the loader's message, not a traceback.
     bad = tmp_path / "bad.csv"

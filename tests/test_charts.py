@@ -92,7 +92,7 @@ def _explorer_figures():
                                  bagging={"validation": 0.9, "test": 0.7})
     return [plots.member_weights(weights, accuracy, 0.3, pinned=weights / 2,
                                  raw=weights + 0.01),
-            plots.method_comparison(rows), plots.convergence(history),
+            plots.tree_accuracies(accuracy), plots.method_comparison(rows), plots.convergence(history),
             plots.convergence(history, log_y=True),
             plots.weights_over_iterations(history, [np.full(60, 0.3)] * 4, accuracy),
             plots.lambda_scrubber(path, lam=1.0),
@@ -127,7 +127,7 @@ def test_a_slider_move_updates_the_same_chart_elements():
     at.run()
     assert not at.exception
     before = _chart_elements(at)
-    assert len(before) == 3  # accuracy, costs, weights
+    assert len(before) == 4  # accuracy, costs, weights, the trees' accuracies
     at.select_slider(key="cfg_lam").set_value(1000.0).run()
     assert not at.exception
     after = _chart_elements(at)
@@ -136,5 +136,8 @@ def test_a_slider_move_updates_the_same_chart_elements():
     # ... carrying the new figures: the weights changed with λ.
     weights = [json.loads(json.loads(e.json)["spec"]) for e in (before[2], after[2])]
     assert weights[0]["data"] != weights[1]["data"]
+    # The trees' own accuracies under the weights do not depend on λ: the same figure,
+    # which the in-place chart does not draw again.
+    assert json.loads(after[3].json)["spec"] == json.loads(before[3].json)["spec"]
     data = json.loads(after[0].json)
     assert data["src"] == charts.PLOTLY_URL and data["height"] > 0

@@ -134,7 +134,10 @@ def test_member_weights_splits_selected_and_dropped():
     assert list(sel.x) == [1, 3] and list(sel.y) == [0.5, 1.5]
     assert list(sel.customdata) == [0.7, 0.9]
     assert list(drop.x) == [0, 2]
-    assert list(_trace(fig, "tree's validation accuracy").y) == [0.6, 0.7, 0.8, 0.9]
+    # The trees' own accuracies are on hover here, and dots in the strip under the chart.
+    assert "tree's validation accuracy" not in {t.name for t in fig.data}
+    strip = _trace(plots.tree_accuracies(acc), "tree's validation accuracy")
+    assert list(strip.x) == [0, 1, 2, 3] and list(strip.y) == [0.6, 0.7, 0.8, 0.9]
     assert [s.y0 for s in fig.layout.shapes] == [0.1]
     # No threshold line for NaN (the adaptive rule) or zero.
     assert len(plots.member_weights(w, acc, threshold=float("nan")).layout.shapes) == 0
@@ -151,10 +154,9 @@ def test_member_weights_show_what_was_dropped():
     assert list(drop.x) == [0, 2] and list(drop.y) == [0.04, 0.08]
     assert drop.width < _trace(fig, "selected (2)").width
     assert not fig.layout.annotations[1:]  # trees were kept: no abstention note
-    # The tree accuracies are a strip of their own under the weights, not over the bars.
-    dots = _trace(fig, "tree's validation accuracy")
-    assert dots.yaxis == "y2" and fig.layout.yaxis2.overlaying is None
-    assert fig.layout.yaxis2.domain[1] < fig.layout.yaxis.domain[0]
+    # The tree accuracies are a figure of their own (tree_accuracies), not a second axis.
+    assert "yaxis2" not in fig.to_plotly_json()["layout"]
+    assert all(t.yaxis in (None, "y") for t in fig.data)
     # Every tree dropped: the chart says that the ensemble abstains, and why.
     none = plots.member_weights([0.0, 0.0], [0.6, 0.7], threshold=0.25, raw=[0.1, 0.2])
     assert list(_trace(none, "dropped (2): weight before the threshold").y) == [0.1, 0.2]
@@ -162,6 +164,38 @@ def test_member_weights_show_what_was_dropped():
         "every weight fell below the threshold t = 0.25: the ensemble abstains")
     with pytest.raises(ValueError, match="raw weights"):
         plots.member_weights(w, acc, raw=[1.0])
+
+
+def test_tree_accuracy_strip_shares_the_weights_charts_tree_axis():
+    # Two figures, one above the other: tree i must sit at the same x in both, so the
+    # x range, the x domain and the left and right margins are the same and fixed (no
+    # automatic margin beside an axis, which follows each chart's own tick labels).
+    acc = np.array([0.5, 0.75, 1.0, 0.25, 0.5])
+    weights = plots.member_weights([0.0, 1.0, 0.0, 2.0, 0.5], acc, threshold=0.4,
+                                   pinned=[1.0, 0.0, 0.0, 0.0, 0.0])
+    strip = plots.tree_accuracies(acc)
+    for fig in (weights, strip):
+        assert tuple(fig.layout.xaxis.range) == (-0.5, 4.5)  # trees 0..4, half a tree aside
+        assert fig.layout.xaxis.domain is None  # Plotly's default, the whole plot width
+        assert fig.layout.yaxis.automargin is False
+        assert fig.layout.xaxis.automargin == "height"  # room below the axis, none beside
+        assert fig.layout.yaxis.domain is None
+        assert "yaxis2" not in fig.to_plotly_json()["layout"]
+    assert (weights.layout.margin.l, weights.layout.margin.r) == (
+        strip.layout.margin.l, strip.layout.margin.r)
+    # The tree index's labels and title are under the strip, as they were under the strip
+    # in one figure; the weights chart keeps its title and its legend.
+    assert weights.layout.xaxis.showticklabels is False
+    assert strip.layout.xaxis.title.text == "tree index"
+    assert strip.layout.yaxis.title.text == "tree's<br>accuracy"
+    assert tuple(strip.layout.yaxis.range) == (0, 1.05)
+    (dots,) = strip.data
+    assert list(dots.x) == [0, 1, 2, 3, 4] and list(dots.y) == [0.5, 0.75, 1.0, 0.25, 0.5]
+    assert dots.hovertemplate == "tree %{x}<br>accuracy %{y:.3f}<extra></extra>"
+    assert strip.layout.showlegend is True  # its one trace is named in a legend
+    assert weights.layout.title.text == "Weights of the ensemble members"
+    with pytest.raises(ValueError, match="one accuracy per tree"):
+        plots.tree_accuracies([[0.5, 0.6]])
 
 
 def test_method_comparison_keeps_order_and_values():
@@ -376,7 +410,8 @@ def test_member_weights_marks_the_pinned_weights():
     assert list(pinned.x) == [1, 2] and list(pinned.y) == [0.4, 0.9]
     # Light, thin ticks: another configuration's, not this one's.
     assert pinned.marker.line.width == 1 and "0.45" in pinned.marker.color
-    assert list(fig.layout.yaxis2.tickvals) == [0, 0.5, 1]  # not 0.126
+    # The accuracy strip's axis (now its own figure): round ticks, not 0.126.
+    assert list(plots.tree_accuracies([0.6, 0.7, 0.8]).layout.yaxis.tickvals) == [0, 0.5, 1]
     with pytest.raises(ValueError, match="differ in shape"):
         plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])
 
@@ -688,8 +723,8 @@ def test_figures_use_role_colours_for_roles():
     taylor = plots.taylor_model(0.8, 15, 5, 0.1)
     assert _trace(taylor, "ŵ").marker.color == plots.COLORS["what"]
     weights = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3)
-    assert _trace(weights, "tree's validation accuracy").marker.color == \
-        plots.COLORS["accuracy"]
+    assert _trace(plots.tree_accuracies([0.6, 0.7, 0.8]),
+                  "tree's validation accuracy").marker.color == plots.COLORS["accuracy"]
     assert [s.line.color for s in weights.layout.shapes] == [plots.COLORS["threshold"]]
     from sdwec.frontier import pareto
 
@@ -836,7 +871,7 @@ def _every_figure_of_figure():
             plots.member_weights(w, acc, threshold=0.1, raw=[0.04, 0.5, 0.08, 1.5],
                                  pinned=[0.2, 0.0, 0.0, 1.0]),
             plots.member_weights([0.0, 0.0], [0.6, 0.7], threshold=0.25),
-            plots.method_comparison(rows)]
+            plots.tree_accuracies(acc), plots.method_comparison(rows)]
 
 
 def test_figures_built_without_validation_equal_validated_ones(monkeypatch):

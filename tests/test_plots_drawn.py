@@ -225,3 +225,47 @@ def _sweep_frame_with_abstaining():
     sweep = _sweep_frame()
     abstain = dict(sweep.iloc[0], lam=0.001, n_selected=0, sparsity=1.0, abstains=True)
     return pd.concat([pd.DataFrame([abstain]), sweep], ignore_index=True)
+
+
+_DRAW_BOTH = """async ([weights, strip, width]) => {
+  const draw = async (id, spec) => {
+    let gd = document.getElementById(id);
+    if (!gd) {
+      gd = document.createElement('div');
+      gd.id = id;
+      document.body.appendChild(gd);
+    }
+    Plotly.purge(gd);
+    const fig = JSON.parse(spec);
+    fig.layout.width = width;
+    await Plotly.newPlot(gd, fig.data, fig.layout);
+    return gd;
+  };
+  const centre = (el) => { const r = el.getBoundingClientRect(); return r.left + r.width / 2; };
+  const bars = await draw('weights', weights);
+  const dots = await draw('strip', strip);
+  return {
+    bars: [...bars.querySelectorAll('.bars .point path')].map(centre),
+    dots: [...dots.querySelectorAll('.scatterlayer .point')].map(centre),
+    left: [bars, dots].map((gd) => gd.getBoundingClientRect().left),
+  };
+}"""
+
+
+@pytest.mark.parametrize("width", [700, 1100])
+def test_tree_accuracy_dots_sit_under_their_trees_bars(page, width):
+    # Every tree kept (one bar each, in tree order) with weights whose tick labels are wide
+    # ("0.0001"), and accuracies whose strip has narrow ones: each chart's own automatic
+    # margin would have moved its plot area, and the trees apart.
+    l = 40
+    weights = np.linspace(1e-4, 2e-4, l)
+    acc = np.linspace(0.5, 1.0, l)
+    drawn = page.evaluate(_DRAW_BOTH, [pio.to_json(plots.member_weights(weights, acc),
+                                                   validate=False),
+                                       pio.to_json(plots.tree_accuracies(acc), validate=False),
+                                       width])
+    assert drawn["left"][0] == drawn["left"][1]  # the two charts start at the same x
+    assert len(drawn["bars"]) == len(drawn["dots"]) == l
+    one_tree = (width - 90) / l  # the plot width between the fixed margins, per tree
+    np.testing.assert_allclose(drawn["dots"], drawn["bars"], atol=0.5)
+    assert np.diff(drawn["bars"]) == pytest.approx(np.full(l - 1, one_tree), abs=0.5)

@@ -1,10 +1,11 @@
 """The Explorer's floor, for ``python -m benchmarks.browser --floor``: the same sidebar, the same
-computation and the same three in-place charts as the Explorer, and nothing else (no title,
+computation and the same in-place charts as the Explorer, and nothing else (no title,
 numbers, notes, toggles or downloads).
 
 Timed beside the Explorer in the same run, it shows what a slider move costs when a page holds
 only what the Explorer cannot do without: Streamlit's rerun of the sidebar, the cached solve and
-three redrawn charts.  No trimming of the Explorer's other content can make it faster than this.
+four in-place charts (a move redraws three: the trees' accuracies stay).  No trimming of the
+Explorer's other content can make it faster than this.
 
 Served with the checkout as the working directory and on ``PYTHONPATH`` (its own directory is
 what Streamlit puts on ``sys.path``), and with its own ``static/`` for Plotly.js: Streamlit
@@ -26,12 +27,14 @@ if config is None:
     st.stop()
 ref = services.pool_refs(config)[0]
 result = services.compare(ref, config)
-methods_fig, weights_fig = services.explorer_figures(ref, config, result,
-                                                     comparison.over_splits([result]))
+methods_fig, weights_fig, strip_fig = services.explorer_figures(ref, config, result,
+                                                                comparison.over_splits([result]))
 left, right = st.columns(2)
 with left:
     plotly_chart(methods_fig, key="explorer_methods")
 with right:
     plotly_chart(services.convergence_figure(ref, config, result, False),
                  key="explorer_convergence")
-plotly_chart(weights_fig, key="explorer_weights")
+with st.container(gap=None):
+    plotly_chart(weights_fig, key="explorer_weights")
+    plotly_chart(strip_fig, key="explorer_tree_accuracy")

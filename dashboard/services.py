@@ -171,13 +171,9 @@ def _duration(seconds):
 
 
 def duration_range(low, high):
-    """``"5–20 s"``, ``"2–9 min"`` or ``"40 s–3 min"``: a rough range of seconds."""
-    low, high = max(1.0, low), max(1.0, high)
-    if high < 90:
-        return f"{low:.0f}–{high:.0f} s"
-    if low >= 90:
-        return f"{low / 60:.0f}–{high / 60:.0f} min"
-    return f"{low:.0f} s–{high / 60:.0f} min"
+    """``"5–20 s"``, ``"2–9 min"`` or ``"40 s–3 min"``: a rough range of seconds (the same
+    wording as the page *Your data*, :func:`sdwec.budget.wait_text`)."""
+    return budget.wait_text(low, high)
 
 
 #: Training seconds per tree, as (per-tree overhead, seconds per unit of n·log2(n)·features,
@@ -1109,7 +1105,7 @@ def frontier_rows_note(ref, splits):
     if splits == 1:
         return note + " Steps of that size are one row; raise *Splits* to see the spread."
     return note + (f" Curves and points are means over {splits} splits: each curve with a "
-                   "shaded band of ± one standard deviation (its own legend entry, “… ± sd”), "
+                   "shaded band of ± one standard deviation (listed as “… ± sd”; a legend click on either hides or shows the curve and its band together), "
                    "each single ensemble (bagging, WMV, …) a point with an error bar of ± one "
                    "standard deviation.")
 

@@ -130,14 +130,21 @@ class PoolEstimate:
 
 
 def wait_text(low, high) -> str:
-    """A range of seconds as a person reads it: ``"5–20 s"``, ``"40 s–3 min"`` or
-    ``"2–9 min"``."""
+    """A range of seconds as a person reads it: ``"5–20 s"``, ``"40 s–3 min"``,
+    ``"2–9 min"``, ``"4 s"`` when both ends round alike and ``"<1 s"`` below a second (never
+    "1–1 s", which a reader took for a typo)."""
+    if high < 0.5:
+        return "<1 s"
     low, high = (max(1.0, s) for s in (low, high))
     if high < 90:
-        return f"{low:.0f}–{high:.0f} s"
-    if low >= 90:
-        return f"{low / 60:.0f}–{high / 60:.0f} min"
-    return f"{low:.0f} s–{high / 60:.0f} min"
+        text = f"{low:.0f}–{high:.0f} s"
+    elif low >= 90:
+        text = f"{low / 60:.0f}–{high / 60:.0f} min"
+    else:
+        return f"{low:.0f} s–{high / 60:.0f} min"
+    ends, unit = text.split(" ")
+    first, last = ends.split("–")
+    return f"{last} {unit}" if first == last else text
 
 
 def _split_rows(n_rows):

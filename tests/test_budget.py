@@ -163,7 +163,10 @@ def test_wait_reads_as_seconds_or_minutes():
     assert wait(4.6, 19.5) == "5–20 s"
     assert wait(40, 170) == "40 s–3 min"
     assert wait(120, 540) == "2–9 min"
-    assert wait(0.01, 0.2) == "1–1 s"
+    assert wait(0.01, 0.2) == "<1 s"
+    assert wait(0.3, 0.9) == "1 s"  # not "1–1 s"
+    assert wait(3.6, 4.4) == "4 s"
+    assert wait(95, 140) == "2 min"  # 1.6 and 2.3 min
 
 
 def test_no_budget_for_a_split_smaller_than_the_minimum():

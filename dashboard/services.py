@@ -1105,7 +1105,8 @@ def frontier_rows_note(ref, splits):
     if splits == 1:
         return note + " Steps of that size are one row; raise *Splits* to see the spread."
     return note + (f" Curves and points are means over {splits} splits: each curve with a "
-                   "shaded band of ± one standard deviation (listed as “… ± sd”; a legend click on either hides or shows the curve and its band together), "
+                   "shaded band of ± one standard deviation (listed as “… ± sd”; a legend "
+                   "click on either hides or shows the curve and its band together), "
                    "each single ensemble (bagging, WMV, …) a point with an error bar of ± one "
                    "standard deviation.")
 

@@ -113,17 +113,11 @@ def _cost(estimate):
             f"{_mib(estimate.peak_bytes)}")
 
 
-def _all_splits(estimate, splits):
-    """``estimate``'s time range for the pools of all ``splits`` splits (one each)."""
-    low, high = estimate.seconds
-    return budget.wait_text(splits * low, splits * high)
-
-
 def _in_all(estimate, splits):
     """What the pools of every split cost: the figure of the sidebar's note and of the
     progress bar (the page's other estimates are one pool's)."""
     return (f"Each of the sidebar's {splits} splits has its own pool: roughly "
-            f"{_all_splits(estimate, splits)} for all {splits} (less for any on disk "
+            f"{estimate.wait_for(splits)} for all {splits} (less for any on disk "
             f"already).")
 
 
@@ -212,7 +206,7 @@ def _plan(dataset, config):
             or st.session_state.get("upload_confirmed") == plan.key:
         return True
     when = (f"roughly {chosen.wait}" if config.splits == 1 else
-            f"{config.splits} pools: roughly {_all_splits(chosen, config.splits)} for all")
+            f"{config.splits} pools: roughly {chosen.wait_for(config.splits)} for all")
     st.button(f"Train now ({when})", type="primary",
               on_click=_confirm, args=(plan.key,), key="upload_train",
               help="Training runs in this page; it is kept on disk when done.")

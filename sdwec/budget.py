@@ -123,6 +123,12 @@ class PoolEstimate:
         """The time range as a person reads it (:func:`wait_text`)."""
         return wait_text(*self.seconds)
 
+    def wait_for(self, pools) -> str:
+        """The time range of ``pools`` pools like this one (one per split), as
+        :func:`wait_text` reads it."""
+        low, high = self.seconds
+        return wait_text(pools * low, pools * high)
+
     def fits(self, seconds=TARGET_SECONDS, memory=MEMORY_BUDGET_BYTES) -> bool:
         """Whether even the high end of the time range fits ``seconds`` and the peak fits
         ``memory``."""

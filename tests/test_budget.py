@@ -164,6 +164,8 @@ def test_wait_reads_as_seconds_or_minutes():
     assert wait(40, 170) == "40 s–3 min"
     assert wait(120, 540) == "2–9 min"
     assert wait(0.01, 0.2) == "<1 s"
+    # Three splits' pools: three times each end, 12–57 s.
+    assert budget.PoolEstimate(1, 1, 1, None, (4.0, 19.0), 0).wait_for(3) == "12–57 s"
     assert wait(0.3, 0.9) == "1 s"  # not "1–1 s"
     assert wait(3.6, 4.4) == "4 s"
     assert wait(95, 140) == "2 min"  # 1.6 and 2.3 min

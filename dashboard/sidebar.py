@@ -151,7 +151,7 @@ def _bound(name):
     return dict(key=cfg.WIDGET_KEYS[name], on_change=_sync, args=(name,))
 
 
-def sidebar(cold_note=None, warm=None):
+def sidebar(cold_note=None, warm=None, live=None):
     """Draw the shared sidebar and keep ``st.query_params`` equal to the configuration.
 
     Parameters
@@ -163,10 +163,15 @@ def sidebar(cold_note=None, warm=None):
         ``warm(n_trees, seed, task) -> ((name, pools on disk, pools needed), ...)``: for
         every shipped dataset with ``task``, how many of the pools of its default view (its
         default splits from ``seed``) are on disk, shown as a caption.
+    live : object, optional
+        If given, the solver's widgets are not drawn here: their place is left empty for
+        :func:`page_setup`'s fragment, which draws them with the page's live view.
 
     Returns
     -------
     Config
+    DeltaGenerator
+        The sidebar's place for the solver's widgets.
     """
     state = st.session_state
     if "_cfg" not in state:
@@ -186,37 +191,11 @@ def sidebar(cold_note=None, warm=None):
                  on_change=_dataset_changed,
                  format_func=lambda name: upload_label if name == cfg.USER_DATA else name,
                  help="One of the paper's 11 datasets, or the CSV you upload on *Your data*.")
-    sb.select_slider("λ (data fidelity, log scale)", cfg.LAMBDA_GRID,
-                     format_func=_format_number, **_bound("lam"),
-                     help="Larger λ fits the validation votes harder; smaller λ lets the L1 "
-                          "term switch more trees off.")
-    for col, name in zip(sb.columns(len(PRESETS)), PRESETS):
-        p = PRESETS[name]
-        col.button(name, key=f"preset_{name}", on_click=_apply_preset, args=(name,),
-                   width="stretch",
-                   help=f"The paper's {name}: λ={p['lam']:g}, β={p['beta']:g}, "
-                        f"γ={p['gamma']:g}, ε={p['eps']:g}.")
-    sb.slider("β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
-              max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], format="%g",
-              **_bound("beta"),
-              help="Weight of the penalty on negative weights; it also sets the threshold.")
-    sb.slider("γ (log-sum-exp sharpness)", min_value=cfg.GAMMA_RANGE[0],
-              max_value=cfg.GAMMA_RANGE[1], step=cfg.GAMMA_RANGE[2], format="%g",
-              **_bound("gamma"),
-              help="How closely the smooth |w| and max(-w, 0) follow the real ones.")
-    sb.select_slider("ε (log scale)", cfg.EPS_GRID, format_func=_format_number,
-                     **_bound("eps"),
-                     help="Keeps the sign relaxation and the adaptive γ finite near zero.")
-    sb.slider("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
-              max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
-              **_bound("iterations"), help="Passes of Algorithm 1 (the paper: 25).")
-    sb.selectbox("Threshold rule (line 15)", THRESHOLDS, **_bound("threshold"),
-                 help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: each "
-                      "weight with its own γ_r; none: keep every positive weight.")
-    sb.selectbox("Fit on", cfg.FITS, format_func=_fit_label, **_bound("fit"),
-                 help="The paper fits the weights on the validation rows only. SDWEC-OOB "
-                      "(ours, results/oob/) fits them on the training rows' out-of-bag votes "
-                      "stacked with the validation rows, and its kept trees vote equally.")
+    # The solver's widgets have their own place here; a page with a live view draws them in
+    # its fragment (page_setup), so that moving one reruns that view and not the whole page.
+    solver_box = sb.container()
+    if live is None:
+        _solver_widgets(solver_box)
     sb.subheader("Pool and splits")
     offered = cfg.task_choices(state[cfg.WIDGET_KEYS["dataset"]])
     col_task, col_splits = sb.columns(2)
@@ -252,12 +231,52 @@ def sidebar(cold_note=None, warm=None):
     # Pools trained later in this run change both notes: they are drawn again then.
     services.on_pools_landed(draw_notes)
     sb.caption("The page address holds this configuration: copy it to share or bookmark.")
+    return _publish(), solver_box
+
+
+def _publish():
+    """The widgets' :class:`Config`, copied to the session and the page address."""
     config = current_config()
-    state["_cfg"] = config
+    st.session_state["_cfg"] = config
     wanted = cfg.config_to_query(config)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
     return config
+
+
+def _solver_widgets(box):
+    """λ, the presets, β, γ, ε, k, the threshold rule and the fit, drawn into ``box``."""
+    box.select_slider("λ (data fidelity, log scale)", cfg.LAMBDA_GRID,
+                     format_func=_format_number, **_bound("lam"),
+                     help="Larger λ fits the validation votes harder; smaller λ lets the L1 "
+                          "term switch more trees off.")
+    for col, name in zip(box.columns(len(PRESETS)), PRESETS):
+        p = PRESETS[name]
+        col.button(name, key=f"preset_{name}", on_click=_apply_preset, args=(name,),
+                   width="stretch",
+                   help=f"The paper's {name}: λ={p['lam']:g}, β={p['beta']:g}, "
+                        f"γ={p['gamma']:g}, ε={p['eps']:g}.")
+    box.slider("β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
+              max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], format="%g",
+              **_bound("beta"),
+              help="Weight of the penalty on negative weights; it also sets the threshold.")
+    box.slider("γ (log-sum-exp sharpness)", min_value=cfg.GAMMA_RANGE[0],
+              max_value=cfg.GAMMA_RANGE[1], step=cfg.GAMMA_RANGE[2], format="%g",
+              **_bound("gamma"),
+              help="How closely the smooth |w| and max(-w, 0) follow the real ones.")
+    box.select_slider("ε (log scale)", cfg.EPS_GRID, format_func=_format_number,
+                     **_bound("eps"),
+                     help="Keeps the sign relaxation and the adaptive γ finite near zero.")
+    box.slider("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
+              max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
+              **_bound("iterations"), help="Passes of Algorithm 1 (the paper: 25).")
+    box.selectbox("Threshold rule (line 15)", THRESHOLDS, **_bound("threshold"),
+                 help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: each "
+                      "weight with its own γ_r; none: keep every positive weight.")
+    box.selectbox("Fit on", cfg.FITS, format_func=_fit_label, **_bound("fit"),
+                 help="The paper fits the weights on the validation rows only. SDWEC-OOB "
+                      "(ours, results/oob/) fits them on the training rows' out-of-bag votes "
+                      "stacked with the validation rows, and its kept trees vote equally.")
 
 
 def _disk_caption(config, warm):
@@ -283,7 +302,7 @@ def _disk_caption(config, warm):
     return note
 
 
-def page_setup(title, trains=True):
+def page_setup(title, trains=True, live=None):
     """Start a page: page config, the shared sidebar, a pending "go to" request, and for a
     page that trains pools, the link's training budget (:mod:`dashboard.budget`).
 
@@ -299,6 +318,12 @@ def page_setup(title, trains=True):
         Whether the page trains the configuration's pools: if so, and the session's link
         asks for more training than it may start on its own, the page shows a "Train it"
         button instead and stops here.
+    live : callable, optional
+        ``live(config)`` draws the page's view of the solver's parameters on the
+        configuration's pools, which are loaded (or trained) first.  It runs in a fragment
+        with the solver's widgets (λ, the presets, β, γ, ε, k, the threshold rule, the fit):
+        moving one of them reruns only that fragment, not the sidebar's other widgets and
+        notes, which depend on the pool settings alone.
 
     Returns
     -------
@@ -307,11 +332,12 @@ def page_setup(title, trains=True):
     """
     st.set_page_config(page_title=f"{title} · SDWEC Explorer", page_icon=PAGE_ICON,
                        layout="wide")
-    config = None
+    config = solver_box = None
     from_link = "_cfg" not in st.session_state  # the first run reads the link
     services.on_pools_landed(None)  # until this run's sidebar registers its notes
     with guard("the sidebar"):
-        config = sidebar(cold_note=services.cold_start_note, warm=services.warm_pools)
+        config, solver_box = sidebar(cold_note=services.cold_start_note,
+                                     warm=services.warm_pools, live=live)
         if from_link:
             budget.remember_link(config)
     target = st.session_state.pop("_cfg_goto", None)
@@ -323,7 +349,29 @@ def page_setup(title, trains=True):
             allowed = budget.confirm_link_training(config)
         if not allowed:
             st.stop()
+    if live is not None and config is not None:
+        loaded = False
+        with guard(f"the {title}"):
+            # Outside the fragment: pools trained now redraw the sidebar's notes, which the
+            # fragment cannot reach (a slider move never needs new pools).
+            services.get_pools(services.pool_refs(config))
+            loaded = True
+        if loaded:
+            _live_view(solver_box, live)
     return config
+
+
+@st.fragment
+def _live_view(solver_box, view):
+    """The solver's widgets (in the sidebar's ``solver_box``) and ``view`` of them: a
+    fragment, so that moving one of them reruns only this."""
+    services.on_pools_landed(None)  # its notes are outside this fragment (see page_setup)
+    config = None
+    with guard("the sidebar"):
+        _solver_widgets(solver_box)
+        config = _publish()
+    if config is not None:
+        view(config)
 
 
 def show_config_problems():

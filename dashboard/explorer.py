@@ -51,6 +51,16 @@ def _delta(diff):
 HEADLINE_CSS = """<style>
 .st-key-explorer_headline [data-testid="stMetricValue"] { font-size: 1.6rem; }
 .st-key-explorer_headline [data-testid="stMetricValue"] p { white-space: normal; }
+.st-key-explorer_headline div:has(> [data-testid="stMetricDelta"]) {
+  flex-wrap: wrap; overflow: visible; height: auto; }
+.st-key-explorer_headline [data-testid="stMetricDelta"],
+.st-key-explorer_headline [data-testid="stMetricDeltaDescription"] {
+  max-width: 100%; height: auto; overflow: visible; }
+.st-key-explorer_headline [data-testid="stMetricDelta"] div,
+.st-key-explorer_headline [data-testid="stMetricDelta"] p,
+.st-key-explorer_headline [data-testid="stMetricDeltaDescription"] div,
+.st-key-explorer_headline [data-testid="stMetricDeltaDescription"] p {
+  white-space: normal; overflow: visible; text-overflow: clip; }
 </style>"""
 
 

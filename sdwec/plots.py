@@ -503,9 +503,9 @@ _WEIGHTS_LEGEND = dict(orientation="h", x=0, xanchor="left", yref="container",
                        y=1 - _WEIGHTS_LEGEND_TOP / WEIGHTS_HEIGHT, yanchor="top",
                        tracegroupgap=0)
 #: A weight drawn as a bar shorter than this fraction of the weights axis is drawn at zero
-#: height: about one pixel of the ~230 px plot.  Plotly draws any non-zero bar at least a
-#: pixel tall, so a row of weights near zero thickened the baseline as if it held a small
-#: weight each (sonar: the dark baseline from tree 100 to 200); hover still gives the value.
+#: height: about one pixel of the ~240 px plot.  Plotly draws any non-zero bar at least a
+#: pixel tall, so weights near zero thickened the baseline as if each were a small bar (a
+#: dark stretch of baseline; vehicle's multi-class pool has 15 of them); hover gives them.
 VISIBLE_FRACTION = 0.005
 #: Headroom above the largest weight (fraction of it): the axis range is set, not left to
 #: Plotly, so that :data:`VISIBLE_FRACTION` is a fraction of the drawn axis.
@@ -653,8 +653,8 @@ def tree_accuracies(member_accuracy):
     the weights chart it was redrawn at every move).
 
     The accuracy axis is fitted to the dots (and says so in its title), not drawn from 0:
-    a dot's position, not a length, carries its value, and from 0 vehicle's trees (0.6 to
-    0.7) were one flat line.  A dashed line marks the trees' mean, its value in the legend.
+    a dot's position, not a length, carries its value, and from 0 vehicle's multi-class
+    trees (0.55 to 0.75) were one flat line.  A dashed line marks the trees' mean, its value in the legend.
 
     Parameters
     ----------
@@ -668,6 +668,7 @@ def tree_accuracies(member_accuracy):
     acc = np.asarray(member_accuracy, dtype=float)
     if acc.ndim != 1:
         raise ValueError(f"member_accuracy holds one accuracy per tree, not shape {acc.shape}")
+    low, high = _strip_range(acc)
     traces = []
     if acc.size:  # the line under the dots
         mean = float(acc.mean())
@@ -682,8 +683,9 @@ def tree_accuracies(member_accuracy):
     return go.Figure(data=traces, _validate=VALIDATE, layout=dict(
         height=STRIP_HEIGHT, margin=dict(_MARGIN, t=6, **TREE_AXIS_MARGIN), legend=_LEGEND,
         showlegend=True, xaxis=_tree_axis(acc.size, title=dict(text="tree index")),
-        yaxis=dict(title=dict(text="tree's accuracy<br>(axis not from 0)"),
-                   range=_strip_range(acc), showgrid=True, nticks=4, automargin=False)))
+        yaxis=dict(title=dict(text="tree's accuracy" + ("" if low == 0 else
+                                                        "<br>(axis not from 0)")),
+                   range=[low, high], showgrid=True, nticks=4, automargin=False)))
 
 
 #: Methods (besides SDWEC and its variants) whose weights are fitted on the validation

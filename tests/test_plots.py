@@ -218,7 +218,8 @@ def test_tree_accuracy_axis_is_fitted_and_says_so():
     # Never past 1 or under 0.
     assert tuple(plots.tree_accuracies([0.98, 1.0]).layout.yaxis.range) == pytest.approx(
         (0.965, 1.0))
-    assert plots.tree_accuracies([0.0, 0.5]).layout.yaxis.range[0] == 0.0
+    from_zero = plots.tree_accuracies([0.0, 0.5]).layout.yaxis
+    assert from_zero.range[0] == 0.0 and from_zero.title.text == "tree's accuracy"
     # The dots, not the line, are the strip's first legend entry.
     assert _trace(strip, "tree's validation accuracy").legendrank == 1
 

@@ -320,7 +320,7 @@ def test_weights_legend_and_threshold_value_stay_off_the_bars(page, width, pinne
 
 
 def test_weights_under_a_pixel_are_not_drawn(page):
-    # An axis up to 8 * 1.05 on a ~230 px plot: one pixel is about 0.037.  Raw weights of
+    # An axis up to 8 * 1.05 on a ~240 px plot: one pixel is about 0.035.  Raw weights of
     # 0.01 (Plotly drew each a pixel tall, a row of them a thick baseline) draw nothing;
     # 0.3 draws about 8 px.
     l = 40

@@ -628,6 +628,9 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
     return _figure(traces, title, "", "weight",
                    barmode="overlay", height=WEIGHTS_HEIGHT,
                    **({"annotations": notes} if notes else {}),
+                   # Hover by tree, not by bar: a weight drawn at zero height has no bar to
+                   # point at.
+                   hovermode="x",
                    margin=margin, legend=_WEIGHTS_LEGEND,
                    xaxis=_tree_axis(weights.size, showticklabels=False), yaxis=yaxis)
 

@@ -333,3 +333,11 @@ def test_weights_under_a_pixel_are_not_drawn(page):
     one_unit = drawn["plot"][1] / 8.4
     assert sorted(h > 0 for h in heights).count(True) == 20  # tree 0 and the 19 raw 0.3s
     assert sorted(heights)[-2] == pytest.approx(0.3 * one_unit, abs=1)
+    # Hover still gives a weight drawn at zero height: pointing at its tree's x.
+    x0, y0 = drawn["plot_box"][:2]
+    page.mouse.move(x0 + (30 + 0.5) / l * drawn["plot"][0], y0 + drawn["plot"][1] - 2)
+    page.wait_for_timeout(200)
+    hover = page.evaluate("() => [...document.querySelectorAll('.hoverlayer text')]"
+                          ".map((t) => t.textContent).join(' ')")
+    page.mouse.move(0, 0)
+    assert "tree 30" in hover and "before the threshold 0.01" in hover, hover

@@ -493,9 +493,10 @@ WEIGHTS_HEIGHT = 360
 STRIP_HEIGHT = 170
 #: The weights chart's legend sits right under its title, above the plot, in rows of its own
 #: (under the plot it split the chart from the strip of the same trees drawn right under
-#: it).  The top margin holds the title and :data:`_WEIGHTS_LEGEND_ROWS` rows: the three or
-#: four entries fit in two rows from about 700 px wide (the Explorer at 1280 px: ~810).
-_WEIGHTS_LEGEND_ROWS = 2
+#: it).  The top margin holds the title and :data:`_WEIGHTS_LEGEND_ROWS` row (the three
+#: entries at 1280 px); when the entries wrap (a pin adds one, a narrow chart), Plotly moves
+#: the plot down to make room (its automatic margin for a legend outside the plot).
+_WEIGHTS_LEGEND_ROWS = 1
 _LEGEND_ROW = 21
 #: Pixels from the top of the chart to the top of its legend: under the title's line.
 _WEIGHTS_LEGEND_TOP = 58
@@ -503,7 +504,7 @@ _WEIGHTS_LEGEND = dict(orientation="h", x=0, xanchor="left", yref="container",
                        y=1 - _WEIGHTS_LEGEND_TOP / WEIGHTS_HEIGHT, yanchor="top",
                        tracegroupgap=0)
 #: A weight drawn as a bar shorter than this fraction of the weights axis is drawn at zero
-#: height: about one pixel of the ~240 px plot.  Plotly draws any non-zero bar at least a
+#: height: about one pixel of the ~260 px plot.  Plotly draws any non-zero bar at least a
 #: pixel tall, so weights near zero thickened the baseline as if each were a small bar (a
 #: dark stretch of baseline; vehicle's multi-class pool has 15 of them); hover gives them.
 VISIBLE_FRACTION = 0.005

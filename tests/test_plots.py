@@ -195,10 +195,11 @@ def test_weights_legend_sits_under_the_title_not_under_the_plot():
     fig = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3)
     legend, height = fig.layout.legend, fig.layout.height
     # Top-anchored in the chart's own coordinates, 58 px from its top (the title's line
-    # ends above it), in the top margin, which is the title's 75 px and two 21 px rows.
+    # ends above it), in the top margin, which is the title's 75 px and a 21 px row (more
+    # rows push the plot down: tests/test_plots_drawn.py).
     assert (legend.orientation, legend.yref, legend.yanchor) == ("h", "container", "top")
     assert legend.y * height == pytest.approx(height - 58)
-    assert fig.layout.margin.t == 75 + 2 * 21
+    assert fig.layout.margin.t == 75 + 21
     assert fig.layout.margin.b == 0  # the strip is drawn right under the plot
 
 

@@ -302,7 +302,7 @@ def _crowded_weights(pinned=False):
     return plots.member_weights(w, np.full(l, 0.7), 0.476, raw=raw, pinned=pin)
 
 
-@pytest.mark.parametrize("width", [810, 1100])  # the Explorer at 1280 and 1920 px
+@pytest.mark.parametrize("width", [500, 810, 1100])  # narrow; the Explorer at 1280, 1920 px
 @pytest.mark.parametrize("pinned", [False, True])
 def test_weights_legend_and_threshold_value_stay_off_the_bars(page, width, pinned):
     drawn = _draw(page, _crowded_weights(pinned), width=width)
@@ -320,7 +320,7 @@ def test_weights_legend_and_threshold_value_stay_off_the_bars(page, width, pinne
 
 
 def test_weights_under_a_pixel_are_not_drawn(page):
-    # An axis up to 8 * 1.05 on a ~240 px plot: one pixel is about 0.035.  Raw weights of
+    # An axis up to 8 * 1.05 on a ~260 px plot: one pixel is about 0.032.  Raw weights of
     # 0.01 (Plotly drew each a pixel tall, a row of them a thick baseline) draw nothing;
     # 0.3 draws about 8 px.
     l = 40

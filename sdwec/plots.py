@@ -487,9 +487,30 @@ def lambda_scrubber(path, lam=None, split=None):
 #: follows each chart's own tick labels).  ``l`` leaves room for the y tick labels and the
 #: strip's two-line axis title.
 TREE_AXIS_MARGIN = dict(l=80, r=10)
-#: Heights of the weights chart and of the strip under it (pixels).
-WEIGHTS_HEIGHT = 330
-STRIP_HEIGHT = 150
+#: Heights of the weights chart and of the strip under it (pixels).  The strip is tall
+#: enough for its fitted accuracy axis to separate trees a point apart.
+WEIGHTS_HEIGHT = 360
+STRIP_HEIGHT = 170
+#: The weights chart's legend sits right under its title, above the plot, in rows of its own
+#: (under the plot it split the chart from the strip of the same trees drawn right under
+#: it).  The top margin holds the title and :data:`_WEIGHTS_LEGEND_ROWS` row (the three
+#: entries at 1280 px); when the entries wrap (a pin adds one, a narrow chart), Plotly moves
+#: the plot down to make room (its automatic margin for a legend outside the plot).
+_WEIGHTS_LEGEND_ROWS = 1
+_LEGEND_ROW = 21
+#: Pixels from the top of the chart to the top of its legend: under the title's line.
+_WEIGHTS_LEGEND_TOP = 58
+_WEIGHTS_LEGEND = dict(orientation="h", x=0, xanchor="left", yref="container",
+                       y=1 - _WEIGHTS_LEGEND_TOP / WEIGHTS_HEIGHT, yanchor="top",
+                       tracegroupgap=0)
+#: A weight drawn as a bar shorter than this fraction of the weights axis is drawn at zero
+#: height: about one pixel of the ~260 px plot.  Plotly draws any non-zero bar at least a
+#: pixel tall, so weights near zero thickened the baseline as if each were a small bar (a
+#: dark stretch of baseline; vehicle's multi-class pool has 15 of them); hover gives them.
+VISIBLE_FRACTION = 0.005
+#: Headroom above the largest weight (fraction of it): the axis range is set, not left to
+#: Plotly, so that :data:`VISIBLE_FRACTION` is a fraction of the drawn axis.
+_WEIGHT_HEADROOM = 0.05
 
 
 def _tree_axis(l, **axis):
@@ -513,7 +534,8 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
     member_accuracy : array_like of shape (l,)
         Each member's validation accuracy, shown on hover.
     threshold : float or None, default=None
-        Threshold the raw weights were cut at, drawn as a line when finite and positive.
+        Threshold the raw weights were cut at, drawn as a line when finite and positive;
+        the legend gives its value.
     pinned : array_like of shape (l,), optional
         Another configuration's weights, drawn as grey ticks over the bars (non-zero only);
         that configuration applied its own threshold.
@@ -521,7 +543,9 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
         The registry method whose weights these are; the kept trees' bars take its colour.
     raw : array_like of shape (l,), optional
         The weights before the threshold (:attr:`sdwec.solver.Solution.raw_weights`): the
-        dropped trees' are drawn as thin grey bars, so that what was dropped shows.
+        dropped trees' are drawn as thin grey bars, so that what was dropped shows (one
+        under about a pixel, :data:`VISIBLE_FRACTION` of the axis, at zero height; hover
+        gives its value).
 
     Returns
     -------
@@ -543,25 +567,35 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                              f"shape")
         drop_y, drop_name = np.clip(raw[dropped], 0.0, None), "weight before the threshold"
         drop_width = BAR_WIDTH / 2
+    if pinned is not None:
+        pinned = np.asarray(pinned, dtype=float)
+        if pinned.shape != weights.shape:
+            raise ValueError(f"pinned weights {pinned.shape} and weights {weights.shape} "
+                             f"differ in shape")
+    line = threshold is not None and np.isfinite(threshold) and threshold > 0
+    top = float(np.concatenate([[0.0], weights, drop_y, [threshold] if line else [],
+                                [] if pinned is None else pinned]).max())
+    # What hover reports is the weight itself; what is drawn is zero below a pixel.
+    drop_value = drop_y
+    drop_y = np.where(drop_y < VISIBLE_FRACTION * top, 0.0, drop_y)
     # Fixed-width bars on a fixed axis: Plotly's automatic width follows the spacing of the
     # bars drawn, which turned two kept trees into one block from the first to the second.
     hover = ("tree %{x}<br>weight %{y:.4g}<br>validation accuracy %{customdata:.3f}"
              "<extra></extra>")
+    drop_hover = ("tree %{x}<br>dropped, weight"
+                  + (" before the threshold" if raw is not None else "")
+                  + " %{customdata[1]:.4g}<br>validation accuracy %{customdata[0]:.3f}"
+                    "<extra></extra>")
     traces = [dict(type="bar", x=idx[chosen], y=weights[chosen],
                    name=f"selected ({int(chosen.sum())})", width=BAR_WIDTH,
                    marker=dict(color=methods.get(method).color), customdata=acc[chosen],
                    hovertemplate=hover),
               dict(type="bar", x=idx[dropped], y=drop_y,
                    name=f"dropped ({int(dropped.sum())}): {drop_name}", width=drop_width,
-                   marker=dict(color=COLORS["dropped"]), customdata=acc[dropped],
-                   hovertemplate=hover.replace("weight", "dropped, weight"
-                                               + (" before the threshold" if raw is not None
-                                                  else "")))]
+                   marker=dict(color=COLORS["dropped"]),
+                   customdata=np.column_stack([acc[dropped], drop_value]),
+                   hovertemplate=drop_hover)]
     if pinned is not None:
-        pinned = np.asarray(pinned, dtype=float)
-        if pinned.shape != weights.shape:
-            raise ValueError(f"pinned weights {pinned.shape} and weights {weights.shape} "
-                             f"differ in shape")
         kept = pinned > 0
         # Light and thin: the pinned configuration cut its weights at its own threshold, not
         # at the line drawn here.
@@ -571,26 +605,48 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                            marker=dict(symbol="line-ew-open", size=10, color=PINNED,
                                        line=dict(width=1, color=PINNED)),
                            hovertemplate="tree %{x}<br>pinned weight %{y:.4g}<extra></extra>"))
-    shapes, notes = [], []
-    line = threshold is not None and np.isfinite(threshold) and threshold > 0
+    notes = []
     if line:
-        shapes.append(dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=threshold,
-                           y1=threshold, line=dict(color=COLORS["threshold"], dash="dot")))
-        notes.append(dict(xref="x domain", x=1, xanchor="right", yref="y", y=threshold,
-                          yanchor="bottom", showarrow=False,
-                          text=f"threshold {significant(threshold)}"))
+        # A line across the trees, named (with its value) in the legend: a label at the
+        # line's end sat over the last trees' bars.
+        traces.append(dict(type="scatter", x=[-0.5, weights.size - 0.5],
+                           y=[threshold, threshold], mode="lines",
+                           name=f"threshold {significant(threshold)}",
+                           line=dict(color=COLORS["threshold"], dash="dot", width=2),
+                           hovertemplate=f"threshold {threshold:.4g}<extra></extra>"))
     if weights.size and not chosen.any():
         cause = (f"every weight fell below the threshold t = {significant(threshold)}"
                  if line else "no tree kept")
         notes.append(dict(xref="x domain", x=0.5, yref="y domain", y=0.6, showarrow=False,
                           text=f"{cause}: the ensemble abstains", font=dict(size=15)))
     title = "Weights of the ensemble members"
+    yaxis = dict(automargin=False)
+    if top > 0:
+        yaxis["range"] = [0.0, top * (1 + _WEIGHT_HEADROOM)]
+    margin = _margin(title, b=0, **TREE_AXIS_MARGIN)
+    margin["t"] += _WEIGHTS_LEGEND_ROWS * _LEGEND_ROW
     # No tick labels: the strip under this chart has them, on the same axis.
     return _figure(traces, title, "", "weight",
-                   barmode="overlay", shapes=shapes, annotations=notes, height=WEIGHTS_HEIGHT,
-                   margin=_margin(title, b=0, **TREE_AXIS_MARGIN),
-                   xaxis=_tree_axis(weights.size, showticklabels=False),
-                   yaxis=dict(automargin=False))
+                   barmode="overlay", height=WEIGHTS_HEIGHT,
+                   **({"annotations": notes} if notes else {}),
+                   # Hover by tree, not by bar: a weight drawn at zero height has no bar to
+                   # point at.
+                   hovermode="x",
+                   margin=margin, legend=_WEIGHTS_LEGEND,
+                   xaxis=_tree_axis(weights.size, showticklabels=False), yaxis=yaxis)
+
+
+#: Smallest span of the strip's fitted accuracy axis: trees that all score alike still get
+#: an axis a few points wide, not one that magnifies a rounding difference.
+_STRIP_MIN_SPAN = 0.05
+
+
+def _strip_range(acc):
+    """The strip's accuracy axis: the dots' range with a margin, within [0, 1]."""
+    low, high = (float(acc.min()), float(acc.max())) if acc.size else (0.0, 1.0)
+    pad = max(0.08 * (high - low), (_STRIP_MIN_SPAN - (high - low)) / 2, 0.01)
+    low, high = max(0.0, low - pad), min(1.0, high + pad)
+    return [low, high]
 
 
 def tree_accuracies(member_accuracy):
@@ -599,6 +655,10 @@ def tree_accuracies(member_accuracy):
 
     It depends on the pool only, so a slider move leaves it as it is (on a second axis of
     the weights chart it was redrawn at every move).
+
+    The accuracy axis is fitted to the dots (and says so in its title), not drawn from 0:
+    a dot's position, not a length, carries its value, and from 0 vehicle's multi-class
+    trees (0.55 to 0.75) were one flat line.  A dashed line marks the trees' mean, its value in the legend.
 
     Parameters
     ----------
@@ -612,15 +672,24 @@ def tree_accuracies(member_accuracy):
     acc = np.asarray(member_accuracy, dtype=float)
     if acc.ndim != 1:
         raise ValueError(f"member_accuracy holds one accuracy per tree, not shape {acc.shape}")
-    trace = dict(type="scatter", x=np.arange(acc.size), y=acc, mode="markers",
-                 name="tree's validation accuracy", showlegend=True,
-                 marker=dict(color=COLORS["accuracy"], size=4),
-                 hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>")
-    return go.Figure(data=[trace], _validate=VALIDATE, layout=dict(
+    low, high = _strip_range(acc)
+    traces = []
+    if acc.size:  # the line under the dots
+        mean = float(acc.mean())
+        traces.append(dict(type="scatter", x=[-0.5, acc.size - 0.5], y=[mean, mean],
+                           mode="lines", name=f"mean of the {acc.size} trees {mean:.3f}",
+                           line=dict(color=COLORS["guide"], dash="dash", width=1.5),
+                           hoverinfo="skip"))
+    traces.append(dict(type="scatter", x=np.arange(acc.size), y=acc, mode="markers",
+                   name="tree's validation accuracy", showlegend=True, legendrank=1,
+                   marker=dict(color=COLORS["accuracy"], size=5),
+                   hovertemplate="tree %{x}<br>accuracy %{y:.3f}<extra></extra>"))
+    return go.Figure(data=traces, _validate=VALIDATE, layout=dict(
         height=STRIP_HEIGHT, margin=dict(_MARGIN, t=6, **TREE_AXIS_MARGIN), legend=_LEGEND,
         showlegend=True, xaxis=_tree_axis(acc.size, title=dict(text="tree index")),
-        yaxis=dict(title=dict(text="tree's<br>accuracy"), range=[0, 1.05], showgrid=False,
-                   tickvals=[0, 0.5, 1], automargin=False)))
+        yaxis=dict(title=dict(text="tree's accuracy" + ("" if low == 0 else
+                                                        "<br>(axis not from 0)")),
+                   range=[low, high], showgrid=True, nticks=4, automargin=False)))
 
 
 #: Methods (besides SDWEC and its variants) whose weights are fitted on the validation

@@ -447,6 +447,27 @@ def test_every_page_at_projector_and_desktop_sizes(browser, server, width, heigh
         context.close()
 
 
+def test_headline_metrics_are_whole_at_1280(browser, server):
+    # One split: the comparison is in rows ("+1 of 21 test rows (+4.8 points)"), longer
+    # than a quarter of the page's width at 1280 px; it wraps instead of ending in "…", and
+    # "vs bagging" after it is drawn, not squeezed to nothing.
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        _open(page, f"{server}/{QUERY}&r=1", '[data-testid="stMetricDelta"]')
+        clipped = page.evaluate("""() => [...document.querySelectorAll(
+              '[data-testid="stMetric"] *')]
+            .filter(el => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
+                          || el.children.length === 0 && el.textContent.trim()
+                             && el.getBoundingClientRect().width < 1)
+            .map(el => el.textContent)""")
+        assert clipped == []
+        delta = page.locator('[data-testid="stMetricDelta"]').first.inner_text()
+        assert "test rows" in delta, delta
+    finally:
+        context.close()
+
+
 #: The text drawn on a chart as its heading: the SVG's title and text traces (what is on
 #: screen, not the figure's state, since a frame may change one without the other).
 _HEADING_JS = ("el => [...el.querySelectorAll('.gtitle, .scatterlayer text')]"

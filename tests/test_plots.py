@@ -138,9 +138,15 @@ def test_member_weights_splits_selected_and_dropped():
     assert "tree's validation accuracy" not in {t.name for t in fig.data}
     strip = _trace(plots.tree_accuracies(acc), "tree's validation accuracy")
     assert list(strip.x) == [0, 1, 2, 3] and list(strip.y) == [0.6, 0.7, 0.8, 0.9]
-    assert [s.y0 for s in fig.layout.shapes] == [0.1]
+    # The threshold is a line across the four trees, its value in the legend (a label at
+    # the line's right end sat over the last trees' bars).
+    line = _trace(fig, "threshold 0.1")
+    assert list(line.x) == [-0.5, 3.5] and list(line.y) == [0.1, 0.1]
+    assert not fig.layout.annotations and not fig.layout.shapes
     # No threshold line for NaN (the adaptive rule) or zero.
-    assert len(plots.member_weights(w, acc, threshold=float("nan")).layout.shapes) == 0
+    for none in (float("nan"), 0.0):
+        names = [t.name for t in plots.member_weights(w, acc, threshold=none).data]
+        assert not [n for n in names if n.startswith("threshold")]
     with pytest.raises(ValueError, match="shape"):
         plots.member_weights(w, acc[:3])
 
@@ -166,6 +172,59 @@ def test_member_weights_show_what_was_dropped():
         plots.member_weights(w, acc, raw=[1.0])
 
 
+def test_weights_near_zero_are_not_drawn_as_a_pixel():
+    # Axis 0 to 4 * 1.05 (the largest weight plus 5 %); 0.5 % of 4 is 0.02: a weight before
+    # the threshold under it is drawn at zero height (Plotly draws any non-zero bar at least
+    # a pixel tall); hover keeps the weight itself.  A negative one is drawn at zero too.
+    fig = plots.member_weights([0.0, 4.0, 0.0, 0.0, 0.0], [0.6, 0.7, 0.8, 0.9, 0.5],
+                               threshold=0.5, raw=[0.01, 4.0, 0.03, -1.0, 0.0199])
+    assert tuple(fig.layout.yaxis.range) == pytest.approx((0.0, 4.2))
+    drop = _trace(fig, "dropped (4): weight before the threshold")
+    assert list(drop.x) == [0, 2, 3, 4]
+    assert list(drop.y) == [0.0, 0.03, 0.0, 0.0]
+    assert drop.customdata.tolist() == [[0.6, 0.01], [0.8, 0.03], [0.9, 0.0], [0.5, 0.0199]]
+    assert "%{customdata[1]:.4g}" in drop.hovertemplate
+    # The threshold and the pinned weights count in the axis: the line is on it.
+    tall = plots.member_weights([0.0, 1.0], [0.6, 0.7], threshold=0.5, pinned=[3.0, 0.0])
+    assert tuple(tall.layout.yaxis.range) == pytest.approx((0.0, 3.15))
+    # Nothing above zero (an all-zero raw vector): Plotly's own range.
+    assert plots.member_weights([0.0, 0.0], [0.6, 0.7]).layout.yaxis.range is None
+
+
+def test_weights_legend_sits_under_the_title_not_under_the_plot():
+    fig = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3)
+    legend, height = fig.layout.legend, fig.layout.height
+    # Top-anchored in the chart's own coordinates, 58 px from its top (the title's line
+    # ends above it), in the top margin, which is the title's 75 px and a 21 px row (more
+    # rows push the plot down: tests/test_plots_drawn.py).
+    assert (legend.orientation, legend.yref, legend.yanchor) == ("h", "container", "top")
+    assert legend.y * height == pytest.approx(height - 58)
+    assert fig.layout.margin.t == 75 + 21
+    assert fig.layout.margin.b == 0  # the strip is drawn right under the plot
+
+
+def test_tree_accuracy_axis_is_fitted_and_says_so():
+    # Vehicle-like trees, 0.6 to 0.7: the axis is their range plus 8 % of it (at least 0.01
+    # each side), not 0 to 1, where they were one flat line.
+    strip = plots.tree_accuracies([0.6, 0.65, 0.7])
+    assert tuple(strip.layout.yaxis.range) == pytest.approx((0.59, 0.71))
+    assert "not from 0" in strip.layout.yaxis.title.text
+    # A dashed line at the trees' mean, its value in the legend.
+    mean = _trace(strip, "mean of the 3 trees 0.650")
+    assert list(mean.y) == [0.65, 0.65] and list(mean.x) == [-0.5, 2.5]
+    assert mean.line.dash == "dash"
+    # Trees that all score alike: an axis 0.05 wide, not one magnifying nothing.
+    assert tuple(plots.tree_accuracies([0.8, 0.8]).layout.yaxis.range) == pytest.approx(
+        (0.775, 0.825))
+    # Never past 1 or under 0.
+    assert tuple(plots.tree_accuracies([0.98, 1.0]).layout.yaxis.range) == pytest.approx(
+        (0.965, 1.0))
+    from_zero = plots.tree_accuracies([0.0, 0.5]).layout.yaxis
+    assert from_zero.range[0] == 0.0 and from_zero.title.text == "tree's accuracy"
+    # The dots, not the line, are the strip's first legend entry.
+    assert _trace(strip, "tree's validation accuracy").legendrank == 1
+
+
 def test_tree_accuracy_strip_shares_the_weights_charts_tree_axis():
     # Two figures, one above the other: tree i must sit at the same x in both, so the
     # x range, the x domain and the left and right margins are the same and fixed (no
@@ -187,9 +246,8 @@ def test_tree_accuracy_strip_shares_the_weights_charts_tree_axis():
     # in one figure; the weights chart keeps its title and its legend.
     assert weights.layout.xaxis.showticklabels is False
     assert strip.layout.xaxis.title.text == "tree index"
-    assert strip.layout.yaxis.title.text == "tree's<br>accuracy"
-    assert tuple(strip.layout.yaxis.range) == (0, 1.05)
-    (dots,) = strip.data
+    assert strip.layout.yaxis.title.text == "tree's accuracy<br>(axis not from 0)"
+    dots = _trace(strip, "tree's validation accuracy")
     assert list(dots.x) == [0, 1, 2, 3, 4] and list(dots.y) == [0.5, 0.75, 1.0, 0.25, 0.5]
     assert dots.hovertemplate == "tree %{x}<br>accuracy %{y:.3f}<extra></extra>"
     assert strip.layout.showlegend is True  # its one trace is named in a legend
@@ -410,8 +468,6 @@ def test_member_weights_marks_the_pinned_weights():
     assert list(pinned.x) == [1, 2] and list(pinned.y) == [0.4, 0.9]
     # Light, thin ticks: another configuration's, not this one's.
     assert pinned.marker.line.width == 1 and "0.45" in pinned.marker.color
-    # The accuracy strip's axis (now its own figure): round ticks, not 0.126.
-    assert list(plots.tree_accuracies([0.6, 0.7, 0.8]).layout.yaxis.tickvals) == [0, 0.5, 1]
     with pytest.raises(ValueError, match="differ in shape"):
         plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])
 
@@ -725,7 +781,9 @@ def test_figures_use_role_colours_for_roles():
     weights = plots.member_weights([0.5, 0.0, 1.2], [0.6, 0.7, 0.8], 0.3)
     assert _trace(plots.tree_accuracies([0.6, 0.7, 0.8]),
                   "tree's validation accuracy").marker.color == plots.COLORS["accuracy"]
-    assert [s.line.color for s in weights.layout.shapes] == [plots.COLORS["threshold"]]
+    assert _trace(weights, "threshold 0.3").line.color == plots.COLORS["threshold"]
+    mean = _trace(plots.tree_accuracies([0.6, 0.7, 0.8]), "mean of the 3 trees 0.700")
+    assert mean.line.color == plots.COLORS["guide"]
     from sdwec.frontier import pareto
 
     sweep = _sweep_frame()

@@ -33,7 +33,11 @@ _DRAW = """async ([spec, width, show]) => {
   if (show.length) await Plotly.restyle(gd, {visible: true}, show);
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
   const rect = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
+  const edges = (el) => { const r = el.getBoundingClientRect();
+                          return [r.left, r.top, r.right, r.bottom]; };
   const legend = gd.querySelector('.legend');
+  const size = gd._fullLayout._size, top = gd.getBoundingClientRect().top;
+  const left = gd.getBoundingClientRect().left;
   return {
     y: gd._fullLayout.yaxis.range,
     yticks: [...gd.querySelectorAll('.ytick text')].map((t) => t.textContent)
@@ -43,8 +47,14 @@ _DRAW = """async ([spec, width, show]) => {
     bars: [...gd.querySelectorAll('.bars .point path')].map(box),
     title: rect(gd.querySelector('.gtitle')),
     modebar: rect(gd.querySelector('.modebar')),
-    plot_top: gd.getBoundingClientRect().top + gd._fullLayout._size.t,
+    plot_top: top + size.t,
+    plot_box: [left + size.l, top + size.t, left + size.l + size.w, top + size.t + size.h],
     legend_top: legend ? rect(legend)[0] : null,
+    legend_box: legend ? edges(legend.querySelector('.bg')) : null,
+    legend_texts: [...gd.querySelectorAll('.legendtext')].map((t) => t.textContent),
+    texts: [...gd.querySelectorAll('svg text')].filter((t) => t.textContent.length)
+      .map((t) => [t.textContent, edges(t)]),
+    bar_boxes: [...gd.querySelectorAll('.bars .point path')].map(edges),
   };
 }"""
 
@@ -216,7 +226,11 @@ def test_titles_meet_neither_the_toolbar_nor_the_plot(page):
         assert title_top >= toolbar_bottom, fig.layout.title.text
         assert drawn["title"][1] <= drawn["plot_top"], fig.layout.title.text
         if drawn["legend_top"] is not None:
-            assert drawn["legend_top"] >= drawn["plot_top"], fig.layout.title.text
+            # Under the title, and not on the plot: under it, or (the weights chart, whose
+            # plot the strip of the same trees continues below) between title and plot.
+            legend, plot = drawn["legend_box"], drawn["plot_box"]
+            assert legend[1] >= drawn["title"][1], fig.layout.title.text
+            assert legend[1] >= plot[3] or legend[3] <= plot[1], fig.layout.title.text
 
 
 def _sweep_frame_with_abstaining():
@@ -269,3 +283,61 @@ def test_tree_accuracy_dots_sit_under_their_trees_bars(page, width):
     one_tree = (width - 90) / l  # the plot width between the fixed margins, per tree
     np.testing.assert_allclose(drawn["dots"], drawn["bars"], atol=0.5)
     assert np.diff(drawn["bars"]) == pytest.approx(np.full(l - 1, one_tree), abs=0.5)
+
+
+def _overlap(a, b):
+    """Whether two [left, top, right, bottom] boxes share more than a pixel's edge."""
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+
+
+def _crowded_weights(pinned=False):
+    """200 trees, the last ten and every tenth kept with weights over the 0.476 threshold
+    (the old label sat at the line's right end), the others' raw weights under it."""
+    l = 200
+    w = np.zeros(l)
+    kept = np.r_[np.arange(0, l, 10), np.arange(190, l)]
+    w[kept] = np.linspace(0.6, 6.0, kept.size)
+    raw = np.where(w > 0, w, 0.3)
+    pin = np.where(np.arange(l) % 7 == 0, 2.0, 0.0) if pinned else None
+    return plots.member_weights(w, np.full(l, 0.7), 0.476, raw=raw, pinned=pin)
+
+
+@pytest.mark.parametrize("width", [500, 810, 1100])  # narrow; the Explorer at 1280, 1920 px
+@pytest.mark.parametrize("pinned", [False, True])
+def test_weights_legend_and_threshold_value_stay_off_the_bars(page, width, pinned):
+    drawn = _draw(page, _crowded_weights(pinned), width=width)
+    plot, legend = drawn["plot_box"], drawn["legend_box"]
+    # The threshold's value is in the legend, and no text is drawn on a bar.
+    assert "threshold 0.476" in drawn["legend_texts"]
+    assert len(drawn["bar_boxes"]) == 200
+    for text, box in drawn["texts"]:
+        assert not any(_overlap(box, bar) for bar in drawn["bar_boxes"]), text
+        if "threshold" in text:
+            assert not _overlap(box, plot), text
+    # The legend is between the title and the plot: nothing of it under the plot, where
+    # it split the weights from the strip of the same trees drawn right under them.
+    assert drawn["title"][1] <= legend[1] and legend[3] <= plot[1]
+
+
+def test_weights_under_a_pixel_are_not_drawn(page):
+    # An axis up to 8 * 1.05 on a ~260 px plot: one pixel is about 0.032.  Raw weights of
+    # 0.01 (Plotly drew each a pixel tall, a row of them a thick baseline) draw nothing;
+    # 0.3 draws about 8 px.
+    l = 40
+    w = np.zeros(l)
+    w[0] = 8.0
+    raw = np.where(np.arange(l) < 20, 0.3, 0.01)
+    raw[0] = 8.0
+    drawn = _draw(page, plots.member_weights(w, np.full(l, 0.7), 0.476, raw=raw), width=810)
+    heights = [b[1] for b in drawn["bars"]]
+    one_unit = drawn["plot"][1] / 8.4
+    assert sorted(h > 0 for h in heights).count(True) == 20  # tree 0 and the 19 raw 0.3s
+    assert sorted(heights)[-2] == pytest.approx(0.3 * one_unit, abs=1)
+    # Hover still gives a weight drawn at zero height: pointing at its tree's x.
+    x0, y0 = drawn["plot_box"][:2]
+    page.mouse.move(x0 + (30 + 0.5) / l * drawn["plot"][0], y0 + drawn["plot"][1] - 2)
+    page.wait_for_timeout(200)
+    hover = page.evaluate("() => [...document.querySelectorAll('.hoverlayer text')]"
+                          ".map((t) => t.textContent).join(' ')")
+    page.mouse.move(0, 0)
+    assert "tree 30" in hover and "before the threshold 0.01" in hover, hover

@@ -490,8 +490,8 @@ def _entry_bytes(key):
 POLL_SECONDS = 0.5
 
 
-#: Cold training longer than this (the range's high end) gets a note before it starts.
-COLD_NOTE_SECONDS = 10.0
+#: Training from this many seconds (the estimate's high end) runs off the page (below).
+OFF_PAGE_DEFAULT_SECONDS = 10.0
 
 
 def _shape(ref):
@@ -531,7 +531,12 @@ def _untrained(refs):
 def cold_start_note(config):
     """A note when pools of ``config`` are not trained yet: how many, roughly how long
     (a range), and whether another process is training them now.  ``None`` when every
-    pool is ready or the training takes under :data:`COLD_NOTE_SECONDS`."""
+    pool is ready.
+
+    However short the training: a move of the seed, the splits or l must say how many
+    pools it trains before they start (issue 21, point 1); a note under 10 s went unsaid,
+    so after an upload a one-step seed move trained its new pool with no word.  The note
+    is redrawn away when the pools land (:func:`on_pools_landed`)."""
     try:
         refs = pool_refs(config)
     except DataError:
@@ -541,15 +546,14 @@ def cold_start_note(config):
         return None
     low, high = _training_range(todo)
     busy = sum(pool.training_progress(r.key) is not None for r in todo)
-    if high < COLD_NOTE_SECONDS and not busy:
-        return None
     first = todo[0]
     if len(refs) == 1:
         count = "This pool is not trained yet"
     elif len(todo) == len(refs):
         count = f"The {len(refs)} pools (one per split) are not trained yet"
     else:
-        count = f"{len(todo)} of the {len(refs)} pools (one per split) are not trained yet"
+        count = (f"{len(todo)} of the {len(refs)} pools (one per split) "
+                 f"{'is' if len(todo) == 1 else 'are'} not trained yet")
     trees = (f"{first.n_trees:,} trees" if len(todo) == 1 else
              f"{len(todo)} × {first.n_trees:,} trees in all")
     note = f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)}"
@@ -686,7 +690,7 @@ def get_pools(refs):
 #: (dashboard/jobs.py) with a Cancel button; shorter training runs in the page, where
 #: starting a process (about 2 s) would cost more than it saves.  ``$SDWEC_OFF_PAGE_SECONDS``
 #: overrides it (``inf``: always in the page, as before issue 22; benchmarks/jobs.py).
-def _off_page_seconds(default=COLD_NOTE_SECONDS):
+def _off_page_seconds(default=OFF_PAGE_DEFAULT_SECONDS):
     text = os.environ.get("SDWEC_OFF_PAGE_SECONDS")
     try:
         return default if text is None else float(text)
@@ -1208,8 +1212,12 @@ class UploadPlan:
     choice : {"budget", "full"}
     key : sdwec.pool.PoolKey
         The pool the choice trains (first split).
-    cached : bool
-        Whether that pool is on disk already (nothing to train).
+    splits : int
+        The configuration's splits: one pool each (seeds ``seed .. seed + splits - 1``).
+    untrained : int
+        How many of those pools are neither in memory nor on disk: what a run trains.
+        Every split counts, not only the first: a seed moved by one, or more splits, leave
+        the first split's pool on disk and still train new ones.
     """
 
     full: object
@@ -1217,12 +1225,18 @@ class UploadPlan:
     fewer: object
     choice: str
     key: object
-    cached: bool
+    splits: int = 1
+    untrained: int = 1
 
     @property
     def chosen(self):
         """The estimate of the pool the choice trains."""
         return self.budgeted if self.choice == "budget" and self.budgeted else self.full
+
+    @property
+    def cached(self):
+        """Whether every split's pool is ready (nothing to train)."""
+        return self.untrained == 0
 
 
 def upload_rate(dataset):
@@ -1278,11 +1292,12 @@ def upload_max_samples(dataset, n_trees, seed=0):
 
 
 def upload_plan(dataset, config):
-    """The :class:`UploadPlan` of ``dataset`` under ``config`` (pool size and seed)."""
+    """The :class:`UploadPlan` of ``dataset`` under ``config`` (pool size, seed, splits)."""
     m = upload_max_samples(dataset, config.n_trees, config.seed)
     full, budgeted, fewer = _upload_estimates(dataset, config.n_trees, m)
     choice = st.session_state.get("upload_choice", "budget")
     key = pool.PoolKey.for_dataset(dataset, dataset.task, config.n_trees, config.seed,
                                    max_samples=m)
-    ready = _pool_slot(PoolRef(key))["pool"] is not None or pool.is_cached(key)
-    return UploadPlan(full, budgeted, fewer, choice, key, ready)
+    first = PoolRef(key, dataset, dataset.name)
+    refs = [first.with_seed(config.seed + i) for i in range(config.splits)]
+    return UploadPlan(full, budgeted, fewer, choice, key, len(refs), len(_untrained(refs)))

@@ -113,12 +113,18 @@ def _cost(estimate):
             f"{_mib(estimate.peak_bytes)}")
 
 
-def _in_all(estimate, splits):
-    """What the pools of every split cost: the figure of the sidebar's note and of the
-    progress bar (the page's other estimates are one pool's)."""
-    return (f"Each of the sidebar's {splits} splits has its own pool: roughly "
-            f"{estimate.wait_for(splits)} for all {splits} (less for any on disk "
-            f"already).")
+def _to_train(plan):
+    """How many of the splits' pools train now and what they cost: the figure of the
+    sidebar's note and of the progress bar (the page's other estimates are one pool's).
+    Every split counts: a seed moved by one, or more splits, train new pools although the
+    first split's is on disk."""
+    r, n = plan.splits, plan.untrained
+    if n == r:
+        return (f"Each of the sidebar's {r} splits has its own pool: roughly "
+                f"{plan.chosen.wait_for(r)} for all {r}.")
+    return (f"Each of the sidebar's {r} splits has its own pool; {r - n} of them "
+            f"{'is' if r - n == 1 else 'are'} on disk already, so {n} "
+            f"{'trains' if n == 1 else 'train'} now: roughly {plan.chosen.wait_for(n)}.")
 
 
 def _choose(key):
@@ -149,8 +155,7 @@ def _plan(dataset, config):
             st.caption(f"Training the pool: {full.n_trees} trees on bootstraps of "
                        f"{n_train:,} training rows, {_cost(full)} (timed on one tree grown "
                        f"on a sample of this file just now)." +
-                       (f" That is one pool. {_in_all(full, config.splits)}"
-                        if config.splits > 1 else ""))
+                       (f" That is one pool. {_to_train(plan)}" if plan.splits > 1 else ""))
         return True
     st.subheader("Training the pool")
     st.markdown(
@@ -185,10 +190,12 @@ def _plan(dataset, config):
                   f"({_cost(plan.fewer)})", on_click=_fewer_trees, args=(plan.fewer.n_trees,),
                   key="upload_fewer", help="Sets the sidebar's pool size l.")
     if plan.cached:
-        st.caption("The pool of this choice is on disk already: nothing to train.")
+        st.caption("The pool of this choice is on disk already"
+                   + (f" for each of the {plan.splits} splits" if plan.splits > 1 else "")
+                   + ": nothing to train.")
         return True
-    if config.splits > 1:
-        st.caption(f"The times above are one pool's. {_in_all(plan.chosen, config.splits)}")
+    if plan.splits > 1:
+        st.caption(f"The times above are one pool's. {_to_train(plan)}")
     chosen = plan.chosen
     low, high = chosen.solve_seconds
     if high > 5:
@@ -202,13 +209,17 @@ def _plan(dataset, config):
                  "server. Lower the pool size l in the sidebar, or upload a sample of the "
                  "rows.")
         return False
+    # A click confirms these pools: more splits ask again.
+    confirm = (plan.key, plan.splits)
     if chosen.seconds[1] <= budget.TARGET_SECONDS \
-            or st.session_state.get("upload_confirmed") == plan.key:
+            or st.session_state.get("upload_confirmed") == confirm:
         return True
-    when = (f"roughly {chosen.wait}" if config.splits == 1 else
-            f"{config.splits} pools: roughly {chosen.wait_for(config.splits)} for all")
+    n = plan.untrained
+    when = (f"roughly {chosen.wait}" if n == 1 else
+            f"{n} pools: roughly {chosen.wait_for(n)} for all" if n == plan.splits else
+            f"{n} of {plan.splits} pools: roughly {chosen.wait_for(n)}")
     st.button(f"Train now ({when})", type="primary",
-              on_click=_confirm, args=(plan.key,), key="upload_train",
+              on_click=_confirm, args=(confirm,), key="upload_train",
               help="Training runs in this page; it is kept on disk when done.")
     return False
 

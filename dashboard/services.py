@@ -645,7 +645,7 @@ def get_pools(refs):
         return held
     untrained = _untrained(refs)
     if untrained and _trains_off_page(untrained):
-        _train_off_page(untrained)  # stops this run until the pools are on disk
+        _train_off_page(untrained, refs)  # stops this run until the pools are on disk
     todo = set(_untrained(refs))
     # Weights: each pool's estimated training seconds (the range's middle); reading one from
     # disk counts as a small fraction of that.
@@ -754,16 +754,36 @@ def _train_again(keys):
         pool_jobs().forget(key)
 
 
-def _train_off_page(todo):
+#: Session key of the pools one off-page training started with (see :func:`_batch`).
+_BATCH_STATE = "_off_page_batch"
+
+
+def _batch(todo, refs):
+    """``(pools, started)``: how many pools the training that ``todo`` is left of started
+    with, and when (``time.time()``).  Each pool lands in a run of its own, so the
+    progress line counts over the pools the training began with, not those left: its bar
+    goes on from where the last pool ended instead of restarting at every pool."""
+    state = st.session_state
+    keys, left = tuple(r.key for r in refs), frozenset(r.key for r in todo)
+    kept = state.get(_BATCH_STATE)
+    if kept is None or kept[0] != keys or not left <= kept[1]:
+        kept = state[_BATCH_STATE] = (keys, left, time.time())
+    return len(kept[1]), kept[2]
+
+
+def _train_off_page(todo, refs=None):
     """Start (or attach to) the worker training the first of ``todo``'s pools (one at a time,
     as the page trained them: one low-priority core per session), show its progress with a
     Cancel button, and stop this run; the progress fragment reruns the page when the pool is
-    on disk.  A cancelled or failed training says so and offers to start again."""
+    on disk.  ``refs``: all the splits ``todo`` belongs to (default ``todo``), for "split i
+    of r".  A cancelled or failed training says so and offers to start again."""
     session, registry = _session(), pool_jobs()
+    refs = list(todo) if refs is None else list(refs)
     keys = tuple(ref.key for ref in todo)
     first = todo[0]
-    what = (f"{first.n_trees:,} trees on {first.label}" if len(todo) == 1 else
-            f"{len(todo)} pools of {first.n_trees:,} trees on {first.label}")
+    pools, started = _batch(todo, refs)
+    what = (f"{first.n_trees:,} trees on {first.label}" if pools == 1 else
+            f"{pools} pools of {first.n_trees:,} trees on {first.label}")
     if _cancelled() & set(keys):
         st.info(f"Training of {what} cancelled: its worker process was stopped and nothing "
                 f"was stored. (If another session asked for the same pool, it goes on "
@@ -780,14 +800,19 @@ def _train_off_page(todo):
     if job is not None and job.state != "running":  # finished, yet not on disk: again
         registry.forget(first.key)
     registry.want(first.key, first.dataset, session)
-    _training_panel(todo, what, session)
+    split = (refs.index(first) + 1, len(refs)) if first in refs else (1, 1)
+    _training_panel(todo, what, session, split, pools, started)
     st.stop()
 
 
 @st.fragment(run_every=JOB_POLL_SECONDS)
-def _training_panel(todo, what, session):
+def _training_panel(todo, what, session, split=(1, 1), pools=None, started=None):
     """The worker's progress and the Cancel button, redrawn every second; reruns the whole
-    page once the pool is on disk (or the worker stopped)."""
+    page once the pool is on disk (or the worker stopped).
+
+    ``split``: ``(i, r)``, the split whose pool trains now; ``pools`` and ``started``: the
+    training's pools and start (:func:`_batch`), over which the bar and the time left run.
+    """
     registry = pool_jobs()
     keys = tuple(ref.key for ref in todo)
     registry.touch(session, keys)
@@ -800,20 +825,24 @@ def _training_panel(todo, what, session):
     # warm-up, another replica): the record is then that process's.
     pid = record.pid if record is not None else job.pid
     who = "a background process" if pid == job.pid else "another process"
-    # Our worker's time counts from its start (its imports included); another's from its own.
-    elapsed = max(0.0, time.time() - (job.started if pid == job.pid else record.started))
-    pools = f"pool 1 of the {len(todo)} not trained yet, " if len(todo) > 1 else ""
+    pools = len(todo) if pools is None else pools
+    # Time counts from the training's start (the first worker's imports included), or, for
+    # one pool that another process trains, from that process's start.
+    if started is None or pools == 1:
+        started = job.started if pid == job.pid else record.started
+    elapsed = max(0.0, time.time() - started)
+    done = min(1.0, (pools - len(todo) + fraction) / pools)  # over the training's pools
+    i, r = split
     message = record.message if record is not None else "starting"
-    text = (f"Training {what} in {who} (pid {pid}): {pools}{message} · "
-            f"{_duration(elapsed)} elapsed")
-    if fraction >= 0.05:
-        per_pool = elapsed / fraction
-        text += f", about {_duration(per_pool * (len(todo) - fraction))} left"
+    text = (f"Training {what} in {who} (pid {pid}): "
+            f"{f'split {i} of {r}: ' if r > 1 else ''}{message} · {_duration(elapsed)} elapsed")
+    if done >= 0.05:
+        text += f", about {_duration(elapsed * (1.0 - done) / done)} left"
     else:
         factor = _load_factor(todo[0])
         low, high = _training_range(todo)
         text += f" (roughly {duration_range(factor * low, factor * high)} in all)"
-    st.progress(fraction, text=text)
+    st.progress(done, text=text)
     st.caption("The page is free meanwhile: switch pages and come back, the training goes on; "
                "other sessions are not slowed. It stops if you cancel, or once this tab has "
                f"been closed for {jobs.INTEREST_TIMEOUT_SECONDS:.0f} s and no other session "

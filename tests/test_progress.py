@@ -227,34 +227,20 @@ def test_a_row_budget_shortens_the_training_time_range():
 
 
 @pytest.fixture
-def explorer_app(cache, monkeypatch):
-    """The Explorer through AppTest on an empty pool cache, with the sidebar's cold-pool
-    notes as computed before the pools train (they are redrawn away once they land) and
-    every progress text."""
+def explorer_app(cache, monkeypatch, training_notes):
+    """The app through AppTest on an empty pool cache, pools trained in the run, with the
+    sidebar's cold-pool notes and the progress texts (conftest's ``training_notes``)."""
     from pathlib import Path
 
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    notes, drawn = [], []
-    real_note, real_draw = services.cold_start_note, services.Progress._draw
-
-    def note(config):
-        notes.append(real_note(config))
-        return notes[-1]
-
-    def draw(self, fraction, text):
-        drawn.append(text)
-        real_draw(self, fraction, text)
-
-    monkeypatch.setattr(services, "cold_start_note", note)
-    monkeypatch.setattr(services.Progress, "_draw", draw)
     monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))  # trained in the run
     st.cache_data.clear()
     st.cache_resource.clear()
     app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"),
                             default_timeout=120)
-    yield app, notes, drawn
+    yield (app, *training_notes)
     st.cache_data.clear()
     st.cache_resource.clear()
 

@@ -385,7 +385,8 @@ FAST_RATE = 2e-6
 
 
 def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypatch,
-                                                                         tmp_path):
+                                                                         tmp_path,
+                                                                         training_notes):
     """Issue 21, point 1: after an upload, a move of the sidebar's Split seed or Splits that
     leaves the first split's pool on disk still trains new pools; the page and the sidebar
     say how many and how long before they start (they said nothing), and the bar says
@@ -395,19 +396,7 @@ def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypa
     monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
     monkeypatch.setattr(services, "upload_rate", lambda dataset: FAST_RATE)
     _in_page(monkeypatch)
-    notes, drawn = [], []
-    real_note, real_draw = services.cold_start_note, services.Progress._draw
-
-    def note(config):   # the sidebar's note as drawn before the pools train
-        notes.append(real_note(config))
-        return notes[-1]
-
-    def draw(self, fraction, text):
-        drawn.append(text)
-        real_draw(self, fraction, text)
-
-    monkeypatch.setattr(services, "cold_start_note", note)
-    monkeypatch.setattr(services.Progress, "_draw", draw)
+    notes, drawn = training_notes
     at = _app()
     at.switch_page(PAGE).run()
     at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()

@@ -644,7 +644,7 @@ def get_pools(refs):
         st.empty()
         return held
     untrained = _untrained(refs)
-    if untrained and _trains_off_page(untrained):
+    if untrained and _trains_off_page(untrained, refs):
         _train_off_page(untrained, refs)  # stops this run until the pools are on disk
     todo = set(_untrained(refs))
     # Weights: each pool's estimated training seconds (the range's middle); reading one from
@@ -729,11 +729,18 @@ def _session():
     return None if ctx is None else ctx.session_id
 
 
-def _trains_off_page(refs):
-    """Whether the pools of ``refs`` train in a worker: in a page run, when long."""
+def _trains_off_page(refs, splits=None):
+    """Whether the pools of ``refs`` train in a worker: in a page run, when long, or when
+    they are the rest of a training of ``splits`` (all the refs) that began in a worker (its
+    last pool, short on its own, would otherwise restart the bar in the page)."""
     if _session() is None:
         return False
-    return _training_range(refs)[1] >= OFF_PAGE_SECONDS
+    if _training_range(refs)[1] >= OFF_PAGE_SECONDS:
+        return True
+    kept = st.session_state.get(_BATCH_STATE)
+    return (splits is not None and kept is not None
+            and kept[0] == tuple(r.key for r in splits)
+            and {r.key for r in refs} < kept[1])
 
 
 def _cancelled():

@@ -236,6 +236,9 @@ def test_the_bar_over_splits_says_which_split_and_goes_on_when_a_pool_lands(
     assert not at.exception
     # The first split's pool lands (trained here, as its worker would).
     pool.load_pool(pool.PoolKey.for_dataset("wine", "binary", 10, 80))
+    # The rest of a training begun in a worker stays there, even when it is short enough
+    # for the page on its own (its bar would restart in the page).
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))
     at.run()
     assert not at.exception
     second = [job for job in slow.running() if job.key.seed == 81]

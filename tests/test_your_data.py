@@ -6,6 +6,8 @@ caches cleared around every test. Expected row counts are derived by hand from t
 below, not read from the dashboard.
 """
 
+import contextlib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -384,56 +386,77 @@ def test_the_progress_bar_gives_the_page_s_training_time(monkeypatch, tmp_path):
 FAST_RATE = 2e-6
 
 
+#: Reads its input like the real worker, then sleeps: a worker whose pool never lands, so
+#: the page stays as it is before the pools are trained.
+SLEEPER = (sys.executable, "-c", "import sys, time; sys.stdin.buffer.read(); time.sleep(120)")
+
+
+@contextlib.contextmanager
+def _sleeping(monkeypatch):
+    """Training off the page, in workers that never finish: the page as it is while the
+    pools train (what it said before they started, and the progress line)."""
+    from dashboard import jobs, services
+    registry = jobs.JobRegistry(command=SLEEPER, reap_every=None)
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(services, "_JOBS", registry)
+            patch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+            yield registry
+    finally:
+        registry.stop_all()
+
+
 def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypatch,
-                                                                         tmp_path,
-                                                                         training_notes):
+                                                                         tmp_path):
     """Issue 21, point 1: after an upload, a move of the sidebar's Split seed or Splits that
     leaves the first split's pool on disk still trains new pools; the page and the sidebar
-    say how many and how long before they start (they said nothing), and the bar says
-    which split."""
+    say how many and how long before they start (they said nothing), the line says which
+    split, and once they are trained the page no longer says they will be."""
     from dashboard import services
     from sdwec import pool
     monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
     monkeypatch.setattr(services, "upload_rate", lambda dataset: FAST_RATE)
     _in_page(monkeypatch)
-    notes, drawn = training_notes
     at = _app()
     at.switch_page(PAGE).run()
     at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()
     _ok(at)
     assert at.selectbox(key="cfg_splits").value == 5   # seeds 0-4 trained by the upload
     dataset = _dataset(at)
-    assert all(pool.is_cached(pool.PoolKey.for_dataset(dataset, n_trees=10, seed=s))
-               for s in range(5))
 
-    def captions():
-        return " ".join(c.value for c in at.main.caption)
+    def key(seed):
+        return pool.PoolKey.for_dataset(dataset, n_trees=10, seed=seed)
 
-    # Seed 1: seeds 1-5, of which 1-4 are on disk; seed 5 trains.
-    del notes[:], drawn[:]
-    at.number_input(key="cfg_seed").set_value(1).run()
-    _ok(at)
-    assert "4 of them are on disk already, so 1 trains now: roughly 1–3 s" in captions(), \
-        captions()
-    said = [n for n in notes if n]
-    assert said and said[0].startswith("1 of the 5 pools (one per split) is not trained yet: "
-                                       "10 trees on big.csv take roughly 1–3 s"), notes
-    assert drawn and all("split 5 of 5:" in t for t in drawn), drawn
-    assert pool.is_cached(pool.PoolKey.for_dataset(dataset, n_trees=10, seed=5))
+    assert all(pool.is_cached(key(s)) for s in range(5))
 
-    # Splits 10: seeds 1-10, of which 1-5 are on disk; seeds 6-10 train.
-    del notes[:], drawn[:]
-    at.selectbox(key="cfg_splits").set_value(10).run()
-    _ok(at)
-    assert "5 of them are on disk already, so 5 train now: roughly 5–15 s" in captions(), \
-        captions()
-    said = [n for n in notes if n]
-    assert said and said[0].startswith("5 of the 10 pools (one per split) are not trained "
-                                       "yet: 5 × 10 trees in all on big.csv take roughly "
-                                       "5–15 s (1–3 s a pool)"), notes
-    assert [i for i in range(1, 11) if any(f"split {i} of 10:" in t for t in drawn)] == \
-        [6, 7, 8, 9, 10], drawn
-    # Once they are trained, a rerun says nothing more is to train.
+    def said():
+        return (" ".join(c.value for c in at.main.caption),
+                " ".join(i.value for i in at.sidebar.info if "not trained yet" in i.value),
+                " ".join(p.proto.text for p in at.get("progress")))
+
+    with _sleeping(monkeypatch):
+        # Seed 1: seeds 1-5, of which 1-4 are on disk; seed 5 trains.
+        at.number_input(key="cfg_seed").set_value(1).run()
+        assert not at.exception
+        page, sidebar, line = said()
+        assert "4 of them are on disk already, so 1 trains now: roughly 1–3 s" in page, page
+        assert sidebar.startswith("1 of the 5 pools (one per split) is not trained yet: "
+                                  "10 trees on big.csv take roughly 1–3 s"), sidebar
+        assert "split 5 of 5: " in line, line
+        pool.load_pool(key(5), dataset=dataset)   # the pool lands
+        # Splits 10: seeds 1-10, of which 1-5 are on disk; seeds 6-10 train.
+        at.selectbox(key="cfg_splits").set_value(10).run()
+        assert not at.exception
+        page, sidebar, line = said()
+        assert "5 of them are on disk already, so 5 train now: roughly 5–15 s" in page, page
+        assert sidebar.startswith("5 of the 10 pools (one per split) are not trained yet: "
+                                  "5 × 10 trees in all on big.csv take roughly 5–15 s "
+                                  "(1–3 s a pool)"), sidebar
+        assert "split 6 of 10: " in line, line
+    # Trained in the page's run: once they land, neither the page nor the sidebar says
+    # they will train.
     at.run()
-    assert "train now" not in captions()
-    assert not [i.value for i in at.sidebar.info if "not trained yet" in i.value]
+    _ok(at)
+    assert all(pool.is_cached(key(s)) for s in range(1, 11))
+    page, sidebar, line = said()
+    assert "train now" not in page and not sidebar and not line, (page, sidebar, line)

@@ -757,6 +757,7 @@ def _cancel_training(keys, session):
 
 def _train_again(keys):
     _cancelled().difference_update(keys)
+    st.session_state.pop(_BATCH_STATE, None)  # a new training: its bar and time anew
     for key in keys:
         pool_jobs().forget(key)
 
@@ -789,8 +790,12 @@ def _train_off_page(todo, refs=None):
     keys = tuple(ref.key for ref in todo)
     first = todo[0]
     pools, started = _batch(todo, refs)
-    what = (f"{first.n_trees:,} trees on {first.label}" if pools == 1 else
-            f"{pools} pools of {first.n_trees:,} trees on {first.label}")
+
+    def trees(n):
+        return (f"{first.n_trees:,} trees on {first.label}" if n == 1 else
+                f"{n} pools of {first.n_trees:,} trees on {first.label}")
+
+    what = trees(len(todo))   # what a cancel or a failure leaves untrained
     if _cancelled() & set(keys):
         st.info(f"Training of {what} cancelled: its worker process was stopped and nothing "
                 f"was stored. (If another session asked for the same pool, it goes on "
@@ -808,7 +813,7 @@ def _train_off_page(todo, refs=None):
         registry.forget(first.key)
     registry.want(first.key, first.dataset, session)
     split = (refs.index(first) + 1, len(refs)) if first in refs else (1, 1)
-    _training_panel(todo, what, session, split, pools, started)
+    _training_panel(todo, trees(pools), session, split, pools, started)
     st.stop()
 
 

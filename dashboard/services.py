@@ -490,8 +490,8 @@ def _entry_bytes(key):
 POLL_SECONDS = 0.5
 
 
-#: Cold training longer than this (the range's high end) gets a note before it starts.
-COLD_NOTE_SECONDS = 10.0
+#: Training from this many seconds (the estimate's high end) runs off the page (below).
+OFF_PAGE_DEFAULT_SECONDS = 10.0
 
 
 def _shape(ref):
@@ -531,7 +531,12 @@ def _untrained(refs):
 def cold_start_note(config):
     """A note when pools of ``config`` are not trained yet: how many, roughly how long
     (a range), and whether another process is training them now.  ``None`` when every
-    pool is ready or the training takes under :data:`COLD_NOTE_SECONDS`."""
+    pool is ready.
+
+    However short the training: a move of the seed, the splits or l must say how many
+    pools it trains before they start (issue 21, point 1); a note under 10 s went unsaid,
+    so after an upload a one-step seed move trained its new pool with no word.  The note
+    is redrawn away when the pools land (:func:`on_pools_landed`)."""
     try:
         refs = pool_refs(config)
     except DataError:
@@ -541,15 +546,14 @@ def cold_start_note(config):
         return None
     low, high = _training_range(todo)
     busy = sum(pool.training_progress(r.key) is not None for r in todo)
-    if high < COLD_NOTE_SECONDS and not busy:
-        return None
     first = todo[0]
     if len(refs) == 1:
         count = "This pool is not trained yet"
     elif len(todo) == len(refs):
         count = f"The {len(refs)} pools (one per split) are not trained yet"
     else:
-        count = f"{len(todo)} of the {len(refs)} pools (one per split) are not trained yet"
+        count = (f"{len(todo)} of the {len(refs)} pools (one per split) "
+                 f"{'is' if len(todo) == 1 else 'are'} not trained yet")
     trees = (f"{first.n_trees:,} trees" if len(todo) == 1 else
              f"{len(todo)} × {first.n_trees:,} trees in all")
     note = f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)}"
@@ -640,8 +644,8 @@ def get_pools(refs):
         st.empty()
         return held
     untrained = _untrained(refs)
-    if untrained and _trains_off_page(untrained):
-        _train_off_page(untrained)  # stops this run until the pools are on disk
+    if untrained and _trains_off_page(untrained, refs):
+        _train_off_page(untrained, refs)  # stops this run until the pools are on disk
     todo = set(_untrained(refs))
     # Weights: each pool's estimated training seconds (the range's middle); reading one from
     # disk counts as a small fraction of that.
@@ -686,7 +690,7 @@ def get_pools(refs):
 #: (dashboard/jobs.py) with a Cancel button; shorter training runs in the page, where
 #: starting a process (about 2 s) would cost more than it saves.  ``$SDWEC_OFF_PAGE_SECONDS``
 #: overrides it (``inf``: always in the page, as before issue 22; benchmarks/jobs.py).
-def _off_page_seconds(default=COLD_NOTE_SECONDS):
+def _off_page_seconds(default=OFF_PAGE_DEFAULT_SECONDS):
     text = os.environ.get("SDWEC_OFF_PAGE_SECONDS")
     try:
         return default if text is None else float(text)
@@ -725,11 +729,18 @@ def _session():
     return None if ctx is None else ctx.session_id
 
 
-def _trains_off_page(refs):
-    """Whether the pools of ``refs`` train in a worker: in a page run, when long."""
+def _trains_off_page(refs, splits=None):
+    """Whether the pools of ``refs`` train in a worker: in a page run, when long, or when
+    they are the rest of a training of ``splits`` (all the refs) that began in a worker (its
+    last pool, short on its own, would otherwise restart the bar in the page)."""
     if _session() is None:
         return False
-    return _training_range(refs)[1] >= OFF_PAGE_SECONDS
+    if _training_range(refs)[1] >= OFF_PAGE_SECONDS:
+        return True
+    kept = st.session_state.get(_BATCH_STATE)
+    return (splits is not None and kept is not None
+            and kept[0] == tuple(r.key for r in splits)
+            and {r.key for r in refs} < kept[1])
 
 
 def _cancelled():
@@ -746,20 +757,45 @@ def _cancel_training(keys, session):
 
 def _train_again(keys):
     _cancelled().difference_update(keys)
+    st.session_state.pop(_BATCH_STATE, None)  # a new training: its bar and time anew
     for key in keys:
         pool_jobs().forget(key)
 
 
-def _train_off_page(todo):
+#: Session key of the pools one off-page training started with (see :func:`_batch`).
+_BATCH_STATE = "_off_page_batch"
+
+
+def _batch(todo, refs):
+    """``(pools, started)``: how many pools the training that ``todo`` is left of started
+    with, and when (``time.time()``).  Each pool lands in a run of its own, so the
+    progress line counts over the pools the training began with, not those left: its bar
+    goes on from where the last pool ended instead of restarting at every pool."""
+    state = st.session_state
+    keys, left = tuple(r.key for r in refs), frozenset(r.key for r in todo)
+    kept = state.get(_BATCH_STATE)
+    if kept is None or kept[0] != keys or not left <= kept[1]:
+        kept = state[_BATCH_STATE] = (keys, left, time.time())
+    return len(kept[1]), kept[2]
+
+
+def _train_off_page(todo, refs=None):
     """Start (or attach to) the worker training the first of ``todo``'s pools (one at a time,
     as the page trained them: one low-priority core per session), show its progress with a
     Cancel button, and stop this run; the progress fragment reruns the page when the pool is
-    on disk.  A cancelled or failed training says so and offers to start again."""
+    on disk.  ``refs``: all the splits ``todo`` belongs to (default ``todo``), for "split i
+    of r".  A cancelled or failed training says so and offers to start again."""
     session, registry = _session(), pool_jobs()
+    refs = list(todo) if refs is None else list(refs)
     keys = tuple(ref.key for ref in todo)
     first = todo[0]
-    what = (f"{first.n_trees:,} trees on {first.label}" if len(todo) == 1 else
-            f"{len(todo)} pools of {first.n_trees:,} trees on {first.label}")
+    pools, started = _batch(todo, refs)
+
+    def trees(n):
+        return (f"{first.n_trees:,} trees on {first.label}" if n == 1 else
+                f"{n} pools of {first.n_trees:,} trees on {first.label}")
+
+    what = trees(len(todo))   # what a cancel or a failure leaves untrained
     if _cancelled() & set(keys):
         st.info(f"Training of {what} cancelled: its worker process was stopped and nothing "
                 f"was stored. (If another session asked for the same pool, it goes on "
@@ -776,14 +812,19 @@ def _train_off_page(todo):
     if job is not None and job.state != "running":  # finished, yet not on disk: again
         registry.forget(first.key)
     registry.want(first.key, first.dataset, session)
-    _training_panel(todo, what, session)
+    split = (refs.index(first) + 1, len(refs)) if first in refs else (1, 1)
+    _training_panel(todo, trees(pools), session, split, pools, started)
     st.stop()
 
 
 @st.fragment(run_every=JOB_POLL_SECONDS)
-def _training_panel(todo, what, session):
+def _training_panel(todo, what, session, split=(1, 1), pools=None, started=None):
     """The worker's progress and the Cancel button, redrawn every second; reruns the whole
-    page once the pool is on disk (or the worker stopped)."""
+    page once the pool is on disk (or the worker stopped).
+
+    ``split``: ``(i, r)``, the split whose pool trains now; ``pools`` and ``started``: the
+    training's pools and start (:func:`_batch`), over which the bar and the time left run.
+    """
     registry = pool_jobs()
     keys = tuple(ref.key for ref in todo)
     registry.touch(session, keys)
@@ -796,20 +837,24 @@ def _training_panel(todo, what, session):
     # warm-up, another replica): the record is then that process's.
     pid = record.pid if record is not None else job.pid
     who = "a background process" if pid == job.pid else "another process"
-    # Our worker's time counts from its start (its imports included); another's from its own.
-    elapsed = max(0.0, time.time() - (job.started if pid == job.pid else record.started))
-    pools = f"pool 1 of the {len(todo)} not trained yet, " if len(todo) > 1 else ""
+    pools = len(todo) if pools is None else pools
+    # Time counts from the training's start (the first worker's imports included), or, for
+    # one pool that another process trains, from that process's start.
+    if started is None or pools == 1:
+        started = job.started if pid == job.pid else record.started
+    elapsed = max(0.0, time.time() - started)
+    done = min(1.0, (pools - len(todo) + fraction) / pools)  # over the training's pools
+    i, r = split
     message = record.message if record is not None else "starting"
-    text = (f"Training {what} in {who} (pid {pid}): {pools}{message} · "
-            f"{_duration(elapsed)} elapsed")
-    if fraction >= 0.05:
-        per_pool = elapsed / fraction
-        text += f", about {_duration(per_pool * (len(todo) - fraction))} left"
+    text = (f"Training {what} in {who} (pid {pid}): "
+            f"{f'split {i} of {r}: ' if r > 1 else ''}{message} · {_duration(elapsed)} elapsed")
+    if done >= 0.05:
+        text += f", about {_duration(elapsed * (1.0 - done) / done)} left"
     else:
         factor = _load_factor(todo[0])
         low, high = _training_range(todo)
         text += f" (roughly {duration_range(factor * low, factor * high)} in all)"
-    st.progress(fraction, text=text)
+    st.progress(done, text=text)
     st.caption("The page is free meanwhile: switch pages and come back, the training goes on; "
                "other sessions are not slowed. It stops if you cancel, or once this tab has "
                f"been closed for {jobs.INTEREST_TIMEOUT_SECONDS:.0f} s and no other session "
@@ -1208,8 +1253,12 @@ class UploadPlan:
     choice : {"budget", "full"}
     key : sdwec.pool.PoolKey
         The pool the choice trains (first split).
-    cached : bool
-        Whether that pool is on disk already (nothing to train).
+    splits : int
+        The configuration's splits: one pool each (seeds ``seed .. seed + splits - 1``).
+    untrained : int
+        How many of those pools are neither in memory nor on disk: what a run trains.
+        Every split counts, not only the first: a seed moved by one, or more splits, leave
+        the first split's pool on disk and still train new ones.
     """
 
     full: object
@@ -1217,12 +1266,18 @@ class UploadPlan:
     fewer: object
     choice: str
     key: object
-    cached: bool
+    splits: int = 1
+    untrained: int = 1
 
     @property
     def chosen(self):
         """The estimate of the pool the choice trains."""
         return self.budgeted if self.choice == "budget" and self.budgeted else self.full
+
+    @property
+    def cached(self):
+        """Whether every split's pool is ready (nothing to train)."""
+        return self.untrained == 0
 
 
 def upload_rate(dataset):
@@ -1278,11 +1333,12 @@ def upload_max_samples(dataset, n_trees, seed=0):
 
 
 def upload_plan(dataset, config):
-    """The :class:`UploadPlan` of ``dataset`` under ``config`` (pool size and seed)."""
+    """The :class:`UploadPlan` of ``dataset`` under ``config`` (pool size, seed, splits)."""
     m = upload_max_samples(dataset, config.n_trees, config.seed)
     full, budgeted, fewer = _upload_estimates(dataset, config.n_trees, m)
     choice = st.session_state.get("upload_choice", "budget")
     key = pool.PoolKey.for_dataset(dataset, dataset.task, config.n_trees, config.seed,
                                    max_samples=m)
-    ready = _pool_slot(PoolRef(key))["pool"] is not None or pool.is_cached(key)
-    return UploadPlan(full, budgeted, fewer, choice, key, ready)
+    first = PoolRef(key, dataset, dataset.name)
+    refs = [first.with_seed(config.seed + i) for i in range(config.splits)]
+    return UploadPlan(full, budgeted, fewer, choice, key, len(refs), len(_untrained(refs)))

@@ -113,12 +113,18 @@ def _cost(estimate):
             f"{_mib(estimate.peak_bytes)}")
 
 
-def _in_all(estimate, splits):
-    """What the pools of every split cost: the figure of the sidebar's note and of the
-    progress bar (the page's other estimates are one pool's)."""
-    return (f"Each of the sidebar's {splits} splits has its own pool: roughly "
-            f"{estimate.wait_for(splits)} for all {splits} (less for any on disk "
-            f"already).")
+def _to_train(plan):
+    """How many of the splits' pools train now and what they cost: the figure of the
+    sidebar's note and of the progress bar (the page's other estimates are one pool's).
+    Every split counts: a seed moved by one, or more splits, train new pools although the
+    first split's is on disk."""
+    r, n = plan.splits, plan.untrained
+    if n == r:
+        return (f"Each of the sidebar's {r} splits has its own pool: roughly "
+                f"{plan.chosen.wait_for(r)} for all {r}.")
+    return (f"Each of the sidebar's {r} splits has its own pool; {r - n} of them "
+            f"{'is' if r - n == 1 else 'are'} on disk already, so {n} "
+            f"{'trains' if n == 1 else 'train'} now: roughly {plan.chosen.wait_for(n)}.")
 
 
 def _choose(key):
@@ -134,24 +140,47 @@ def _confirm(key):
     st.session_state["upload_confirmed"] = key
 
 
+def _nothing_to_train(plan):
+    return ("The pool of this choice is on disk already"
+            + (f" for each of the {plan.splits} splits" if plan.splits > 1 else "")
+            + ": nothing to train.")
+
+
+def _when_trained(dataset, config, slot, text):
+    """Once the pools have landed in this run, ``slot`` (what said they would train) says
+    ``text`` instead, or nothing; what the next run would show."""
+    def landed():
+        if services.upload_plan(dataset, config).cached:
+            if text is None:
+                slot.empty()
+            else:
+                slot.caption(text)
+    return landed
+
+
 def _plan(dataset, config):
-    """Say what training the pool will cost and offer the choices; whether to go on.
+    """Say what training the pools will cost and offer the choices; whether to go on, and
+    what to call once the Explorer has run (``None``, or a callable that takes back the
+    "n train now" sentence once they are trained).
 
     A file whose full pool fits about a minute gets a one-line estimate; a larger one the
     choices (row budget by default, full bootstraps, fewer trees), which stay on the page
-    once the pool is trained, so that the other choice can be made later.
+    once the pool is trained, so that the other choice can be made later.  Every split's
+    pool counts: a seed, splits or l move that trains new pools says how many and how long
+    before they start.
     """
     plan = services.upload_plan(dataset, config)
     full, budgeted = plan.full, plan.budgeted
     n_train = full.n_train
     if budgeted is None and full.seconds[1] <= budget.TARGET_SECONDS:
-        if not plan.cached:
-            st.caption(f"Training the pool: {full.n_trees} trees on bootstraps of "
-                       f"{n_train:,} training rows, {_cost(full)} (timed on one tree grown "
-                       f"on a sample of this file just now)." +
-                       (f" That is one pool. {_in_all(full, config.splits)}"
-                        if config.splits > 1 else ""))
-        return True
+        slot = st.empty()   # in every run, so that the charts below keep their places
+        if plan.cached:
+            return True, None
+        slot.caption(f"Training the pool: {full.n_trees} trees on bootstraps of "
+                     f"{n_train:,} training rows, {_cost(full)} (timed on one tree grown "
+                     f"on a sample of this file just now)." +
+                     (f" That is one pool. {_to_train(plan)}" if plan.splits > 1 else ""))
+        return True, _when_trained(dataset, config, slot, None)
     st.subheader("Training the pool")
     st.markdown(
         f"**{full.n_trees} trees**, each on a bootstrap of all {n_train:,} training rows (the "
@@ -184,11 +213,13 @@ def _plan(dataset, config):
         st.button(f"Fewer trees: l = {plan.fewer.n_trees} on full bootstraps "
                   f"({_cost(plan.fewer)})", on_click=_fewer_trees, args=(plan.fewer.n_trees,),
                   key="upload_fewer", help="Sets the sidebar's pool size l.")
+    slot = st.empty()
     if plan.cached:
-        st.caption("The pool of this choice is on disk already: nothing to train.")
-        return True
-    if config.splits > 1:
-        st.caption(f"The times above are one pool's. {_in_all(plan.chosen, config.splits)}")
+        slot.caption(_nothing_to_train(plan))
+        return True, None
+    if plan.splits > 1:
+        slot.caption(f"The times above are one pool's. {_to_train(plan)}")
+    landed = _when_trained(dataset, config, slot, _nothing_to_train(plan))
     chosen = plan.chosen
     low, high = chosen.solve_seconds
     if high > 5:
@@ -201,16 +232,20 @@ def _plan(dataset, config):
                  f"than the {_mib(budget.MEMORY_BUDGET_BYTES)} one upload may use on this "
                  "server. Lower the pool size l in the sidebar, or upload a sample of the "
                  "rows.")
-        return False
+        return False, None
+    # A click confirms these pools: more splits ask again.
+    confirm = (plan.key, plan.splits)
     if chosen.seconds[1] <= budget.TARGET_SECONDS \
-            or st.session_state.get("upload_confirmed") == plan.key:
-        return True
-    when = (f"roughly {chosen.wait}" if config.splits == 1 else
-            f"{config.splits} pools: roughly {chosen.wait_for(config.splits)} for all")
+            or st.session_state.get("upload_confirmed") == confirm:
+        return True, landed
+    n = plan.untrained
+    when = (f"roughly {chosen.wait}" if n == 1 else
+            f"{n} pools: roughly {chosen.wait_for(n)} for all" if n == plan.splits else
+            f"{n} of {plan.splits} pools: roughly {chosen.wait_for(n)}")
     st.button(f"Train now ({when})", type="primary",
-              on_click=_confirm, args=(plan.key,), key="upload_train",
-              help="Training runs in this page; it is kept on disk when done.")
-    return False
+              on_click=_confirm, args=(confirm,), key="upload_train",
+              help="Training starts at once; the pools are kept on disk when done.")
+    return False, None
 
 
 st.title("Your data")
@@ -260,5 +295,8 @@ if config.dataset != USER_DATA:
               help="Sets the sidebar's dataset back to *your data*: this file.")
     st.stop()
 with guard("the Explorer on your data"):
-    if _plan(dataset, config):
+    go, landed = _plan(dataset, config)
+    if go:
         show_explorer(config)
+        if landed is not None:
+            landed()

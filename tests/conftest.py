@@ -41,3 +41,26 @@ def cache(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv(pool.CACHE_ENV, str(folder))
     return folder
+
+
+@pytest.fixture
+def training_notes(monkeypatch):
+    """``(notes, drawn)``: every sidebar cold-pool note as computed before the pools train
+    (the sidebar redraws it away once they land, so AppTest's last tree cannot show it),
+    and every progress text drawn, in order."""
+    from dashboard import services
+
+    notes, drawn = [], []
+    real_note, real_draw = services.cold_start_note, services.Progress._draw
+
+    def note(config):
+        notes.append(real_note(config))
+        return notes[-1]
+
+    def draw(self, fraction, text):
+        drawn.append(text)
+        real_draw(self, fraction, text)
+
+    monkeypatch.setattr(services, "cold_start_note", note)
+    monkeypatch.setattr(services.Progress, "_draw", draw)
+    return notes, drawn

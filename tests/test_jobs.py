@@ -218,9 +218,37 @@ def test_splits_train_one_after_the_other(cache, monkeypatch, registry):
     assert not at.exception
     (job,) = slow.running()  # one worker (one core) per session, not three
     assert job.key.seed == 80
-    text = at.get("progress")[0].proto.text
-    assert text.startswith("Training 3 pools of 10 trees on wine in a background process "
-                           f"(pid {job.pid}): pool 1 of the 3 not trained yet"), text
+    (bar,) = at.get("progress")
+    assert bar.proto.text.startswith("Training 3 pools of 10 trees on wine in a background "
+                                     f"process (pid {job.pid}): split 1 of 3: "), bar.proto.text
+    assert bar.proto.value == 0
+
+
+def test_the_bar_over_splits_says_which_split_and_goes_on_when_a_pool_lands(
+        cache, monkeypatch, registry):
+    """Issue 21, point 1: off the page too, the line says "split i of r", and a pool that
+    lands does not restart the bar (each pool is a new worker in a new run; the line said
+    "pool 1 of the 3 not trained yet", then "pool 1 of the 2", from 0 each time)."""
+    slow = registry(command=SLEEPER)
+    monkeypatch.setattr(services, "_JOBS", slow)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+    at = AppTest.from_function(_page_of_three_splits, default_timeout=60).run()
+    assert not at.exception
+    # The first split's pool lands (trained here, as its worker would).
+    pool.load_pool(pool.PoolKey.for_dataset("wine", "binary", 10, 80))
+    # The rest of a training begun in a worker stays there, even when it is short enough
+    # for the page on its own (its bar would restart in the page).
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))
+    at.run()
+    assert not at.exception
+    second = [job for job in slow.running() if job.key.seed == 81]
+    assert second, [job.key for job in slow.running()]
+    (bar,) = at.get("progress")
+    # Still the training of 3 pools, now at the second split: a third of the bar is done.
+    assert bar.proto.text.startswith("Training 3 pools of 10 trees on wine in a background "
+                                     f"process (pid {second[0].pid}): split 2 of 3: "), \
+        bar.proto.text
+    assert bar.proto.value == 33
 
 
 def test_a_failed_training_says_why_without_a_traceback(cache, monkeypatch, registry):

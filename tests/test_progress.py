@@ -221,3 +221,54 @@ def test_a_row_budget_shortens_the_training_time_range():
     # A budget above the training rows changes nothing.
     assert services.training_seconds_range(1000, 10, 200, max_samples=10**6) == \
         services.training_seconds_range(1000, 10, 200)
+
+
+# ------------------------------------------------- before a shipped dataset's pools train
+
+
+@pytest.fixture
+def explorer_app(cache, monkeypatch, training_notes):
+    """The app through AppTest on an empty pool cache, pools trained in the run, with the
+    sidebar's cold-pool notes and the progress texts (conftest's ``training_notes``)."""
+    from pathlib import Path
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))  # trained in the run
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"),
+                            default_timeout=120)
+    yield (app, *training_notes)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def test_a_shipped_datasets_new_seed_says_how_many_pools_and_how_long(explorer_app):
+    """Issue 21, point 1, on a shipped dataset: a seed no pool exists for says how many
+    pools train and roughly how long before they start, however short (the note was held
+    back under 10 s), and the bar says which split.  By hand (services._TRAINING_RATES):
+    sonar's 208 rows train on 166.4, 166.4 log2(166.4) x 60 features = 73,666 units; a
+    tree takes 0.002 + 0.00074 to 0.010 + 0.00516 s, so ten pools of 10 trees 0.27 to
+    1.52 s ("1–2 s") and one pool 0.027 to 0.15 s ("<1 s")."""
+    at, notes, drawn = explorer_app
+    at.query_params.update({"dataset": "sonar", "l": "10", "seed": "4321"})
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    said = [n for n in notes if n]
+    assert said and said[0].startswith("The 10 pools (one per split) are not trained yet: "
+                                       "10 × 10 trees in all on sonar take roughly 1–2 s "
+                                       "on this 2-core machine"), notes
+    assert [i for i in range(1, 11) if any(f"split {i} of 10:" in t for t in drawn)] == \
+        list(range(1, 11)), drawn
+    # Once trained, no note: the sidebar's note was redrawn away.
+    assert not [i.value for i in at.sidebar.info if "not trained yet" in i.value]
+    # The seed moved by one: seeds 4322-4331, one pool new.
+    del notes[:], drawn[:]
+    at.number_input(key="cfg_seed").set_value(4322).run()
+    assert not at.exception
+    said = [n for n in notes if n]
+    assert said and said[0].startswith("1 of the 10 pools (one per split) is not trained "
+                                       "yet: 10 trees on sonar take roughly <1 s"), notes
+    assert drawn and all("split 10 of 10:" in t for t in drawn), drawn

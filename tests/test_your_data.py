@@ -6,6 +6,8 @@ caches cleared around every test. Expected row counts are derived by hand from t
 below, not read from the dashboard.
 """
 
+import contextlib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -291,7 +293,16 @@ def test_a_row_budget_already_on_disk_is_used_and_named(monkeypatch, tmp_path):
     at = _slow_upload(monkeypatch)
     _ok(at)
     assert "by default each tree learns from a row budget of 2,000 rows" in _markdown(at)
-    assert any("on disk already" in c.value for c in at.caption)
+    # Only the first of the 5 splits' pools is on disk: the other 4 are over the minute
+    # each, so they wait for a click (they trained unasked while the page looked at the
+    # first split alone).
+    assert any("1 of them is on disk already, so 4 train now" in c.value
+               for c in at.caption), [c.value for c in at.caption]
+    assert not at.metric
+    (button,) = [b for b in at.button if b.key == "upload_train"]
+    assert button.label.startswith("Train now (4 of 5 pools: roughly ")
+    button.click().run()
+    _ok(at)
     assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
     assert not pool.is_cached(pool.PoolKey.for_dataset(data, n_trees=10, max_samples=1_000))
 
@@ -364,3 +375,88 @@ def test_the_progress_bar_gives_the_page_s_training_time(monkeypatch, tmp_path):
         at.radio(key="upload_plan").options[0]
     training = [t for t in drawn if t.startswith("Training 5 pools of 10 trees on big.csv")]
     assert training and training[0].endswith("(roughly 53 s–3 min in all)"), drawn[:3]
+
+
+# ------------------------------------------------------- after a seed, splits or l change
+#: A rate at which big.csv's full pool fits the minute (no row budget: the page's one-line
+#: estimate). By hand, l = 10: a tree grows on 2,400 rows x 2 features, 53,898 units =
+#: 0.10780 s, plus 0.39 ms of passes and predictions; 10 trees and the probe tree 1.190 s;
+#: the range 0.8 to 2.5 times that, 0.95 to 2.97 s ("1–3 s") a pool, 4.8 to 14.9 s
+#: ("5–15 s") for five.  One pool is under the sidebar's old 10 s threshold.
+FAST_RATE = 2e-6
+
+
+#: Reads its input like the real worker, then sleeps: a worker whose pool never lands, so
+#: the page stays as it is before the pools are trained.
+SLEEPER = (sys.executable, "-c", "import sys, time; sys.stdin.buffer.read(); time.sleep(120)")
+
+
+@contextlib.contextmanager
+def _sleeping(monkeypatch):
+    """Training off the page, in workers that never finish: the page as it is while the
+    pools train (what it said before they started, and the progress line)."""
+    from dashboard import jobs, services
+    registry = jobs.JobRegistry(command=SLEEPER, reap_every=None)
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(services, "_JOBS", registry)
+            patch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+            yield registry
+    finally:
+        registry.stop_all()
+
+
+def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypatch,
+                                                                         tmp_path):
+    """Issue 21, point 1: after an upload, a move of the sidebar's Split seed or Splits that
+    leaves the first split's pool on disk still trains new pools; the page and the sidebar
+    say how many and how long before they start (they said nothing), the line says which
+    split, and once they are trained the page no longer says they will be."""
+    from dashboard import services
+    from sdwec import pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(services, "upload_rate", lambda dataset: FAST_RATE)
+    _in_page(monkeypatch)
+    at = _app()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("big.csv", _big_csv(), "text/csv").run()
+    _ok(at)
+    assert at.selectbox(key="cfg_splits").value == 5   # seeds 0-4 trained by the upload
+    dataset = _dataset(at)
+
+    def key(seed):
+        return pool.PoolKey.for_dataset(dataset, n_trees=10, seed=seed)
+
+    assert all(pool.is_cached(key(s)) for s in range(5))
+
+    def said():
+        return (" ".join(c.value for c in at.main.caption),
+                " ".join(i.value for i in at.sidebar.info if "not trained yet" in i.value),
+                " ".join(p.proto.text for p in at.get("progress")))
+
+    with _sleeping(monkeypatch):
+        # Seed 1: seeds 1-5, of which 1-4 are on disk; seed 5 trains.
+        at.number_input(key="cfg_seed").set_value(1).run()
+        assert not at.exception
+        page, sidebar, line = said()
+        assert "4 of them are on disk already, so 1 trains now: roughly 1–3 s" in page, page
+        assert sidebar.startswith("1 of the 5 pools (one per split) is not trained yet: "
+                                  "10 trees on big.csv take roughly 1–3 s"), sidebar
+        assert "split 5 of 5: " in line, line
+        pool.load_pool(key(5), dataset=dataset)   # the pool lands
+        # Splits 10: seeds 1-10, of which 1-5 are on disk; seeds 6-10 train.
+        at.selectbox(key="cfg_splits").set_value(10).run()
+        assert not at.exception
+        page, sidebar, line = said()
+        assert "5 of them are on disk already, so 5 train now: roughly 5–15 s" in page, page
+        assert sidebar.startswith("5 of the 10 pools (one per split) are not trained yet: "
+                                  "5 × 10 trees in all on big.csv take roughly 5–15 s "
+                                  "(1–3 s a pool)"), sidebar
+        assert "split 6 of 10: " in line, line
+    # Trained in the page's run: once they land, neither the page nor the sidebar says
+    # they will train.
+    at.run()
+    _ok(at)
+    assert all(pool.is_cached(key(s)) for s in range(1, 11))
+    page, sidebar, line = said()
+    assert "train now" not in page and not sidebar and not line, (page, sidebar, line)

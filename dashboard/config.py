@@ -276,12 +276,15 @@ def config_to_query(config):
 
 
 def preset_config(config, name):
-    """``config`` with the solver parameters of the paper's preset ``name`` (SDWEC-A/-B)."""
+    """``config`` with the paper's preset ``name`` (SDWEC-A/-B): its λ, β, γ, ε, and the rest
+    of the paper's Algorithm 1 as the defaults have it (k, the threshold rule, the fit on
+    the validation votes), so that a click always gives the paper's setting."""
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
-    preset = PRESETS[name]
+    preset, paper = PRESETS[name], Config()
     return replace(config, lam=float(preset["lam"]), beta=float(preset["beta"]),
-                   gamma=float(preset["gamma"]), eps=float(preset["eps"]))
+                   gamma=float(preset["gamma"]), eps=float(preset["eps"]),
+                   iterations=paper.iterations, threshold=paper.threshold, fit=paper.fit)
 
 
 #: Second parameters the Frontier page can sweep, with values on the sidebar's grids.

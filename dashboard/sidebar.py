@@ -255,7 +255,9 @@ def _solver_widgets(box):
         col.button(name, key=f"preset_{name}", on_click=_apply_preset, args=(name,),
                    width="stretch",
                    help=f"The paper's {name}: λ={p['lam']:g}, β={p['beta']:g}, "
-                        f"γ={p['gamma']:g}, ε={p['eps']:g}.")
+                        f"γ={p['gamma']:g}, ε={p['eps']:g}, with the paper's k = "
+                        f"{cfg.Config().iterations}, threshold rule and fit (validation "
+                        f"votes).")
     box.slider("β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
               max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], format="%g",
               **_bound("beta"),

@@ -507,7 +507,10 @@ def test_lambda_changes_the_numbers():
 
 
 def test_presets_set_the_papers_values():
-    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "1", "beta": "50"})
+    # k, the threshold rule and the fit moved away from the paper's: a preset brings them
+    # back too (a reviewer's k = 1 stayed after a click, keeping 194 of 200 trees).
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "1", "beta": "50", "k": "1",
+               "thr": "adaptive", "fit": "oob"})
     for name in ("SDWEC-A", "SDWEC-B"):
         at.button(key=f"preset_{name}").click().run()
         _ok(at)
@@ -517,6 +520,10 @@ def test_presets_set_the_papers_values():
         assert shown == expected
         assert (float(at.query_params["lam"]), float(at.query_params["beta"]),
                 float(at.query_params["gamma"]), float(at.query_params["eps"])) == expected
+        assert at.slider(key="cfg_iterations").value == 25  # Algorithm 1's k in the paper
+        assert at.selectbox(key="cfg_threshold").value == "paper"
+        assert at.selectbox(key="cfg_fit").value == "paper"
+        at.slider(key="cfg_iterations").set_value(3).run()  # away again for the next preset
 
 
 def test_all_zero_weights_states_the_fallback():

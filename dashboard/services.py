@@ -1153,7 +1153,9 @@ def frontier_rows_note(ref, splits):
                    "shaded band of ± one standard deviation (listed as “… ± sd”; a legend "
                    "click on either hides or shows the curve and its band together), "
                    "each single ensemble (bagging, WMV, …) a point with an error bar of ± one "
-                   "standard deviation.")
+                   "standard deviation. The splits are redrawn from one dataset's rows (a row "
+                   "can be a test row in several splits), so they are not independent samples: "
+                   "the spread is optimistic.")
 
 
 def frontier_csv(sweep, peers):

@@ -537,8 +537,11 @@ def paired_sentence(diff, rows_name="test rows"):
     differing = diff.better + diff.worse
     if diff.supported:
         verdict = "better" if diff.better > diff.worse else "worse"
+        # The splits redraw rows of one dataset (test rows recur across splits), so they
+        # are not independent samples: the test's p is a lower bound on the real one.
         return (f"{text}: {diff.first} is {verdict} (sign test over the splits, "
-                f"p = {significant(diff.p_value, 2)}).")
+                f"p = {significant(diff.p_value, 2)}; the splits share rows, so they are not "
+                f"independent and the real p is larger).")
     if differing == 0:
         return f"{text}: no difference on any split."
     needed = sign_test_needs(diff.alpha)

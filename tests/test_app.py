@@ -442,6 +442,8 @@ def test_rows_note_is_true_for_every_split():
     # Equal splits: one count, and the total; 100/21 = 4.76 points.
     note = _rows_note([Split(21, 21)] * 10)
     assert "21 test rows per split (210 in all; one row = 4.8 points)" in note
+    # 210 test rows of sonar's 208: the same rows recur, and the note says what that means.
+    assert "not independent samples: the spread and the sign test's p are optimistic" in note
     # Sizes whose row worth differs at two figures: 100/21 = 4.8, 100/20 = 5.
     note = _rows_note([Split(20, 21), Split(21, 20), Split(21, 20)])
     assert "20–21 test rows per split (61 in all; one row = 4.8–5 points)" in note
@@ -450,6 +452,7 @@ def test_rows_note_is_true_for_every_split():
     assert note.startswith("This split has 84 validation rows (one row = 1.2 accuracy "
                            "points) and 85 test rows (one row = 1.2 points). One split gives "
                            "no spread"), note
+    assert "independent" not in note  # nothing to overlap with
 
 
 def test_pin_compares_split_by_split():

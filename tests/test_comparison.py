@@ -251,7 +251,8 @@ def test_paired_sentences():
                                          names=("SDWEC-OOB", "bagging"))
     assert comparison.paired_sentence(worse) == (
         "vs bagging: −9 ± 3.2 points over 10 splits (SDWEC-OOB better on 0, tied 1, worse 9): "
-        "SDWEC-OOB is worse (sign test over the splits, p = 0.0039).")
+        "SDWEC-OOB is worse (sign test over the splits, p = 0.0039; the splits share rows, "
+        "so they are not independent and the real p is larger).")
     few = comparison.paired_difference([0.9, 0.9, 0.9], [0.8, 0.8, 0.8], n_rows=10)
     assert comparison.paired_sentence(few).endswith(
         "(SDWEC better on 3, tied 0, worse 0): no clear difference (a sign test needs at "

@@ -70,7 +70,9 @@ def _read(uploaded):
                        key="upload_task",
                        help="auto: binary for two classes, multi-class otherwise.")
     preview = services.upload_preview(data, target, sample)
-    st.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
+    # The table shows each column's role after the exclusions chosen under it.
+    table = st.empty()
+    table.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
     features = [c for c in names if c != target]
     likely = preview.likely_ids
     # Never propose to exclude every feature (e.g. two unique integer columns).
@@ -87,6 +89,7 @@ def _read(uploaded):
         st.caption(f"Likely IDs (a different value in every row): {', '.join(likely)}; "
                    f"{why}.")
     preview = preview.with_exclude(exclude)
+    table.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
     choices = _missing_choices(preview)
     missing = st.radio("Missing values", list(choices), format_func=choices.get,
                        key="upload_missing",

@@ -91,12 +91,20 @@ def test_preview_flags_the_id_and_excluding_it_changes_the_features():
     assert at.multiselect(key="upload_exclude").value == ["id"]
     assert _dataset(at).feature_names == ["x", "y", "note"]
     assert "Excluded column(s), not used as features: 'id'" in _description(at)
+
+    def roles():  # the table's Role column says what the exclusions under it do
+        return at.dataframe[0].value.set_index("Column")["Role"].to_dict()
+
+    assert roles() == {"id": "excluded", "x": "feature", "y": "feature", "note": "feature",
+                       "label": "target"}
     at.multiselect(key="upload_exclude").set_value([]).run()
     _ok(at)
     assert _dataset(at).feature_names == ["id", "x", "y", "note"]
+    assert roles()["id"] == "feature"
     at.multiselect(key="upload_exclude").set_value(["id", "note"]).run()
     _ok(at)
     assert _dataset(at).feature_names == ["x", "y"]
+    assert roles()["note"] == "excluded"
     # Without the note no row has a gap.
     assert _dataset(at).n_samples == N_ROWS
     assert at.radio(key="upload_missing").options[0] == "drop rows: no row has a missing value"

@@ -79,7 +79,7 @@ ROLE_COLORS = {
     "what": "#99aa66",       # ŵ, the expansion point of the How-it-works models
     "pareto": "#111111",     # SDWEC's Pareto front
     "rise": "#ffd700",       # iterations where the non-convex cost rose
-    "accuracy": "#66cc00",   # each tree's own validation accuracy
+    "accuracy": "#4b0082",   # each tree's own validation accuracy (indigo: not WMV's green)
     "dropped": "#d9d9d9",    # trees the ensemble does not use
     "guide": "#b0b0b0",      # reference lines (agreement diagonal, the level P = 1e-3)
 }
@@ -89,7 +89,9 @@ Picked away from every method's colour (and the sweep shades) in CIELAB, so a ro
 reads as a method: a dashed line in reduce-error's orange looked like reduce-error.  No role
 is pink, red or magenta: QFWEC and the SDWEC-OOB family own those hues, and a magenta Pareto
 front and deep-pink cost rises read as QFWEC on a projector.  The roles are greys, near-black
-(the front), gold (the rises), a dark green, a sage and a violet.
+(the front), gold (the rises), a dark green, a sage, a violet and an indigo.  The trees'
+accuracies sit under the Explorer's accuracy chart: they are indigo, far from every method
+drawn there (a green read as WMV's).
 """
 
 

@@ -745,6 +745,11 @@ def test_role_colours_are_never_a_methods():
         for other in method_colours | set(methods.sweep_colors(6)):
             assert np.linalg.norm(_lab(colour) - _lab(other)) > 15, (role, other)
     assert plots.COLORS is roles
+    # The trees' accuracy dots sit under the Explorer's accuracy bars: far from every method
+    # drawn there, not merely 15 units (a bright green 29 units from WMV's read as WMV).
+    for name in ("SDWEC", "bagging", "WMV", "single", "SDWEC-OOB"):
+        colour = methods.get(name).color
+        assert np.linalg.norm(_lab(roles["accuracy"]) - _lab(colour)) > 50, name
     for shade in methods.role_shades("approx", 4) + methods.sweep_colors(8):
         assert shade.lower() not in method_colours | {c.lower() for c in roles.values()}
     with pytest.raises(ValueError, match="role"):

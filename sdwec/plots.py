@@ -738,7 +738,9 @@ def method_comparison(rows):
         sd = [r.get(f"{split}_sd", 0.0) for r in rows]
         spread = any(v > 0 for v in sd)
         shown = [mean_sd(v, e) if spread else significant(v, 4) for v, e in zip(values, sd)]
-        marker = dict(color=colours, line=dict(width=1, color="#444444"))
+        # Pale through the bar's fill only: a trace's opacity also paled the value printed
+        # on it, which a projector then lost in the hatching.
+        marker = dict(color=colours, opacity=opacity, line=dict(width=1, color="#444444"))
         notes = [""] * len(rows)
         if split == "validation":
             # In-sample: these methods' weights were fitted on the validation rows.
@@ -747,11 +749,13 @@ def method_comparison(rows):
             marker["pattern"] = dict(shape=["/" if f else "" for f in fitted], solidity=0.25,
                                      fillmode="overlay", fgcolor="#333333")
             notes = ["<br>(fitted on these rows)" if f else "" for f in fitted]
-        trace = dict(type="bar", x=names, y=values, name=split, opacity=opacity,
-                     marker=marker,
+        trace = dict(type="bar", x=names, y=values, name=split, marker=marker,
                      # At the bar's base, where the error bar's whisker never reaches.
                      text=[f"{v:.3f}" for v in values], textposition="inside",
                      insidetextanchor="start",
+                     # Dark on the pale bars (Plotly's automatic contrast picks white from
+                     # the full colour); its own contrast on the solid ones.
+                     insidetextfont=dict(color="#111111") if opacity < 1 else None,
                      customdata=np.column_stack([used, shown, notes]),
                      hovertemplate="%{x}<br>" + split + " accuracy %{customdata[1]}"
                                    "%{customdata[2]}<br>"

@@ -948,3 +948,15 @@ def test_figures_built_without_validation_equal_validated_ones(monkeypatch):
     assert sent(_every_figure_of_figure()) == fast
     with pytest.raises(ValueError, match="colour"):
         plots._figure([dict(type="bar", x=[1], y=[1], colour="red")], "t", "x", "y")
+
+
+def test_values_on_the_pale_validation_bars_stay_dark():
+    # The pale bars are pale through their fill alone: a trace opacity paled the printed
+    # value with them, and white-on-pale digits under the hatching were unreadable.
+    rows = [dict(method="SDWEC", test=0.8, validation=0.95),
+            dict(method="bagging", test=0.82, validation=0.84)]
+    test, validation = plots.method_comparison(rows).data
+    assert validation.opacity is None and validation.marker.opacity == 0.45
+    assert validation.insidetextfont.color == "#111111"
+    assert test.opacity is None and test.marker.opacity == 1.0
+    assert test.insidetextfont.color is None  # Plotly's contrast on the solid colours

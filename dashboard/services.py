@@ -528,6 +528,11 @@ def _untrained(refs):
     return [r for r in refs if _pool_slot(r)["pool"] is None and not pool.is_cached(r.key)]
 
 
+def needs_training(refs):
+    """Whether any pool of ``refs`` is neither in this process nor on disk."""
+    return bool(_untrained(refs))
+
+
 def cold_start_note(config):
     """A note when pools of ``config`` are not trained yet: how many, roughly how long
     (a range), and whether another process is training them now.  ``None`` when every

@@ -353,10 +353,18 @@ def page_setup(title, trains=True, live=None):
             st.stop()
     if live is not None and config is not None:
         loaded = False
+        waiting = st.empty()  # there at every run, so that what follows keeps its place
         with guard(f"the {title}"):
             # Outside the fragment: pools trained now redraw the sidebar's notes, which the
             # fragment cannot reach (a slider move never needs new pools).
-            services.get_pools(services.pool_refs(config))
+            refs = services.pool_refs(config)
+            if services.needs_training(refs):
+                # The last settings' results stay on the page, at full strength, while the
+                # new pools train: a reader took them for the new seed's.
+                waiting.caption("The results below are drawn once these pools are trained; "
+                                "until then, any shown are the previous settings'.")
+            services.get_pools(refs)
+            waiting.empty()
             loaded = True
         if loaded:
             _live_view(solver_box, live)

@@ -1400,3 +1400,30 @@ def test_the_first_run_after_reading_pools_from_disk_keeps_the_charts_in_place()
     _ok(in_memory)
     assert len(_chart_places(from_disk)) >= 3
     assert _chart_places(from_disk) == _chart_places(in_memory)
+
+
+def test_while_new_pools_train_the_page_says_the_results_below_are_old(monkeypatch):
+    # A seed change trains new pools while the previous seed's results stay on the page;
+    # the page says so above them until the new ones are drawn. (The training is made to
+    # fail here, so that the run ends while it is still under way.)
+    from dashboard import services
+    from sdwec.errors import DataError
+
+    at = _app()
+    _ok(at)
+    assert not [c for c in at.caption if "drawn once these pools" in c.value]
+    real = services.get_pools
+
+    def failing(refs):
+        if services.needs_training(refs):
+            raise DataError("the stand-in training failed")
+        return real(refs)
+
+    monkeypatch.setattr(services, "get_pools", failing)
+    at.number_input(key="cfg_seed").set_value(9071).run()
+    assert any("drawn once these pools are trained; until then, any shown are the previous "
+               "settings'" in c.value for c in at.caption)
+    monkeypatch.setattr(services, "get_pools", real)
+    at.run()
+    _ok(at)  # trained: the sentence is gone
+    assert not [c for c in at.caption if "drawn once these pools" in c.value]

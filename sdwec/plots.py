@@ -418,12 +418,20 @@ def lambda_scrubber(path, lam=None, split=None):
                            "bagging validation"],
                         y=[path.test_accuracy[j], path.val_accuracy[j], path.bagging["test"],
                            path.bagging["validation"]],
+                        # As on the Explorer's accuracy chart: validation pale, hatched
+                        # where the weights were fitted on those rows (SDWEC's, not
+                        # bagging's), values dark on the pale bars.
                         marker=dict(color=[sdwec, sdwec, bag, bag],
-                                    opacity=[1, 0.55, 1, 0.55]),
+                                    opacity=[1, 0.55, 1, 0.55],
+                                    pattern=dict(shape=["", "/", "", ""], solidity=0.25,
+                                                 fillmode="overlay", fgcolor="#333333")),
                         text=[f"{v:.3f}" for v in (path.test_accuracy[j], path.val_accuracy[j],
                                                    path.bagging["test"],
                                                    path.bagging["validation"])],
-                        textposition="inside", insidetextanchor="start", hovertemplate="%{x}: %{y:.4f}<extra></extra>")
+                        insidetextfont=dict(color=["#ffffff", "#111111", "#ffffff",
+                                                   "#111111"]),
+                        textposition="inside", insidetextanchor="start",
+                        hovertemplate="%{x}: %{y:.4f}<extra></extra>")
         # An abstaining λ has no place on the log axis: its marker is not drawn (a null
         # point), and the heading says that it abstains.
         here = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers",

@@ -501,6 +501,11 @@ def test_lambda_scrubber_by_hand():
     assert one.frames[1].data[3].text == (
         "λ = 1: 1 of 3 trees, test accuracy 0.600 (first split (seed 3), 42 test rows)",)
     assert one.frames[1].data[1].insidetextanchor == "start"
+    # Validation pale, and hatched only where the weights were fitted on it (SDWEC's, not
+    # bagging's), as on the Explorer's accuracy chart; values dark on the pale bars.
+    bars = one.frames[1].data[1]
+    assert list(bars.marker.pattern.shape) == ["", "/", "", ""]
+    assert list(bars.insidetextfont.color) == ["#ffffff", "#111111", "#ffffff", "#111111"]
 
 
 # --------------------------------------------------------------------------- issue 21: sizes

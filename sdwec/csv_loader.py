@@ -980,6 +980,9 @@ def _describe_missing(missing: str, n_read: int, n_dropped: int, gap_counts: dic
 def _describe_classes(task: str, classes, class_names, y) -> str:
     counts = ", ".join(f"{label} {int(np.sum(y == c))}" for c, label in zip(classes, class_names))
     if task == "binary":
+        # SDWEC sees only whether each tree agrees with each row's label (y_i h_j(x_i)), so
+        # it treats the two classes alike; the sorted order decides which one is +1.
         return (f"Binary task: +1 = {class_names[1]!r}, -1 = {class_names[0]!r} "
-                f"({counts}).")
+                f"({counts}); +1 is the later label in sorted order (SDWEC treats the two "
+                f"classes alike).")
     return f"Multiclass task, {len(classes)} classes ({counts})."

@@ -696,3 +696,13 @@ def test_a_sample_of_a_large_file_costs_memory_of_the_sample_not_the_file():
     # The file is 8 MB: the sample's memory is a few 64 KB blocks' worth and the 2,000
     # sampled lines, then their parse, not the file's.
     assert peak < 8_000_000 // 4
+
+
+def test_the_description_says_which_label_is_plus_one_and_why():
+    text = "a,b,label\n" + "".join(f"{i},{i % 3},{'healthy' if i % 2 else 'disease'}\n"
+                                   for i in range(20))
+    ds = csv_loader.from_csv(io.BytesIO(text.encode()), task="binary")
+    assert ("Binary task: +1 = 'healthy', -1 = 'disease' (disease 10, healthy 10); +1 is the "
+            "later label in sorted order (SDWEC treats the two classes alike).") \
+        in ds.description
+    assert sorted(set(ds.y)) == [-1, 1] and all(ds.y[1::2] == 1)  # odd rows: healthy

@@ -111,11 +111,10 @@ def _drawn(fig):
     return x, cost, model, high - low
 
 
-@pytest.mark.parametrize("beta,gamma,eps", [(15.0, 15.0, 1.0), (0.0, 15.0, 1.0),
-                                            (100.0, 100.0, 0.001), (15.0, 1.0, 10.0),
-                                            (50.0, 5.0, 0.1)])
+@pytest.mark.parametrize("beta,gamma,eps", [(15.0, 15.0, 1.0), (50.0, 5.0, 0.1)] + [
+    (b, g, e) for b in (0.0, 100.0) for g in (1.0, 100.0) for e in (0.001, 10.0)])  # corners
 def test_taylor_caption_says_what_the_figure_draws(beta, gamma, eps):
-    for w_hat in np.arange(0.0, 3.0001, 0.25):  # the page's ŵ slider runs 0 … 3
+    for w_hat in np.round(np.arange(0.0, 3.0001, 0.05), 2):  # every stop of the ŵ slider
         fig = plots.taylor_model(w_hat, beta, gamma, eps)
         caption = teaching.taylor_caption(teaching.taylor_view(w_hat, beta, gamma, eps))
         x, cost, model, span = _drawn(fig)
@@ -136,11 +135,12 @@ def test_taylor_caption_says_what_the_figure_draws(beta, gamma, eps):
             assert gap[at] <= seen and gap[at - 1] > seen and gap[at + 1] > seen
             continue
         lo, hi = (_number(v) for v in SPAN.search(caption).groups())
-        slack = 5e-3 * max(abs(lo), abs(hi)) + step
-        inside = (x >= lo + slack) & (x <= hi - slack)
+        rounding = 5e-3 * max(abs(lo), abs(hi))  # three significant figures
+        inside = (x >= lo + rounding) & (x <= hi - rounding)
         assert inside.any() and np.all(gap[inside] <= seen), (w_hat, caption)
-        for end, side, edge in ((lo, x < lo - slack / 2, "left"), (hi, x > hi + slack / 2,
-                                                                   "right")):
+        slack = rounding + step
+        for end, side, edge in ((lo, x < lo - rounding, "left"), (hi, x > hi + rounding,
+                                                                  "right")):
             if not side.any() or abs(end - (x[0] if edge == "left" else x[-1])) < slack:
                 assert f"{edge} of w" not in caption
                 continue

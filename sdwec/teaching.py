@@ -126,8 +126,8 @@ def sign_caption(points, eps, x_max=SIGN_X_MAX) -> str:
         parts.append(f"around {point} {at} and reaches {_signed(one_text)} at {reach}{off}")
     return (f"Each dotted line is the relaxation around one expansion point (the dot). With "
             f"ε = {eps:g}: " + "; ".join(parts) + ". Away from its point each line leaves the "
-            "step: beyond where it reaches ±1 it runs on past ±1, and towards the origin it goes "
-            "to 0 while the step stays at ±1. The relaxation is only right near the current "
+            "step: past ±(|H_s ŵ| + ε) it runs on beyond ±1, and towards the origin it goes to 0 "
+            "while the step stays at ±1. The relaxation is only right near the current "
             "H_s ŵ, which is why it is redrawn around the new ŵ at every iteration.")
 
 

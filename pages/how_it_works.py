@@ -70,16 +70,7 @@ def sign_section():
     with right:
         with guard("the sign plot"):
             st.plotly_chart(plots.sign_relaxation(points, eps), key="how_sign_chart")
-        lines = [teaching.sign_line(c, eps) for c in sorted(points)]
-        st.caption(
-            f"Each dotted line is the relaxation around one expansion point (the dot). With "
-            f"ε = {eps:g}: "
-            + "; ".join(f"around {significant(t.point)} the line is at "
-                        f"{significant(t.value_at_point)} there and reaches "
-                        f"{'−1' if t.point < 0 else '+1'} at {significant(t.reaches_one_at)}"
-                        for t in lines)
-            + ". Far from the point the line and the step part." if lines else
-            "Choose an expansion point to draw its relaxation.")
+        st.caption(teaching.sign_caption(points, eps))
 
 
 @st.fragment
@@ -110,8 +101,8 @@ def abs_section():
                             key="how_abs_chart")
         gaps = ", ".join(f"{significant(teaching.abs_gap_at_zero(gamma, e, w_hat))} for "
                          f"ε = {e:g}" for e in sorted(eps_values))
-        st.caption(f"Look at w = 0: the smooth curve sits (|ŵ| + ε)·log 2 / γ above the corner "
-                   f"of |w|" + (f" (here, γ = {gamma:g}: {gaps})" if gaps else "")
+        st.caption("Look at w = 0: the smooth curve sits (|ŵ| + ε)·log 2 / γ above the corner "
+                   "of |w|" + (f" (here, γ = {gamma:g}: {gaps})" if gaps else "")
                    + ", so a larger ε or a smaller γ rounds the corner more.")
 
 
@@ -175,8 +166,7 @@ def taylor_section():
     with right:
         with guard("the Taylor plot"):
             st.plotly_chart(plots.taylor_model(w_hat, beta, gamma, eps), key="how_tay_chart")
-        st.caption("Look around ŵ: the parabola touches the smooth cost there and drifts away "
-                   "further out, which is why each iteration only takes a small step.")
+        st.caption(teaching.taylor_caption(teaching.taylor_view(w_hat, beta, gamma, eps)))
 
 
 with guard("the teaching page"):

@@ -15,7 +15,7 @@ try:
 except ImportError as exc:  # plotly is the dashboard's, not part of the base install
     raise ImportError("sdwec.plots needs plotly: pip install 'sdwec[dashboard]'") from exc
 
-from sdwec import methods, solver
+from sdwec import methods, solver, teaching
 from sdwec.convergence import describe
 from sdwec.formatting import mean_sd, significant
 
@@ -75,7 +75,7 @@ def _layout(fig, title, xaxis, yaxis, **kwargs):
 # --------------------------------------------------------------------------- teaching
 
 
-def sign_relaxation(expansion_points, eps, x_max=3.0, n=401):
+def sign_relaxation(expansion_points, eps, x_max=teaching.SIGN_X_MAX, n=401):
     """The sign function and its convex relaxation (eq. 6) around several expansion points.
 
     Around a point where ``H_s ŵ = c`` the relaxation is the line ``x / (|c| + ε)``; it meets
@@ -87,8 +87,9 @@ def sign_relaxation(expansion_points, eps, x_max=3.0, n=401):
         Values ``c = H_s ŵ`` around which to draw the relaxation.
     eps : float
         ε > 0.
-    x_max : float, default=3.0
-        The plot spans ``[-x_max, x_max]``.
+    x_max : float, default=teaching.SIGN_X_MAX
+        The plot spans ``[-x_max, x_max]`` (the page's sentence says which lines reach ±1
+        outside it).
     n : int, default=401
         Samples per curve.
 
@@ -187,37 +188,25 @@ def penalty_threshold(beta, gamma, eps, w_max=None, n=401):
 def taylor_model(w_hat, beta, gamma, eps, w_max=None, n=401):
     """The smooth per-weight cost and its second-order Taylor model ``A + B w + C w²`` at ``ŵ``.
 
-    Parameters
-    ----------
-    w_hat : float
-        Expansion point ŵ.
-    beta, gamma, eps : float
-        β >= 0, γ > 0, ε > 0.
-    w_max : float or None, default=None
-        Half-width of the plotted window around ŵ; ``None`` uses ``max(1, 2|ŵ|)``.
-    n : int, default=401
-        Samples.
+    The curves, window and axis range are :func:`sdwec.teaching.taylor_view`'s (same
+    parameters), the numbers the page's sentence about this figure is worded from.
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
-    if w_max is None:
-        w_max = max(1.0, 2.0 * abs(w_hat))
-    w = np.linspace(w_hat - w_max, w_hat + w_max, n)
-    exact = solver.relaxed_terms(w, w_hat, gamma, eps, beta)
-    a, b, c = (float(v) for v in solver.taylor_coefficients(w_hat, gamma, eps, beta))
+    view = teaching.taylor_view(w_hat, beta, gamma, eps, w_max=w_max, n=n)
+    a, b, c = view.coefficients
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=w, y=exact, mode="lines", name="|w| + P(w) (relaxed)",
+    fig.add_trace(go.Scatter(x=view.w, y=view.cost, mode="lines", name="|w| + P(w) (relaxed)",
                              line=dict(color=COLORS["exact"], width=3)))
-    fig.add_trace(go.Scatter(x=w, y=a + b * w + c * w**2, mode="lines",
+    fig.add_trace(go.Scatter(x=view.w, y=view.model, mode="lines",
                              name="A + Bw + Cw² (Taylor)",
                              line=dict(color=COLORS["approx"], dash="dash")))
     fig.add_trace(go.Scatter(x=[w_hat], y=[a + b * w_hat + c * w_hat**2], mode="markers",
                              name="ŵ", marker=dict(color=COLORS["what"], size=12,
                                                   line=dict(width=1.5, color=COLORS["exact"]))))
-    top = float(np.max(exact))
-    fig.update_yaxes(range=[min(0.0, float(np.min(exact))) - 0.05 * top, 1.3 * top])
+    fig.update_yaxes(range=list(view.y_range))
     return _layout(fig, f"Second-order Taylor model around ŵ = {w_hat:g}", "w", "cost")
 
 

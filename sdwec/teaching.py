@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sdwec import solver
+import numpy as np
 
-__all__ = ["SignLine", "sign_line", "abs_gap_at_zero", "PenaltyCut", "penalty_cut"]
+from sdwec import solver
+from sdwec.formatting import significant
+
+__all__ = ["SignLine", "sign_line", "sign_caption", "abs_gap_at_zero", "PenaltyCut",
+           "penalty_cut", "TaylorView", "taylor_view", "taylor_caption"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,76 @@ def sign_line(point, eps) -> SignLine:
     value = float(solver.sign_approximation(point, point, eps))
     return SignLine(point=point, value_at_point=value,
                     reaches_one_at=(-1.0 if point < 0 else 1.0) / slope)
+
+
+def _apart(value, other, digits=3):
+    """``value`` and ``other`` as text, with enough significant figures to tell them apart.
+
+    Three figures print 2/2.001 = 0.9995 as ``1`` and 2.001 as ``2``: a sentence would then
+    say the line is at 1 where it falls short of it.  Figures are added until the two texts
+    differ (they always do for two different floats).
+    """
+    value, other = float(value), float(other)
+    for d in range(digits, 18):
+        a, b = significant(value, d), significant(other, d)
+        if a != b or value == other:
+            break
+    return _minus(a), _minus(b)
+
+
+def _minus(text):
+    return "−" + text[1:] if text.startswith("-") else text
+
+
+def _signed(text):
+    return text if text.startswith("−") else "+" + text
+
+
+#: The sign figure spans ``[-SIGN_X_MAX, SIGN_X_MAX]``; a line reaching ±1 further out says so.
+SIGN_X_MAX = 3.0
+
+
+def sign_caption(points, eps, x_max=SIGN_X_MAX) -> str:
+    """The sentence beside the sign figure (section 1): where each line stands and goes.
+
+    The wording comes from the unrounded values (the line falls short of ±1 at its point by
+    ``ε / (|c| + ε)`` and reaches it ``ε`` beyond), and every number is printed with enough
+    figures that it never reads as the value it differs from.
+
+    Parameters
+    ----------
+    points : sequence of float
+        Expansion points ``H_s ŵ``; an empty sequence asks for one.
+    eps : float
+        ε > 0.
+    x_max : float, default=SIGN_X_MAX
+        The figure's half-width: a line that reaches ±1 outside it is said to.
+
+    Returns
+    -------
+    str
+    """
+    if not len(points):
+        return "Choose an expansion point to draw its relaxation."
+    parts = []
+    for c in sorted(float(p) for p in points):
+        line = sign_line(c, eps)
+        one = -1.0 if c < 0 else 1.0
+        value, one_text = _apart(line.value_at_point, one)
+        reach, point = _apart(line.reaches_one_at, c)
+        short = one - line.value_at_point  # > 0 towards +1, < 0 towards −1, for any ε > 0
+        if short == 0:
+            at = f"the line is at {_signed(one_text)} there"
+        else:
+            at = (f"the line is at {value} there, {significant(abs(short))} short of "
+                  f"{_signed(one_text)},")
+        off = " (off the plot)" if abs(line.reaches_one_at) > x_max else ""
+        parts.append(f"around {point} {at} and reaches {_signed(one_text)} at {reach}{off}")
+    return (f"Each dotted line is the relaxation around one expansion point (the dot). With "
+            f"ε = {eps:g}: " + "; ".join(parts) + ". Away from its point each line leaves the "
+            "step: past ±(|H_s ŵ| + ε) it runs on beyond ±1, and towards the origin it goes to 0 "
+            "while the step stays at ±1. The relaxation is only right near the current "
+            "H_s ŵ, which is why it is redrawn around the new ŵ at every iteration.")
 
 
 def abs_gap_at_zero(gamma, eps, w_hat=None) -> float:
@@ -102,3 +176,167 @@ def penalty_cut(beta, gamma, eps) -> PenaltyCut:
     return PenaltyCut(g=float(gamma) / float(eps),
                       threshold=solver.paper_threshold(beta, gamma, eps),
                       level=float(solver.PENALTY_LEVEL))
+
+
+#: What the eye can tell apart on the Taylor figure: a fraction of its y-axis span.
+VISIBLE = 0.02
+
+
+@dataclass(frozen=True)
+class TaylorView:
+    """The Taylor figure of section 4 in numbers: what it draws and what that looks like.
+
+    Attributes
+    ----------
+    w_hat : float
+        The expansion point ŵ.
+    w : ndarray
+        The plotted weights, a window around ŵ.
+    cost : ndarray
+        The smooth per-weight cost ``|w| + P(w)`` (relaxed) at ``w``.
+    model : ndarray
+        Its second-order Taylor model ``A + B w + C w²`` at ``w``.
+    coefficients : tuple of float
+        ``(A, B, C)``.
+    slope : float
+        The cost's slope at ŵ, ``B + 2 C ŵ``.
+    y_range : tuple of float
+        The figure's y-axis range.
+    tolerance : float
+        ``VISIBLE`` times the y-axis span: closer than this, the two curves look as one.
+    bend : float
+        How far the model leaves its own tangent line at ŵ inside the window,
+        ``C · (half-width)²``: under ``tolerance`` the parabola looks straight.
+    close : tuple of float
+        The interval around ŵ (within the window) where the model is within ``tolerance`` of
+        the cost.
+    beta : float
+        β: with β > 0 the penalty bends the cost near 0 too.
+    corner : float
+        ``1/γ_r = (|ŵ| + ε)/γ``: the cost bends (its corner at 0 is rounded) over about
+        this distance from ``w = 0`` and is nearly straight further away.
+    """
+
+    w_hat: float
+    w: np.ndarray
+    cost: np.ndarray
+    model: np.ndarray
+    coefficients: tuple
+    slope: float
+    y_range: tuple
+    tolerance: float
+    bend: float
+    close: tuple
+    beta: float
+    corner: float
+
+    @property
+    def looks_straight(self):
+        return self.bend < self.tolerance
+
+
+def taylor_view(w_hat, beta, gamma, eps, w_max=None, n=401) -> TaylorView:
+    """The cost, its Taylor model at ŵ and the window the figure of section 4 draws.
+
+    Parameters
+    ----------
+    w_hat : float
+        Expansion point ŵ.
+    beta, gamma, eps : float
+        β >= 0, γ > 0, ε > 0.
+    w_max : float or None, default=None
+        Half-width of the window around ŵ; ``None`` uses ``max(1, 2|ŵ|)``.
+    n : int, default=401
+        Samples.
+
+    Returns
+    -------
+    TaylorView
+    """
+    w_hat = float(w_hat)
+    if w_max is None:
+        w_max = max(1.0, 2.0 * abs(w_hat))
+    w = np.linspace(w_hat - w_max, w_hat + w_max, n)
+    cost = solver.relaxed_terms(w, w_hat, gamma, eps, beta)
+    a, b, c = (float(v) for v in solver.taylor_coefficients(w_hat, gamma, eps, beta))
+    model = a + b * w + c * w**2
+    top = float(np.max(cost))
+    y_range = (min(0.0, float(np.min(cost))) - 0.05 * top, 1.3 * top)
+    tolerance = VISIBLE * (y_range[1] - y_range[0])
+    near = np.abs(model - cost) <= tolerance
+    centre = int(np.argmin(np.abs(w - w_hat)))
+    lo = hi = centre
+    while lo > 0 and near[lo - 1]:
+        lo -= 1
+    while hi < n - 1 and near[hi + 1]:
+        hi += 1
+    return TaylorView(w_hat=w_hat, w=w, cost=cost, model=model, coefficients=(a, b, c),
+                      slope=b + 2.0 * c * w_hat, y_range=y_range, tolerance=tolerance,
+                      bend=c * w_max**2, close=(float(w[lo]), float(w[hi])),
+                      beta=float(beta), corner=1.0 / float(solver.adaptive_gamma(w_hat, gamma, eps)))
+
+
+def _figures(value):
+    """Three significant figures, a true minus sign, and no rounding of tiny values to 0."""
+    return _minus(significant(value, zero_below=0.0))
+
+
+def _side(view, index):
+    return "above" if view.model[index] > view.cost[index] else "below"
+
+
+def taylor_caption(view) -> str:
+    """The sentence beside the Taylor figure (section 4), worded from what it draws.
+
+    At ŵ = 1 with the sidebar's defaults the cost is almost straight near ŵ, and so is its
+    quadratic model: the sentence says so instead of promising a visible parabola, and says
+    where the two curves part and why.
+    """
+    c = view.coefficients[2]
+    lo, hi = view.close
+    n = len(view.w)
+    i_lo, i_hi = int(np.searchsorted(view.w, lo)), int(np.searchsorted(view.w, hi))
+    text = f"At ŵ = {_figures(view.w_hat)} "
+    if view.looks_straight:
+        text += (f"the cost is nearly straight around ŵ (slope {_figures(view.slope)}), so its "
+                 f"quadratic model is too: its curvature C = {_figures(c)} bends it by only "
+                 f"{_figures(view.bend)} across the plot, less than the eye can see, and the "
+                 "dashed curve looks like a line.")
+    else:
+        text += f"the quadratic model is a visible parabola (curvature C = {_figures(c)})."
+    whole = i_lo == 0 and i_hi == n - 1
+    if i_lo == i_hi:  # so sharp that the model leaves the cost at the next drawn sample
+        step = float(view.w[1] - view.w[0])
+        sides = [f"left of ŵ it runs {_side(view, i_lo - 1)} the cost"] if i_lo > 0 else []
+        sides += [f"right of ŵ it runs {_side(view, i_hi + 1)} it"] if i_hi < n - 1 else []
+        text += (f" It touches the cost at ŵ and leaves it (by more than {VISIBLE:.0%} of the "
+                 f"plot's height) within {_figures(step)} on either side: "
+                 + " and ".join(sides) + ".")
+    elif whole:
+        text += " It touches the cost at ŵ and stays on it across the whole plot."
+    else:
+        to = _figures(hi) if i_hi < n - 1 else f"the plot's right edge, {_figures(hi)}"
+        frm = _figures(lo) if i_lo > 0 else f"the plot's left edge, {_figures(lo)}"
+        ends = []
+        if i_lo > 0:
+            ends.append(f"left of w = {_figures(lo)} it runs {_side(view, i_lo - 1)} the cost")
+        if i_hi < n - 1:
+            ends.append(f"right of w = {_figures(hi)} it runs {_side(view, i_hi + 1)} it")
+        text += (f" It touches the cost at ŵ and lies on it (within {VISIBLE:.0%} of the "
+                 f"plot's height) from w = {frm} to {to}; " + " and ".join(ends) + ".")
+    if view.looks_straight:
+        if abs(view.w_hat) > view.corner:
+            text += (" The cost bends only within about (|ŵ| + ε)/γ = "
+                     f"{_figures(view.corner)} of w = 0, where the corner of |w| "
+                     + ("and the penalty are" if view.beta > 0 else "is")
+                     + "; move ŵ towards 0 to see the parabola curve.")
+        else:
+            text += (" The corner of |w| is rounded over about (|ŵ| + ε)/γ = "
+                     f"{_figures(view.corner)} here, so the cost barely bends in this window; "
+                     "raise γ or lower ε to see the parabola curve.")
+    if whole:
+        return text + (" Here the model is good over the whole window; in general it is right "
+                       "only near ŵ, which is why the slow-step term (w − ŵ)²/l keeps each "
+                       "iteration's step small.")
+    return text + (" The model is right only near ŵ, which is why the slow-step term "
+                   "(w − ŵ)²/l keeps each iteration's step small.")

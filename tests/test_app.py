@@ -911,8 +911,10 @@ def test_how_it_works_states_what_its_figures_draw():
     captions = " ".join(c.value for c in at.caption)
     # Section 1 at ε = 1 (SDWEC-B), points 0.5 and 2: x / (|c| + 1) is 0.5/1.5 and 2/3 at
     # the points, and reaches 1 at 1.5 and 3 (by hand).
-    assert "around 0.5 the line is at 0.333 there and reaches +1 at 1.5" in captions
-    assert "around 2 the line is at 0.667 there and reaches +1 at 3" in captions
+    assert "around 0.5 the line is at 0.333 there, 0.667 short of +1, and reaches +1 at 1.5" \
+        in captions
+    assert "around 2 the line is at 0.667 there, 0.333 short of +1, and reaches +1 at 3" \
+        in captions
     assert "dotted line" in captions and "dashed line crosses" not in captions
     # Section 2 at γ = 3, ŵ following w: ε·log 2 / γ = 0.1·0.6931/3 and 0.6931/3.
     assert "0.0231 for ε = 0.1, 0.231 for ε = 1" in captions
@@ -926,7 +928,34 @@ def test_how_it_works_states_what_its_figures_draw():
     assert any("docs/algorithm.md" in label for label in expanders)
     at.select_slider(key="how_sign_eps").set_value(0.1).run()
     captions = " ".join(c.value for c in at.caption)
-    assert "around 0.5 the line is at 0.833 there and reaches +1 at 0.6" in captions
+    assert "around 0.5 the line is at 0.833 there, 0.167 short of +1, and reaches +1 at 0.6" \
+        in captions
+
+
+def test_how_it_works_sentences_hold_at_the_slider_ends():
+    """FRESH2 findings 12 and 13: rounding never says "at 1", the Taylor caption says what is drawn."""
+    at = _app(page="pages/how_it_works.py")
+    _ok(at)
+    # Section 1 at the smallest ε: 2 / 2.001 = 0.9995 falls short of 1; it reaches 1 at 2.001.
+    at.select_slider(key="how_sign_eps").set_value(0.001).run()
+    _ok(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "around 2 the line is at 0.9995 there, 0.0005 short of +1, and reaches +1 at 2.001" \
+        in captions
+    assert "at 1 there" not in captions and "reaches +1 at 2;" not in captions
+    assert "the line and the step part" not in captions
+    # Section 4 at its default ŵ = 1 (β = γ = 15, ε = 1): the model's curvature is
+    # C = 7.5 (sech²(7.5) + 15 σ(7.5) σ(−7.5)) / 2 = 0.0311: a line lying on the cost.
+    assert at.slider(key="how_tay_what").value == 1.0
+    assert "C = 0.0311" in captions and "the dashed curve looks like a line" in captions
+    assert "move ŵ towards 0 to see the parabola curve" in captions
+    assert "the parabola touches the smooth cost there and drifts away" not in captions
+    at.slider(key="how_tay_what").set_value(0.0).run()
+    _ok(at)
+    captions = " ".join(c.value for c in at.caption)
+    # At ŵ = 0, γ_r = 15: C = 15 (1 + 15/4) / 2 = 35.625.
+    assert "a visible parabola (curvature C = 35.6)" in captions
+    assert "looks like a line" not in captions
 
 
 def test_how_it_works_renders_the_reading_of_line_15():

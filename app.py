@@ -10,16 +10,11 @@ emoji need a colour-emoji font that headless Chromium on Debian lacks.
 import streamlit as st
 
 from dashboard import downloads, uploads
-from dashboard.sidebar import PAGE_FILES
+from dashboard.sidebar import PAGE_FILES, PAGE_TITLES
 
 uploads.install()  # one pending upload per session, dropped unless a widget fetches it
 downloads.install()  # a file built on a click stays until its page's next run
 
-navigation = st.navigation([
-    st.Page(PAGE_FILES["explorer"], title="Explorer", default=True),
-    st.Page(PAGE_FILES["frontier"], title="Frontier"),
-    st.Page(PAGE_FILES["paper"], title="Paper"),
-    st.Page(PAGE_FILES["how"], title="How it works"),
-    st.Page(PAGE_FILES["upload"], title="Your data"),
-])
+navigation = st.navigation([st.Page(path, title=PAGE_TITLES[name], default=name == "explorer")
+                            for name, path in PAGE_FILES.items()])
 navigation.run()

@@ -137,15 +137,13 @@ def _rows_note(results):
     if splits == 1:
         return note + (" One split gives no spread: choose more *Splits* in the sidebar to "
                        "see it.")
-    return note + (f" Numbers are the mean ± standard deviation over {splits} splits; the "
-                   f"charts below show the first split (seed shown in the sidebar). "
-                   + OVERLAP_NOTE)
+    return note + (f" Numbers are mean ± sd over {splits} splits; the charts below show the "
+                   f"first split. " + OVERLAP_NOTE)
 
 
 #: Why the splits' counts and spread are not those of independent samples.
-OVERLAP_NOTE = ("The splits are redrawn from one dataset's rows (a row can be a test row in "
-                "several splits), so they are not independent samples: the spread and the "
-                "sign test's p are optimistic.")
+OVERLAP_NOTE = ("The splits reuse the dataset's rows, so they are not independent: spread "
+                "and p are optimistic.")
 
 
 def show_explorer(config):

@@ -27,6 +27,9 @@ from sdwec.solver import THRESHOLDS
 PAGE_FILES = {"explorer": "pages/explorer.py", "frontier": "pages/frontier.py",
               "paper": "pages/paper.py", "how": "pages/how_it_works.py",
               "upload": "pages/your_data.py"}
+#: The pages' titles in the menu, in :data:`PAGE_FILES`' order (``app.py``'s navigation).
+PAGE_TITLES = {"explorer": "Explorer", "frontier": "Frontier", "paper": "Paper",
+               "how": "How it works", "upload": "Your data"}
 #: A local file, so the app needs no network for its icon (a Material icon name is fetched).
 PAGE_ICON = str(Path(__file__).with_name("favicon.png"))
 
@@ -183,6 +186,7 @@ def sidebar(cold_note=None, warm=None, live=None):
     for name, key in cfg.WIDGET_KEYS.items():
         state[key] = getattr(state["_cfg"], name)
     sb = st.sidebar
+    page_menu(sb)
     # The upload's label is computed now, not in format_func: AppTest calls format_func
     # outside the script run, where the session's upload cannot be seen.
     upload_label = _dataset_label(cfg.USER_DATA)
@@ -279,6 +283,14 @@ def _solver_widgets(box):
                  help="The paper fits the weights on the validation rows only. SDWEC-OOB "
                       "(ours, results/oob/) fits them on the training rows' out-of-bag votes "
                       "stacked with the validation rows, and its kept trees vote equally.")
+
+
+def page_menu(where):
+    """The pages, as links at the top of ``where`` (the sidebar): the same on every page,
+    however the page was opened (Streamlit's own menu is hidden; see .streamlit/config.toml)."""
+    for name, path in PAGE_FILES.items():
+        where.page_link(path, label=PAGE_TITLES[name])
+    where.divider()
 
 
 def _disk_caption(config, warm):

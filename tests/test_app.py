@@ -312,7 +312,7 @@ def test_splits_show_mean_and_spread():
     accs = [_direct(seed=s)[2] for s in range(3)]
     shown = _metrics(at)["Test accuracy (SDWEC)"]
     assert shown == f"{np.mean(accs):.3f} ± {np.std(accs, ddof=1):.3f}"
-    assert any("mean ± standard deviation over 3 splits" in c.value for c in at.caption)
+    assert any("mean ± sd over 3 splits" in c.value for c in at.caption)
     assert at.query_params["r"] == "3"
 
 
@@ -393,7 +393,7 @@ def test_default_explorer_rests_on_splits_with_a_paired_comparison():
     assert "no clear difference" in sentences[0]
     assert metric.proto.direction == metric.proto.MetricDirection.NONE
     assert metric.proto.color == metric.proto.MetricColor.GRAY
-    assert any("mean ± standard deviation over 10 splits" in c.value for c in at.caption)
+    assert any("mean ± sd over 10 splits" in c.value for c in at.caption)
     # Another dataset, its own default: waveform's 500-row test splits need 3.
     at.selectbox(key="cfg_dataset").set_value("waveform").run()
     _ok(at)
@@ -436,14 +436,15 @@ def test_rows_note_is_true_for_every_split():
     # 100/85 = 1.18 and 100/84 = 1.19 points: 1.2 to two figures either way.
     assert note.startswith("The splits hold 84–85 validation rows per split (847 in all; one "
                            "row = 1.2 accuracy points) and 84–85 test rows per split (845 in "
-                           "all; one row = 1.2 points). Numbers are the mean ± standard "
-                           "deviation over 10 splits"), note
+                           "all; one row = 1.2 points). Numbers are mean ± sd over 10 "
+                           "splits"), note
     assert "85 test rows (" not in note
     # Equal splits: one count, and the total; 100/21 = 4.76 points.
     note = _rows_note([Split(21, 21)] * 10)
     assert "21 test rows per split (210 in all; one row = 4.8 points)" in note
     # 210 test rows of sonar's 208: the same rows recur, and the note says what that means.
-    assert "not independent samples: the spread and the sign test's p are optimistic" in note
+    assert ("The splits reuse the dataset's rows, so they are not independent: spread and "
+            "p are optimistic.") in note
     # Sizes whose row worth differs at two figures: 100/21 = 4.8, 100/20 = 5.
     note = _rows_note([Split(20, 21), Split(21, 20), Split(21, 20)])
     assert "20–21 test rows per split (61 in all; one row = 4.8–5 points)" in note

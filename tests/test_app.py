@@ -1390,3 +1390,68 @@ def test_the_first_run_after_reading_pools_from_disk_keeps_the_charts_in_place()
     _ok(in_memory)
     assert len(_chart_places(from_disk)) >= 3
     assert _chart_places(from_disk) == _chart_places(in_memory)
+
+
+# --------------------------------------------------------------------------- second review (FRESH2)
+
+
+def _blocks(node, kind):
+    """Every block of type ``kind`` under ``node`` (AppTest's element tree)."""
+    found = []
+    for child in getattr(node, "children", {}).values():
+        if getattr(child, "type", None) == kind:
+            found.append(child)
+        found.extend(_blocks(child, kind))
+    return found
+
+
+def test_frontier_intro_names_the_swept_parameters():
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    (intro,) = [m.value for m in at.markdown if m.value.startswith("Each filled circle")]
+    assert "(β, γ, ε, k as in the sidebar)" in intro and "**SDWEC-select**" in intro
+    at.selectbox(key="frontier_second").set_value("β").run()
+    _ok(at)
+    (intro,) = [m.value for m in at.markdown if m.value.startswith("Each filled circle")]
+    # β is swept over SECOND_SWEEPS' values, written out here; the others come from the sidebar.
+    assert "one β of 5, 15, 35" in intro and "γ, ε, k as in the sidebar" in intro
+    assert "β, γ" not in intro
+    # SDWEC-select is not drawn beside a second sweep, so the intro does not offer it.
+    assert "SDWEC-select" not in intro
+    legend = {t["name"] for t in _charts(at)[0]["data"]}
+    assert {"SDWEC β=5", "SDWEC β=15", "SDWEC β=35"} <= legend
+
+
+def test_frontier_marks_the_methods_fitted_on_validation():
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    single = at.dataframe[1].value
+    marks = dict(zip(single["method"], single["fitted on validation"]))
+    # By the methods' definitions: QFWEC, WMV and NNLS weigh the trees on the validation
+    # rows; bagging's equal votes and the single tree fit nothing there.
+    assert marks == {"QFWEC": "yes", "WMV": "yes", "NNLS stacking": "yes", "bagging": "no",
+                     "single tree": "no"}
+    captions = " ".join(c.value for c in at.caption)
+    assert "Validation accuracy flatters QFWEC, WMV, NNLS stacking" in captions
+    assert "Not fitted there, so held out for them: bagging, single tree" in captions
+    assert "validation accuracy is in-sample and flatters it" in captions  # SDWEC's front
+    _labelled(at)
+    at.radio(key="frontier_front_on").set_value("test").run()
+    _ok(at)
+    (warning,) = [w.value for w in at.warning if "flatter" in w.value]
+    # Validation is no longer called the honest score: only the test accuracy read off a
+    # front chosen on validation is.
+    assert "Choose on validation for an honest front" not in warning
+    assert "front's **test** accuracies are an honest held-out check" in warning
+    assert "validation accuracy flatters SDWEC and every method fitted on it" in warning
+    legend = {t["name"] for t in _charts(at)[0]["data"]}
+    assert "SDWEC Pareto front (chosen on test)" in legend
+
+
+def test_frontier_glossary_label_is_not_squeezed_into_a_column():
+    at = _app(page="pages/frontier.py")
+    _ok(at)
+    # A quarter-width column cut the label to "What are these meth…" at 1280 px.
+    assert [p.proto.popover.label for p in _blocks(at.main, "popover")] == [
+        "What are these methods, and the Pareto front?"]
+    assert not [p for c in _blocks(at.main, "column") for p in _blocks(c, "popover")]

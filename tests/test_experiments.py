@@ -51,12 +51,18 @@ def test_oob_headline_by_hand():
 
 
 def test_paper_disagreements_counts_cells_beyond_two_sd():
-    table = pd.DataFrame({"paper": [0.90, 0.90, 0.90, np.nan, 0.90],
-                          "ours": [0.95, 0.93, 0.85, 0.5, 0.7],
-                          "ours_sd": [0.02, 0.02, 0.03, 0.1, np.nan]})
-    # |gap| / sd: 2.5 (off), 1.5, 1.67; no published value; one repeat (no spread).
-    assert experiments.paper_disagreements(table) == {"off": 1, "compared": 3, "no_spread": 1}
+    table = pd.DataFrame({"paper": [0.90, 0.90, 0.90, np.nan, 0.90, 0.95, 0.90],
+                          "ours": [0.95, 0.93, 0.85, 0.5, 0.7, 1.0, 0.99],
+                          "ours_sd": [0.02, 0.02, 0.03, 0.1, np.nan, 0.0, 0.01],
+                          "repeats": [3, 10, 5, 10, 1, 4, 2]})
+    # |gap| / sd: 2.5 (off), 1.5, 1.67; no published value; one repeat; sd 0 over 4 repeats
+    # (every repeat 1.000: not judged, though the gap is 0.05); 9 sd but over two repeats.
+    assert experiments.paper_disagreements(table) == {
+        "off": 1, "compared": 3, "too_few": 2, "no_spread": 1, "min_repeats": 3}
     assert experiments.paper_disagreements(table, k=1)["off"] == 3
+    # Two repeats are enough only if asked for: then the 9-sd cell counts.
+    loose = experiments.paper_disagreements(table, min_repeats=2)
+    assert (loose["off"], loose["compared"], loose["too_few"]) == (2, 4, 1)
 
 
 def test_oob_paired_by_hand():

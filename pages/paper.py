@@ -18,8 +18,8 @@ def agreement_caption(table):
     least = count["min_repeats"]
     if count["compared"]:
         text = (f"{count['off']} of the {count['compared']} published cells with {least} "
-                "repeats or more and a spread are more than 2 sd (over our repeats) from the "
-                "paper's value.")
+                f"repeats or more and a spread {'is' if count['off'] == 1 else 'are'} more "
+                "than 2 sd (over our repeats) from the paper's value.")
     else:
         text = "No published cell can be judged against the paper here."
     if count["too_few"]:

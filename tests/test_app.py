@@ -1501,7 +1501,8 @@ def test_paper_live_run_judges_no_cell_on_two_repeats():
         off += abs(acc.mean() - paper.TABLE3["wine"][method]) > 2 * acc.std(ddof=1)
     (caption,) = _live_captions(at, "published cell")
     if judged:
+        verb = "is" if off == 1 else "are"
         assert caption.startswith(f"{off} of the {judged} published cells with 3 repeats or "
-                                  "more and a spread are more than 2 sd")
+                                  f"more and a spread {verb} more than 2 sd")
     assert ("scored the same on every repeat (sd 0)" in caption) == (flat > 0)
     assert f"{flat} scored the same" in caption if flat else True

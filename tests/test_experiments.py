@@ -84,3 +84,13 @@ def test_oob_paired_by_hand():
     assert diff.mean == pytest.approx(d.mean()) and diff.sd == pytest.approx(d.std(ddof=1))
     # Sign test, 4 of 5 differing pairs on one side: 2 * (1 + 5) / 32.
     assert diff.p_value == pytest.approx(12 / 32) and not diff.supported
+
+
+def test_untrained_jobs_names_the_pools_not_on_disk(tmp_path, monkeypatch):
+    from sdwec import pool
+
+    monkeypatch.setenv("SDWEC_CACHE_DIR", str(tmp_path))
+    assert experiments.untrained_jobs(["wine"], 2, n_trees=10) == [("wine", 0), ("wine", 1)]
+    pool.load_pool("wine", "binary", n_trees=10, seed=1)  # trains and stores seed 1's pool
+    assert experiments.untrained_jobs(["wine"], 2, n_trees=10) == [("wine", 0)]
+    assert experiments.untrained_jobs(["wine"], 2, n_trees=20) == [("wine", 0), ("wine", 1)]

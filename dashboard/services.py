@@ -1210,7 +1210,9 @@ def live_reproduction(names, repeats, n_trees, task="binary"):
             rows.extend(experiments.run_job(name, r, n_trees=n_trees, task=task))
     finally:
         progress.close()
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    frame.attrs["seconds"] = time.monotonic() - progress.start  # the page says how long
+    return frame
 
 
 def training_times(names, sizes, seed=0):

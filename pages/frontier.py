@@ -7,26 +7,46 @@ from dashboard.config import SECOND_SWEEPS
 from dashboard.glossary import show_glossary, term_markdown
 from dashboard.guard import guard
 from dashboard.sidebar import open_clicked_point, page_setup, show_config_problems
-from sdwec import frontier, plots, tables
+from sdwec import frontier, methods, plots, tables
+
+#: The table's words for :data:`sdwec.methods.WEIGHTS_FROM`.
+FITTED_ON = {"validation": "yes", "oob+validation": "yes (with out-of-bag rows)", "none": "no"}
+
+
+def frontier_intro(second):
+    """The page's opening paragraph, naming the swept parameters (``second``: a key of
+    :data:`SECOND_SWEEPS` or ``None``) apart from those taken from the sidebar."""
+    fixed = ["β", "γ", "ε", "k"]
+    if second is None:
+        circles = (f"Each filled circle is SDWEC at one λ of the sidebar's grid "
+                   f"({', '.join(fixed)} as in the sidebar)")
+        select = "every other method, **SDWEC-select** (SDWEC's trees voting with equal " \
+                 "weights) among them, is"
+    else:
+        fixed.remove(second)
+        values = ", ".join(f"{v:g}" for v in SECOND_SWEEPS[second][1])
+        circles = (f"Each filled circle is SDWEC at one λ of the sidebar's grid and one "
+                   f"{second} of {values} (swept: one colour per {second}, as in the legend; "
+                   f"{', '.join(fixed)} as in the sidebar, the sidebar's {second} unused)")
+        select = "every other method is"
+    return (f"{circles}; its Pareto front is black (a staircase on the accuracy it was "
+            "chosen on, black rings on the other). Beside it, on the same pools and splits: "
+            "bagging, **random subsets of each size** (the sanity baseline any pruning "
+            f"method should beat) and reduce-error ordering; {select} one click on its "
+            "legend entry away, in its own colour: single ensembles as symbols, methods "
+            "with a size or a regularisation path as curves. Hover for the parameters; "
+            "click an SDWEC point to open it in the Explorer.")
 
 config = page_setup("Frontier")
 if config is None:
     st.stop()
 st.title("Accuracy vs ensemble size")
-st.markdown(
-    "Each filled circle is SDWEC at one λ of the sidebar's grid (β, γ, ε, k as in the "
-    "sidebar); its Pareto front is black (a staircase on the accuracy it was chosen on, "
-    "black rings on the other). Beside it, on the same pools and splits: bagging, "
-    "**random subsets of each size** (the sanity baseline any pruning method should beat) "
-    "and reduce-error ordering; every other method, **SDWEC-select** (SDWEC's trees voting "
-    "with equal weights) among them, is one click on its legend entry away, in its own "
-    "colour: single ensembles as symbols, methods with a size or a regularisation path as "
-    "curves. Hover for the parameters; click an SDWEC point to open it in the Explorer.")
+intro = st.empty()  # filled once the swept parameters are read below
 show_config_problems()
-left, right = st.columns([1, 3])
-with left:
-    show_glossary("What are these methods, and the Pareto front?", terms=("Pareto front",))
-oob = right.toggle(
+# On its own row: in a quarter-width column its label was cut to "What are these meth…"
+# at 1280 px (FRESH2 11).
+show_glossary("What are these methods, and the Pareto front?", terms=("Pareto front",))
+oob = st.toggle(
     "Add SDWEC-OOB (ours): fitted on the training rows' out-of-bag votes",
     key="frontier_oob",
     help="Our variant beyond the paper (results/oob/): SDWEC on the out-of-bag votes of "
@@ -39,19 +59,27 @@ x_axis = cols[0].radio("x axis", ["trees used", "sparsity"], horizontal=True, ke
                             "SDWEC's choices are made; sparsity = 1 − trees / l.")
 axis = cols[1].radio("Accuracy on", ["test", "validation"], horizontal=True,
                      key="frontier_axis",
-                     help="Validation is where the weights were fitted; test is held out.")
+                     help="Test is held out. Validation is where SDWEC's weights (and "
+                          "those of every method the tables mark) were fitted: in-sample, "
+                          "so it flatters them.")
 front_on = cols[2].radio("Front chosen on", ["validation", "test"], horizontal=True,
                          key="frontier_front_on",
-                         help="Which accuracy decides the Pareto front.")
+                         help="Which accuracy decides the Pareto front. Chosen on "
+                              "validation, the test accuracies read off the front are an "
+                              "honest held-out check; chosen on test, they flatter it.")
 second = cols[3].selectbox("Second swept parameter", ["none", *SECOND_SWEEPS],
                            key="frontier_second")
 second = None if second == "none" else second
+intro.markdown(frontier_intro(second))
 column = "test_accuracy" if axis == "test" else "val_accuracy"
 if front_on == "test":
     st.warning("The front is chosen on the **test** split: it then keeps the settings that "
-               "happened to do well on these few test rows, so its test accuracies flatter "
-               "them; on new data they would do worse. Choose on validation for an honest "
-               "front, and read test as the held-out check.")
+               "happened to do well on these few test rows, so the test accuracies read off "
+               "it flatter them; on new data they would do worse. Chosen on validation, the "
+               "front's **test** accuracies are an honest held-out check. Its validation "
+               "accuracies are not: SDWEC's weights were fitted on those rows (it often "
+               "scores 1.000 there at many λ), so validation accuracy flatters SDWEC and "
+               "every method fitted on it.")
 
 with guard("the frontier"):
     refs = services.pool_refs(config)
@@ -77,9 +105,22 @@ with guard("the frontier"):
     st.caption(term_markdown("Pareto front"))
     st.dataframe(tables.for_people(front, ["params", "n_selected", "sparsity", "val_accuracy",
                                            "test_accuracy"]), hide_index=True)
+    st.caption("Every SDWEC setting's weights were fitted on the validation rows, so its "
+               "validation accuracy is in-sample and flatters it; read the test column.")
     st.subheader("Single ensembles")
     summary = peers[peers["method"].isin(plots.PEER_POINTS)]
-    st.dataframe(tables.for_people(summary, ["method", "n_selected", "sparsity", "val_accuracy",
-                                             "test_accuracy"]), hide_index=True)
+    shown = tables.for_people(summary, ["method", "n_selected", "sparsity", "val_accuracy",
+                                        "test_accuracy"])
+    fitted = [methods.get(name) for name in summary["method"]]
+    shown.insert(shown.columns.get_loc("validation accuracy") + 1, "fitted on validation",
+                 [FITTED_ON[m.weights_from] for m in fitted])
+    st.dataframe(shown, hide_index=True)
+    flattered = [m.label for m in fitted if m.fits_validation]
+    honest = [m.label for m in fitted if not m.fits_validation]
+    st.caption((f"Validation accuracy flatters {', '.join(flattered)}: their weights were "
+                "fitted on those rows (column *fitted on validation*). " if flattered else "")
+               + (f"Not fitted there, so held out for them: {', '.join(honest)}. "
+                  if honest else "")
+               + "Compare the methods on test.")
     st.caption("Curves (one row per ensemble size or α) are in the chart and the CSV; random "
                "subsets are the mean of 10 seeded draws per size.")

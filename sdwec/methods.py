@@ -58,6 +58,10 @@ __all__ = ["Method", "Path", "Style", "KINDS", "SOURCES", "PICKS", "SUITES", "SI
 KINDS = ("point", "curve")
 SOURCES = ("paper", "peer", "ours")
 PICKS = ("", "@B", "(val)", "@K", "@OOB")
+#: The rows a method's weights (or selection) are fitted on: its accuracy on those rows is
+#: in-sample and flatters it.  ``"none"``: no weights are fitted (equal votes, random draws,
+#: a tree of its own).
+WEIGHTS_FROM = ("validation", "oob+validation", "none")
 SUITES = {"paper": ("", "@B", "(val)"), "oob": ("", "@K", "@OOB")}
 """Reproduction suite -> the picks it reports (see the module docstring)."""
 FAIR_REFERENCE = "SDWEC-B"
@@ -199,6 +203,8 @@ class Method:
         leaves it out. Each suite reports the picks it knows (:data:`SUITES`).
     suites : tuple of str, default=("paper",)
         The reproduction suites it has rows in.
+    weights_from : {"validation", "oob+validation", "none"}, default="validation"
+        The rows its weights or selection are fitted on (:data:`WEIGHTS_FROM`).
     """
 
     name: str
@@ -214,12 +220,22 @@ class Method:
     frontier: bool = True
     picks: tuple = None
     suites: tuple = ("paper",)
+    weights_from: str = "validation"
+
+    @property
+    def fits_validation(self):
+        """Whether its weights are fitted on the validation rows (its validation accuracy
+        is then in-sample)."""
+        return self.weights_from != "none"
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError(f"a method needs a non-empty name; got {self.name!r}")
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}; got {self.kind!r}")
+        if self.weights_from not in WEIGHTS_FROM:
+            raise ValueError(f"weights_from must be one of {WEIGHTS_FROM}; "
+                             f"got {self.weights_from!r}")
         if self.source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}; got {self.source!r}")
         if not callable(self.fit):
@@ -462,11 +478,12 @@ BUILTIN = (
            symbol="diamond"),
     Method("bagging", "bagging", "point", _bagging,
            "every tree one vote", "Breiman (1996), Bagging predictors, Machine Learning 24(2)",
-           "paper", "#7f7f7f", symbol="square", suites=("paper", "oob")),
+           "paper", "#7f7f7f", symbol="square", suites=("paper", "oob"),
+           weights_from="none"),
     Method("single", "single tree", "point", _single_tree,
            "one CART tree fitted on the whole training split (not a pool member)",
            "Breiman, Friedman, Olshen & Stone (1984), Classification and Regression Trees",
-           "paper", "#8c564b", symbol="x"),
+           "paper", "#8c564b", symbol="x", weights_from="none"),
     # SDWEC beyond the two presets.
     Method("SDWEC", "SDWEC (λ path)", "curve", _sdwec_path,
            "Algorithm 1 along a λ grid at SDWEC-B's β, γ, ε: accuracy against sparsity",
@@ -492,7 +509,7 @@ BUILTIN = (
            "mean accuracy of seeded random subsets of each size: the sanity baseline",
            "any pruning method must beat it at the same size", "peer", "#555500",
            symbol="circle-dot", dash="dot", picks=("@B", "@K", "@OOB"),
-           suites=("paper", "oob")),
+           suites=("paper", "oob"), weights_from="none"),
     Method("lasso", "positive Lasso stacking", "curve", _lasso,
            "(1/2m)||Cw - 1||² + α||w||₁ with w >= 0, along a path of α",
            "Tibshirani (1996), JRSS B 58(1); stacking: Breiman (1996), Machine Learning 24(1)",
@@ -507,11 +524,12 @@ BUILTIN = (
            "Algorithm 1 (SDWEC-B's β, γ, ε) on the out-of-bag + validation votes; λ by "
            "bisection to reach K trees (default 20 % of l), the K largest kept, equal votes",
            "this project (issue 15); out-of-bag estimates: Breiman (1996), Out-of-bag "
-           "estimation", "ours", "#e41a1c", symbol="star-triangle-up", suites=("oob",)),
+           "estimation", "ours", "#e41a1c", symbol="star-triangle-up", suites=("oob",),
+           weights_from="oob+validation"),
     Method("SDWEC-OOB weighted", "SDWEC-OOB weighted", "point", _sdwec_oob_weighted,
            "SDWEC-OOB's trees voting with their SDWEC weights", "this project (issue 15)",
            "ours", "#fb9a99", symbol="star-triangle-up-open", frontier=False,
-           suites=("oob",)),
+           suites=("oob",), weights_from="oob+validation"),
     Method("SDWEC-val K", "SDWEC-val K", "point", _sdwec_val_sized,
            "SDWEC-OOB's size targeting and equal votes, fitted on the validation votes only",
            "this project (issue 15)", "ours", "#b15928", symbol="diamond-open",
@@ -520,15 +538,17 @@ BUILTIN = (
            "the K trees SDWEC-B selects most often over 20 seeded bootstrap resamples of the "
            "out-of-bag + validation rows, equal votes",
            "stability selection: Meinshausen & Bühlmann (2010), JRSS B 72(4)", "ours",
-           "#7b4173", symbol="star-square", frontier=False, suites=("oob",)),
+           "#7b4173", symbol="star-square", frontier=False, suites=("oob",),
+           weights_from="oob+validation"),
     Method("SDWEC-OOB path", "SDWEC-OOB (λ path)", "curve", _sdwec_oob_path,
            "SDWEC-OOB's fit along a λ grid: each λ's selected trees, equal votes",
-           "this project (issue 15)", "ours", "#a50f15", symbol="triangle-up", picks=()),
+           "this project (issue 15)", "ours", "#a50f15", symbol="triangle-up", picks=(),
+           weights_from="oob+validation"),
     Method("reduce-error OOB", "reduce-error ordering on the OOB + validation votes", "curve",
            _reduce_error_oob,
            "reduce-error ordering run on the same out-of-bag + validation votes as SDWEC-OOB",
            _ORDERED, "peer", "#fdae6b", symbol="triangle-down-open", dash="dash",
-           picks=("@K",), suites=("oob",)),
+           picks=("@K",), suites=("oob",), weights_from="oob+validation"),
 )
 """The built-in methods, in the order of every table and legend."""
 

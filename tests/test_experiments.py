@@ -51,12 +51,18 @@ def test_oob_headline_by_hand():
 
 
 def test_paper_disagreements_counts_cells_beyond_two_sd():
-    table = pd.DataFrame({"paper": [0.90, 0.90, 0.90, np.nan, 0.90],
-                          "ours": [0.95, 0.93, 0.85, 0.5, 0.7],
-                          "ours_sd": [0.02, 0.02, 0.03, 0.1, np.nan]})
-    # |gap| / sd: 2.5 (off), 1.5, 1.67; no published value; one repeat (no spread).
-    assert experiments.paper_disagreements(table) == {"off": 1, "compared": 3, "no_spread": 1}
+    table = pd.DataFrame({"paper": [0.90, 0.90, 0.90, np.nan, 0.90, 0.95, 0.90],
+                          "ours": [0.95, 0.93, 0.85, 0.5, 0.7, 1.0, 0.99],
+                          "ours_sd": [0.02, 0.02, 0.03, 0.1, np.nan, 0.0, 0.01],
+                          "repeats": [3, 10, 5, 10, 1, 4, 2]})
+    # |gap| / sd: 2.5 (off), 1.5, 1.67; no published value; one repeat; sd 0 over 4 repeats
+    # (every repeat 1.000: not judged, though the gap is 0.05); 9 sd but over two repeats.
+    assert experiments.paper_disagreements(table) == {
+        "off": 1, "compared": 3, "too_few": 2, "no_spread": 1, "min_repeats": 3}
     assert experiments.paper_disagreements(table, k=1)["off"] == 3
+    # Two repeats are enough only if asked for: then the 9-sd cell counts.
+    loose = experiments.paper_disagreements(table, min_repeats=2)
+    assert (loose["off"], loose["compared"], loose["too_few"]) == (2, 4, 1)
 
 
 def test_oob_paired_by_hand():
@@ -78,3 +84,13 @@ def test_oob_paired_by_hand():
     assert diff.mean == pytest.approx(d.mean()) and diff.sd == pytest.approx(d.std(ddof=1))
     # Sign test, 4 of 5 differing pairs on one side: 2 * (1 + 5) / 32.
     assert diff.p_value == pytest.approx(12 / 32) and not diff.supported
+
+
+def test_untrained_jobs_names_the_pools_not_on_disk(tmp_path, monkeypatch):
+    from sdwec import pool
+
+    monkeypatch.setenv("SDWEC_CACHE_DIR", str(tmp_path))
+    assert experiments.untrained_jobs(["wine"], 2, n_trees=10) == [("wine", 0), ("wine", 1)]
+    pool.load_pool("wine", "binary", n_trees=10, seed=1)  # trains and stores seed 1's pool
+    assert experiments.untrained_jobs(["wine"], 2, n_trees=10) == [("wine", 0)]
+    assert experiments.untrained_jobs(["wine"], 2, n_trees=20) == [("wine", 0), ("wine", 1)]

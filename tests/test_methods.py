@@ -139,3 +139,19 @@ def test_a_method_returning_the_wrong_shape_is_named(small_pool):
                             source="ours", color="#010101")
     with pytest.raises(ValueError, match="'broken' returned weights of shape \\(3,\\)"):
         broken.run(small_pool)
+
+
+def test_the_registry_says_which_methods_are_fitted_on_the_validation_rows():
+    # Written out from the methods' definitions: equal votes (bagging), seeded random draws
+    # and a tree of its own fit nothing on the validation rows; every weighting, ordering
+    # and stacking method does, and the out-of-bag variants fit on them stacked with OOB rows.
+    untouched = {"bagging", "single", "random"}
+    assert {m.name for m in methods.registered() if not m.fits_validation} == untouched
+    for name in ("QFWEC", "WMV", "NNLS", "lasso", "reduce-error", "orientation", "SDWEC"):
+        assert methods.get(name).weights_from == "validation"
+    assert methods.get("SDWEC-OOB").weights_from == "oob+validation"
+    assert methods.get("SDWEC-OOB").fits_validation
+    with pytest.raises(ValueError, match="weights_from must be one of"):
+        methods.Method(name="x", label="x", kind="point", fit=lambda pool: None,
+                       description="", reference="", source="ours", color="#010101",
+                       weights_from="test")

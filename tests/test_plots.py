@@ -344,8 +344,9 @@ def test_frontier_carries_parameters_for_the_explorer():
     assert list(_trace(fig, "bagging").x) == [0.0]
     random_curve = _trace(fig, "random subsets")
     assert list(random_curve.x) == [0.96, 0.98]  # sorted by sparsity
-    # Every SDWEC point here is on the front (more trees, more accuracy).
-    front = _trace(fig, "SDWEC Pareto front")
+    # Every SDWEC point here is on the front (more trees, more accuracy).  Chosen on test,
+    # its legend says so (FRESH2 15: the "(chosen on …)" part used to drop).
+    front = _trace(fig, "SDWEC Pareto front (chosen on test)")
     assert sorted(front.x) == pytest.approx([0.8, 0.88, 0.96]) and front.mode == "lines"
     # A front chosen on validation, drawn on test: its points, ringed, no staircase.
     held_out = plots.frontier(sweep, pareto(sweep), _peers_frame(), x="sparsity")
@@ -614,11 +615,15 @@ def test_a_one_point_front_is_a_marker():
     front = pareto(sweep, "test_accuracy")
     assert len(front) == 1
     fig = plots.frontier(sweep, front, _peers_frame(), front_on="test_accuracy")
-    trace = _trace(fig, "SDWEC Pareto front")
+    trace = _trace(fig, "SDWEC Pareto front (chosen on test)")
     assert trace.mode == "markers" and trace.marker.size >= 10
     two = plots.frontier(_sweep_frame(), pareto(_sweep_frame(), "test_accuracy"),
                          _peers_frame(), front_on="test_accuracy")
-    assert _trace(two, "SDWEC Pareto front").mode == "lines"  # a staircase of three points
+    assert _trace(two, "SDWEC Pareto front (chosen on test)").mode == "lines"  # a staircase
+    # Chosen on validation and drawn on it, the plain name is true.
+    on_val = plots.frontier(_sweep_frame(), pareto(_sweep_frame(), "val_accuracy"),
+                            _peers_frame(), "val_accuracy")
+    assert _trace(on_val, "SDWEC Pareto front").mode == "lines"
 
 
 def near_one():

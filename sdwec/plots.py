@@ -689,10 +689,13 @@ def tree_accuracies(member_accuracy):
                    range=[low, high], showgrid=True, nticks=4, automargin=False)))
 
 
-#: Methods (besides SDWEC and its variants) whose weights are fitted on the validation
-#: rows, so that their validation accuracy is in-sample (WMV weighs each tree by its
-#: validation accuracy).
-FITTED_ON_VALIDATION = ("WMV",)
+def _fitted_on_validation(name):
+    """Whether method ``name``'s weights are fitted on the validation rows (the registry
+    says; a name it does not know: only SDWEC's own variants)."""
+    try:
+        return methods.get(name).fits_validation
+    except KeyError:
+        return str(name).startswith("SDWEC")
 
 
 def method_comparison(rows):
@@ -710,7 +713,7 @@ def method_comparison(rows):
         ``"test"`` and ``"validation"`` accuracies (means over the splits), optionally
         ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when positive),
         ``"splits"``, ``"used"`` (members used) and ``"fitted_on_validation"`` (default:
-        SDWEC, its variants and :data:`FITTED_ON_VALIDATION`; their validation bars are
+        every method the registry says is fitted on them; their validation bars are
         hatched: in-sample); the order is kept.
 
     Returns
@@ -727,8 +730,7 @@ def method_comparison(rows):
     colours = _method_colors([r["method"] for r in rows])
     used = [r.get("used", "") for r in rows]
     splits = rows[0].get("splits", 1) if rows else 1
-    fitted = [r.get("fitted_on_validation", str(r["method"]) in FITTED_ON_VALIDATION
-                    or str(r["method"]).startswith("SDWEC")) for r in rows]
+    fitted = [r.get("fitted_on_validation", _fitted_on_validation(r["method"])) for r in rows]
     traces = []
     for split, opacity in (("test", 1.0), ("validation", 0.45)):
         values = [r[split] for r in rows]

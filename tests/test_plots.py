@@ -970,3 +970,12 @@ def test_values_on_the_pale_validation_bars_stay_dark():
     assert validation.insidetextfont.color == "#111111"
     assert test.opacity is None and test.marker.opacity == 1.0
     assert test.insidetextfont.color is None  # Plotly's contrast on the solid colours
+
+
+def test_every_method_fitted_on_the_validation_rows_is_hatched():
+    # The registry says which methods fit on the validation rows: QFWEC and NNLS too, not
+    # only WMV and SDWEC; bagging, the single tree and random subsets fit nothing there.
+    names = ["SDWEC", "QFWEC", "NNLS", "WMV", "bagging", "single", "random"]
+    fig = plots.method_comparison([dict(method=n, test=0.8, validation=0.9) for n in names])
+    validation = fig.data[1]
+    assert list(validation.marker.pattern.shape) == ["/", "/", "/", "/", "", "", ""]

@@ -6,36 +6,10 @@ from dashboard import services
 from dashboard.config import SECOND_SWEEPS
 from dashboard.glossary import show_glossary, term_markdown
 from dashboard.guard import guard
+from dashboard.frontier_view import intro as frontier_intro
+from dashboard.frontier_view import single_ensembles
 from dashboard.sidebar import open_clicked_point, page_setup, show_config_problems
-from sdwec import frontier, methods, plots, tables
-
-#: The table's words for :data:`sdwec.methods.WEIGHTS_FROM`.
-FITTED_ON = {"validation": "yes", "oob+validation": "yes (with out-of-bag rows)", "none": "no"}
-
-
-def frontier_intro(second):
-    """The page's opening paragraph, naming the swept parameters (``second``: a key of
-    :data:`SECOND_SWEEPS` or ``None``) apart from those taken from the sidebar."""
-    fixed = ["β", "γ", "ε", "k"]
-    if second is None:
-        circles = (f"Each filled circle is SDWEC at one λ of the sidebar's grid "
-                   f"({', '.join(fixed)} as in the sidebar)")
-        select = "every other method, **SDWEC-select** (SDWEC's trees voting with equal " \
-                 "weights) among them, is"
-    else:
-        fixed.remove(second)
-        values = ", ".join(f"{v:g}" for v in SECOND_SWEEPS[second][1])
-        circles = (f"Each filled circle is SDWEC at one λ of the sidebar's grid and one "
-                   f"{second} of {values} (swept: one colour per {second}, as in the legend; "
-                   f"{', '.join(fixed)} as in the sidebar, the sidebar's {second} unused)")
-        select = "every other method is"
-    return (f"{circles}; its Pareto front is black (a staircase on the accuracy it was "
-            "chosen on, black rings on the other). Beside it, on the same pools and splits: "
-            "bagging, **random subsets of each size** (the sanity baseline any pruning "
-            f"method should beat) and reduce-error ordering; {select} one click on its "
-            "legend entry away, in its own colour: single ensembles as symbols, methods "
-            "with a size or a regularisation path as curves. Hover for the parameters; "
-            "click an SDWEC point to open it in the Explorer.")
+from sdwec import frontier, plots, tables
 
 config = page_setup("Frontier")
 if config is None:
@@ -109,18 +83,8 @@ with guard("the frontier"):
                "validation accuracy is in-sample and flatters it; read the test column.")
     st.subheader("Single ensembles")
     summary = peers[peers["method"].isin(plots.PEER_POINTS)]
-    shown = tables.for_people(summary, ["method", "n_selected", "sparsity", "val_accuracy",
-                                        "test_accuracy"])
-    fitted = [methods.get(name) for name in summary["method"]]
-    shown.insert(shown.columns.get_loc("validation accuracy") + 1, "fitted on validation",
-                 [FITTED_ON[m.weights_from] for m in fitted])
+    shown, caption = single_ensembles(summary)
     st.dataframe(shown, hide_index=True)
-    flattered = [m.label for m in fitted if m.fits_validation]
-    honest = [m.label for m in fitted if not m.fits_validation]
-    st.caption((f"Validation accuracy flatters {', '.join(flattered)}: their weights were "
-                "fitted on those rows (column *fitted on validation*). " if flattered else "")
-               + (f"Not fitted there, so held out for them: {', '.join(honest)}. "
-                  if honest else "")
-               + "Compare the methods on test.")
+    st.caption(caption)
     st.caption("Curves (one row per ensemble size or α) are in the chart and the CSV; random "
                "subsets are the mean of 10 seeded draws per size.")

@@ -154,7 +154,7 @@ def _bound(name):
     return dict(key=cfg.WIDGET_KEYS[name], on_change=_sync, args=(name,))
 
 
-def sidebar(cold_note=None, warm=None, live=None):
+def sidebar(cold_note=None, warm=None, live=None, menu=True):
     """Draw the shared sidebar and keep ``st.query_params`` equal to the configuration.
 
     Parameters
@@ -169,6 +169,9 @@ def sidebar(cold_note=None, warm=None, live=None):
     live : object, optional
         If given, the solver's widgets are not drawn here: their place is left empty for
         :func:`page_setup`'s fragment, which draws them with the page's live view.
+    menu : bool, default=True
+        Draw the page menu (:func:`page_menu`); a script run without the dashboard's pages
+        (the benchmark's floor page) has none to link to.
 
     Returns
     -------
@@ -186,7 +189,8 @@ def sidebar(cold_note=None, warm=None, live=None):
     for name, key in cfg.WIDGET_KEYS.items():
         state[key] = getattr(state["_cfg"], name)
     sb = st.sidebar
-    page_menu(sb)
+    if menu:
+        page_menu(sb)
     # The upload's label is computed now, not in format_func: AppTest calls format_func
     # outside the script run, where the session's upload cannot be seen.
     upload_label = _dataset_label(cfg.USER_DATA)
@@ -316,7 +320,7 @@ def _disk_caption(config, warm):
     return note
 
 
-def page_setup(title, trains=True, live=None):
+def page_setup(title, trains=True, live=None, menu=True):
     """Start a page: page config, the shared sidebar, a pending "go to" request, and for a
     page that trains pools, the link's training budget (:mod:`dashboard.budget`).
 
@@ -338,6 +342,8 @@ def page_setup(title, trains=True, live=None):
         with the solver's widgets (λ, the presets, β, γ, ε, k, the threshold rule, the fit):
         moving one of them reruns only that fragment, not the sidebar's other widgets and
         notes, which depend on the pool settings alone.
+    menu : bool, default=True
+        Draw the page menu at the top of the sidebar (see :func:`sidebar`).
 
     Returns
     -------
@@ -351,7 +357,7 @@ def page_setup(title, trains=True, live=None):
     services.on_pools_landed(None)  # until this run's sidebar registers its notes
     with guard("the sidebar"):
         config, solver_box = sidebar(cold_note=services.cold_start_note,
-                                     warm=services.warm_pools, live=live)
+                                     warm=services.warm_pools, live=live, menu=menu)
         if from_link:
             budget.remember_link(config)
     target = st.session_state.pop("_cfg_goto", None)

@@ -3,8 +3,9 @@ computation and the same in-place charts as the Explorer, and nothing else (no t
 numbers, notes, toggles or downloads).
 
 Timed beside the Explorer in the same run, it shows what a slider move costs when a page holds
-only what the Explorer cannot do without: Streamlit's rerun of the sidebar, the cached solve and
-four in-place charts (a move redraws three: the trees' accuracies stay).  No trimming of the
+only what the Explorer cannot do without: the rerun of the Explorer's fragment (the solver's
+widgets), the cached solve and four in-place charts (a move redraws three: the trees'
+accuracies stay).  No trimming of the
 Explorer's other content can make it faster than this.
 
 Served with the checkout as the working directory and on ``PYTHONPATH`` (its own directory is
@@ -22,19 +23,24 @@ from sdwec import comparison
 import streamlit as st
 
 ensure_plotly_js(Path(__file__).resolve().parent / "static")
-config = page_setup("Floor")
-if config is None:
-    st.stop()
-ref = services.pool_refs(config)[0]
-result = services.compare(ref, config)
-methods_fig, weights_fig, strip_fig = services.explorer_figures(ref, config, result,
-                                                                comparison.over_splits([result]))
-left, right = st.columns(2)
-with left:
-    plotly_chart(methods_fig, key="explorer_methods")
-with right:
-    plotly_chart(services.convergence_figure(ref, config, result, False),
-                 key="explorer_convergence")
-with st.container(gap=None):
-    plotly_chart(weights_fig, key="explorer_weights")
-    plotly_chart(strip_fig, key="explorer_tree_accuracy")
+
+
+def floor(config):
+    """The charts of a slider move, in the Explorer's fragment as on the Explorer."""
+    ref = services.pool_refs(config)[0]
+    result = services.compare(ref, config)
+    methods_fig, weights_fig, strip_fig = services.explorer_figures(
+        ref, config, result, comparison.over_splits([result]))
+    left, right = st.columns(2)
+    with left:
+        plotly_chart(methods_fig, key="explorer_methods")
+    with right:
+        plotly_chart(services.convergence_figure(ref, config, result, False),
+                     key="explorer_convergence")
+    with st.container(gap=None):
+        plotly_chart(weights_fig, key="explorer_weights")
+        plotly_chart(strip_fig, key="explorer_tree_accuracy")
+
+
+# No page menu: this script runs without the dashboard's pages to link to.
+page_setup("Floor", live=floor, menu=False)

@@ -168,7 +168,7 @@ def sidebar(cold_note=None, warm=None, live=None, menu=True):
         default splits from ``seed``) are on disk, shown as a caption.
     live : object, optional
         If given, the solver's widgets are not drawn here: their place is left empty for
-        :func:`page_setup`'s fragment, which draws them with the page's live view.
+        :func:`page_setup`, which draws them with the page's live view.
     menu : bool, default=True
         Draw the page menu (:func:`page_menu`); a script run without the dashboard's pages
         (the benchmark's floor page) has none to link to.
@@ -199,8 +199,8 @@ def sidebar(cold_note=None, warm=None, live=None, menu=True):
                  on_change=_dataset_changed,
                  format_func=lambda name: upload_label if name == cfg.USER_DATA else name,
                  help="One of the paper's 11 datasets, or the CSV you upload on *Your data*.")
-    # The solver's widgets have their own place here; a page with a live view draws them in
-    # its fragment (page_setup), so that moving one reruns that view and not the whole page.
+    # The solver's widgets have their own place here; a page with a live view draws them
+    # with it, after its pools are loaded (page_setup).
     solver_box = sb.container()
     if live is None:
         _solver_widgets(solver_box)
@@ -338,10 +338,9 @@ def page_setup(title, trains=True, live=None, menu=True):
         button instead and stops here.
     live : callable, optional
         ``live(config)`` draws the page's view of the solver's parameters on the
-        configuration's pools, which are loaded (or trained) first.  It runs in a fragment
-        with the solver's widgets (λ, the presets, β, γ, ε, k, the threshold rule, the fit):
-        moving one of them reruns only that fragment, not the sidebar's other widgets and
-        notes, which depend on the pool settings alone.
+        configuration's pools, which are loaded (or trained) first, with the solver's
+        widgets (λ, the presets, β, γ, ε, k, the threshold rule, the fit); see
+        :func:`_live_view` for why that is not a fragment.
     menu : bool, default=True
         Draw the page menu at the top of the sidebar (see :func:`sidebar`).
 
@@ -373,8 +372,7 @@ def page_setup(title, trains=True, live=None, menu=True):
         loaded = False
         waiting = st.empty()  # there at every run, so that what follows keeps its place
         with guard(f"the {title}"):
-            # Outside the fragment: pools trained now redraw the sidebar's notes, which the
-            # fragment cannot reach (a slider move never needs new pools).
+            # Before the view: while new pools train, the view's old results are still shown.
             refs = services.pool_refs(config)
             if services.needs_training(refs):
                 # The last settings' results stay on the page, at full strength, while the
@@ -389,11 +387,15 @@ def page_setup(title, trains=True, live=None, menu=True):
     return config
 
 
-@st.fragment
 def _live_view(solver_box, view):
-    """The solver's widgets (in the sidebar's ``solver_box``) and ``view`` of them: a
-    fragment, so that moving one of them reruns only this."""
-    services.on_pools_landed(None)  # its notes are outside this fragment (see page_setup)
+    """The solver's widgets (in the sidebar's ``solver_box``) and ``view`` of them.
+
+    Not an ``st.fragment``, though a fragment made a slider move 0.86-0.93 of the old page's
+    time (results/browser_defaults.md, third pass): a page that reconnects to another server
+    process (a failed-over or restarted replica) sends its fragment's rerun to a session
+    that has never run the page, and Streamlit drops it, so every slider move was lost after
+    a failover (tests/test_serve.py). Streamlit offers no hook before that check.
+    """
     config = None
     with guard("the sidebar"):
         _solver_widgets(solver_box)

@@ -3,9 +3,8 @@ computation and the same in-place charts as the Explorer, and nothing else (no t
 numbers, notes, toggles or downloads).
 
 Timed beside the Explorer in the same run, it shows what a slider move costs when a page holds
-only what the Explorer cannot do without: the rerun of the Explorer's fragment (the solver's
-widgets), the cached solve and four in-place charts (a move redraws three: the trees'
-accuracies stay).  No trimming of the
+only what the Explorer cannot do without: Streamlit's rerun of the sidebar, the cached solve and
+four in-place charts (a move redraws three: the trees' accuracies stay).  No trimming of the
 Explorer's other content can make it faster than this.
 
 Served with the checkout as the working directory and on ``PYTHONPATH`` (its own directory is
@@ -26,7 +25,7 @@ ensure_plotly_js(Path(__file__).resolve().parent / "static")
 
 
 def floor(config):
-    """The charts of a slider move, in the Explorer's fragment as on the Explorer."""
+    """The charts of a slider move, drawn as the Explorer draws its view (``live``)."""
     ref = services.pool_refs(config)[0]
     result = services.compare(ref, config)
     methods_fig, weights_fig, strip_fig = services.explorer_figures(

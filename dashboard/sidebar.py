@@ -15,7 +15,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from dashboard import budget
+from dashboard import budget, launch
 from dashboard import config as cfg
 from dashboard import services
 from dashboard.guard import guard
@@ -346,7 +346,7 @@ def page_setup(title, trains=True, live=None, menu=True):
         ``live(config)`` draws the page's view of the solver's parameters on the
         configuration's pools, which are loaded (or trained) first, with the solver's
         widgets (λ, the presets, β, γ, ε, k, the threshold rule, the fit); see
-        :func:`_live_view` for why that is not a fragment.
+        :func:`_live_fragment` for when they are a fragment.
     menu : bool, default=True
         Draw the page menu at the top of the sidebar (see :func:`sidebar`).
 
@@ -378,7 +378,8 @@ def page_setup(title, trains=True, live=None, menu=True):
         loaded = False
         waiting = st.empty()  # there at every run, so that what follows keeps its place
         with guard(f"the {title}"):
-            # Before the view: while new pools train, the view's old results are still shown.
+            # Before the view, outside its fragment: pools trained now redraw the sidebar's
+            # notes, and while they train the view's old results are still shown.
             refs = services.pool_refs(config)
             if services.needs_training(refs):
                 # The last settings' results stay on the page, at full strength, while the
@@ -389,25 +390,38 @@ def page_setup(title, trains=True, live=None, menu=True):
             waiting.empty()
             loaded = True
         if loaded:
-            _live_view(solver_box, live)
+            _live_runner()(solver_box, live)
     return config
 
 
-def _live_view(solver_box, view):
-    """The solver's widgets (in the sidebar's ``solver_box``) and ``view`` of them.
+def _live_runner():
+    """:func:`_live_fragment` when the server was started by :mod:`dashboard.launch`, else
+    :func:`_live_view` (a plain ``streamlit run`` would drop a reconnected page's moves)."""
+    return _live_fragment if launch.installed() else _live_view
 
-    Not an ``st.fragment``, though a fragment made a slider move 0.86-0.93 of the old page's
-    time (results/browser_defaults.md, third pass): a page that reconnects to another server
-    process (a failed-over or restarted replica) sends its fragment's rerun to a session
-    that has never run the page, and Streamlit drops it, so every slider move was lost after
-    a failover (tests/test_serve.py). Streamlit offers no hook before that check.
-    """
+
+def _live_view(solver_box, view):
+    """The solver's widgets (in the sidebar's ``solver_box``) and ``view`` of them."""
     config = None
     with guard("the sidebar"):
         _solver_widgets(solver_box)
         config = _publish()
     if config is not None:
         view(config)
+
+
+@st.fragment
+def _live_fragment(solver_box, view):
+    """:func:`_live_view` as a fragment: moving a solver control reruns only this, not the
+    sidebar's pool widgets and notes, which depend on the pool settings alone.
+
+    Used only under :mod:`dashboard.launch`: a page that reconnects to another server process
+    (a failed-over or restarted replica) asks a session that has never run the page for a
+    fragment rerun, which plain Streamlit drops (every slider move was lost after a
+    failover, tests/test_serve.py); the launcher turns it into a whole-page rerun.
+    """
+    services.on_pools_landed(None)  # the sidebar's notes are outside this fragment
+    _live_view(solver_box, view)
 
 
 def show_config_problems():

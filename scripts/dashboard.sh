@@ -26,4 +26,6 @@ if [ "$warm" != 0 ]; then
   echo "Warming the default pools in the background (log: $cache/warm.log)"
   trap 'kill "$warm_pid" 2>/dev/null || true' EXIT
 fi
-.venv/bin/python -m streamlit run app.py "$@"
+# `python -m streamlit` with one fix made before the server starts (dashboard/launch.py): a
+# page that reconnects after a server restart keeps its slider moves.
+.venv/bin/python -m dashboard.launch run app.py "$@"

@@ -3,9 +3,10 @@
 #
 #   bash scripts/serve.sh --replicas 2 --port 8080
 #
-# Starts N `streamlit run app.py` processes on loopback (as scripts/dashboard.sh starts one,
-# with deploy/streamlit.toml's production settings on top of .streamlit/config.toml), waits
-# for each one's /_stcore/health, then starts Debian's nginx (installed with apt when
+# Starts N `python -m dashboard.launch run app.py` processes (Streamlit; dashboard/launch.py
+# says why the launcher) on loopback (as scripts/dashboard.sh starts one, with
+# deploy/streamlit.toml's production settings on top of .streamlit/config.toml), waits for
+# each one's /_stcore/health, then starts Debian's nginx (installed with apt when
 # missing) in front of them with websocket upgrade and one replica per browser (a cookie
 # naming the replica that holds the browser's session), from deploy/nginx.conf.template
 # rendered into a run directory.  Every replica shares one pool cache ($SDWEC_CACHE_DIR), so
@@ -170,7 +171,9 @@ echo $$ >"$run_dir/serve.pid"
 start_replica() {  # $1: index (0-based)
   local i=$1 log="$run_dir/replica-$(($1 + 1)).log"
   # setsid: each replica leads its own process group, which stop() kills as a whole.
-  setsid "$PY" -m streamlit run app.py --server.address "$replica_address" \
+  # dashboard.launch: `python -m streamlit` with a page's slider moves kept after it fails
+  # over to another replica (dashboard/launch.py).
+  setsid "$PY" -m dashboard.launch run app.py --server.address "$replica_address" \
     --server.port "${ports[$i]}" "${streamlit_flags[@]}" >>"$log" 2>&1 </dev/null &
   replica_pids[$i]=$!
   echo "${replica_pids[$i]}" >"$run_dir/replica-$((i + 1)).pid"

@@ -318,7 +318,7 @@ def _writable_app(app):
 
 
 def _dashboard(args, streamlit_args):
-    """Run ``streamlit run`` on the installed app (as scripts/dashboard.sh does in a checkout)."""
+    """Run the installed app's server (as scripts/dashboard.sh does in a checkout)."""
     if importlib.util.find_spec("streamlit") is None:
         raise OSError("the dashboard needs Streamlit and Plotly: pip install \"sdwec[dashboard]\"")
     app = _writable_app(_dashboard_app())
@@ -336,7 +336,10 @@ def _dashboard(args, streamlit_args):
                                       stdin=subprocess.DEVNULL, preexec_fn=_low_priority)
         print(f"Warming the default pools in the background (log: {folder / 'warm.log'})",
               flush=True)
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), *port,
+    # The app's own launcher (dashboard/launch.py, by path: installed, its package is
+    # sdwec.app.dashboard): Streamlit with a page's slider moves kept after a server restart.
+    launcher = app.parent / "dashboard" / "launch.py"
+    server = subprocess.Popen([sys.executable, str(launcher), "run", str(app), *port,
                                *streamlit_args], env=env)
     # A SIGTERM to this process stops the server (and the warmer) as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: server.terminate())

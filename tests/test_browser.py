@@ -61,7 +61,8 @@ def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("server") / "streamlit.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+            [sys.executable, "-m", "dashboard.launch", "run", "app.py", "--server.headless",
+             "true",
              "--server.port", str(port), "--server.address", "127.0.0.1",
              "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -508,3 +509,67 @@ def test_weights_across_iterations_play_in_the_browser(page, server):
 def test_lambda_scrubber_needs_no_round_trip(page, server):
     _scrub_without_the_server(page, server, "Scrub λ in your browser", "λ = 10:",
                               "test accuracy")
+
+
+def _run_messages(page):
+    """Collect the ForwardMsgs the page receives from now on: ``(kind, detail)`` pairs, where
+    a finished run gives ``("script_finished", status)`` and a new element its type and the
+    label it carries, if any."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    seen = []
+
+    def frame(payload):
+        if isinstance(payload, str):
+            return
+        msg = ForwardMsg.FromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "script_finished":
+            seen.append((kind, msg.script_finished))
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            element = msg.delta.new_element
+            inner = getattr(element, element.WhichOneof("type"))
+            seen.append((element.WhichOneof("type"), getattr(inner, "label", "")
+                         or getattr(inner, "body", "")))
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    return seen
+
+
+def test_a_slider_move_reruns_only_the_live_view(page, server):
+    """λ, β, γ, ε and k rerun the Explorer's fragment (the solver's widgets and what they
+    change): the sidebar's pool widgets and notes are neither run nor sent again, yet stay
+    on the page; a pool setting (the seed) still reruns the whole page."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    seen = _run_messages(page)
+    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    full = list(seen)
+    assert ("script_finished", ForwardMsg.FINISHED_SUCCESSFULLY) in full
+    assert ("selectbox", "Dataset") in full
+    seen.clear()
+    before = _metric(page, "Classifiers used")
+    _slide(page, "λ (data fidelity, log scale)", "ArrowRight", "lam=100&")
+    assert _metric(page, "Classifiers used") != before
+    finished = [status for kind, status in seen if kind == "script_finished"]
+    assert finished and set(finished) == {ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+    sent = {label for _, label in seen}
+    assert "λ (data fidelity, log scale)" in sent  # the slider's own element, redrawn
+    assert not sent & {"Dataset", "Split seed", "Splits", "Pool size l"}
+    assert not any(str(label).startswith("Pools on disk") for label in sent)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert "Pools on disk" in sidebar.inner_text()
+    _clean(page, 4)
+    seen.clear()
+    box = sidebar.get_by_role("spinbutton", name="Split seed")
+    box.fill("1")
+    box.press("Enter")
+    _settle(page, "seed=1&")
+    deadline = time.monotonic() + LOAD_MS / 1000  # the new seed's last pool trains first
+    while not any(kind == "script_finished" for kind, _ in seen):
+        assert time.monotonic() < deadline, "the run after the seed change never finished"
+        page.wait_for_timeout(200)
+    _idle(page)
+    assert ("script_finished", ForwardMsg.FINISHED_SUCCESSFULLY) in seen
+    assert "lam=100&" in page.url  # the fragment's value survives the full run
+    _clean(page, 4)

@@ -240,13 +240,15 @@ def test_dashboard_runs_streamlit_on_the_app_and_warms_in_the_background(monkeyp
     assert warmer.argv[1:] == ["-m", "sdwec", "warm", "--quiet"]
     assert warmer.kwargs["preexec_fn"] is cli._low_priority and warmer.terminated
     assert (cache / "warm.log").exists()
-    app = server.argv[4]
-    assert server.argv[1:4] == ["-m", "streamlit", "run"] and app.endswith("app.py")
-    assert server.argv[5:] == ["--server.port", "8642", "--server.headless", "true"]
+    app = server.argv[3]
+    launcher = Path(server.argv[1])
+    assert launcher == Path(app).parent / "dashboard" / "launch.py" and launcher.is_file()
+    assert server.argv[2:4] == ["run", app] and app.endswith("app.py")
+    assert server.argv[4:] == ["--server.port", "8642", "--server.headless", "true"]
     assert server.kwargs["env"]["MALLOC_ARENA_MAX"] == "2"  # as scripts/dashboard.sh sets
     _FakePopen.started = []
     assert main(["dashboard", "--no-warm"]) == 0
-    assert [p.argv[1:4] for p in _FakePopen.started] == [["-m", "streamlit", "run"]]
+    assert [p.argv[2] for p in _FakePopen.started] == ["run"]
 
 
 def test_dashboard_without_streamlit_says_what_to_install(monkeypatch, capsys):
@@ -273,7 +275,8 @@ def test_dashboard_runs_a_copy_of_a_read_only_app_from_the_cache(monkeypatch, ca
     _FakePopen.started = []
     assert main(["dashboard", "--no-warm"]) == 0
     (server,) = _FakePopen.started
-    copy = Path(server.argv[4])
+    copy = Path(server.argv[3])
+    assert Path(server.argv[1]) == copy.parent / "dashboard" / "launch.py"
     assert copy == cache / f"app-{sdwec.__version__}" / "app.py"
     assert copy.read_bytes() == app.read_bytes()
     assert (copy.parent / "pages" / "explorer.py").read_bytes() == \
@@ -283,6 +286,6 @@ def test_dashboard_runs_a_copy_of_a_read_only_app_from_the_cache(monkeypatch, ca
     monkeypatch.setattr(cli.os, "access", lambda path, mode: True)
     _FakePopen.started = []
     assert main(["dashboard", "--no-warm"]) == 0
-    assert _FakePopen.started[0].argv[4] == str(app)
+    assert _FakePopen.started[0].argv[3] == str(app)
     monkeypatch.setattr(cli.os, "access", lambda path, mode: False)
     assert cli._writable_app(cli._CHECKOUT_APP) == cli._CHECKOUT_APP

@@ -130,7 +130,7 @@ def test_replicas_run_with_the_served_settings(served):
     assert len(replicas) == 2
     for proc in replicas:
         cmdline, env = proc.cmdline(), proc.environ()
-        assert cmdline[1:4] == ["-m", "streamlit", "run"] and "app.py" in cmdline
+        assert cmdline[1:4] == ["-m", "dashboard.launch", "run"] and "app.py" in cmdline
         for flag in ("--server.enableXsrfProtection=true", "--client.showErrorDetails=none",
                      "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"):
             assert flag in cmdline
@@ -694,7 +694,7 @@ def _serve_sh_default(name):
 def test_the_systemd_units_run_what_serve_sh_runs(tmp_path):
     replica = _unit(SYSTEMD / "sdwec-replica@.service")
     command = replica["ExecStart"][0].split()
-    assert command[1:4] == ["-m", "streamlit", "run"] and "app.py" in command
+    assert command[1:4] == ["-m", "dashboard.launch", "run"] and "app.py" in command
     assert command[command.index("--server.port") + 1] == "%i"
     served = tomllib.loads((load.ROOT / "deploy" / "streamlit.toml").read_text())
     expected = {f"--{section}.{key}={str(v).lower() if isinstance(v, bool) else v}"

@@ -3,8 +3,9 @@ computation and the same in-place charts as the Explorer, and nothing else (no t
 numbers, notes, toggles or downloads).
 
 Timed beside the Explorer in the same run, it shows what a slider move costs when a page holds
-only what the Explorer cannot do without: Streamlit's rerun of the sidebar, the cached solve and
-four in-place charts (a move redraws three: the trees' accuracies stay).  No trimming of the
+only what the Explorer cannot do without: the rerun of the Explorer's view (a fragment when
+served by ``dashboard.launch``, as the benchmark serves it), the cached solve and four in-place
+charts (a move redraws three: the trees' accuracies stay).  No trimming of the
 Explorer's other content can make it faster than this.
 
 Served with the checkout as the working directory and on ``PYTHONPATH`` (its own directory is

@@ -1332,14 +1332,21 @@ def report(outcome, command=None):
     lines += [f"- **{a.label}**: `{a.directory}` at {a.commit}"
               + (f", its floor page `{a.script}`: the same sidebar, solve and four charts, "
                  f"nothing else" if a.floor else "") for a in outcome.apps]
-    servers = next(iter(outcome.server_commands.values()), "")
+    # A checkout with dashboard/launch.py is served by it, an older one by plain streamlit.
+    commands = dict.fromkeys(outcome.server_commands.values())
+    if len(commands) <= 1:
+        servers = f"each server: `MALLOC_ARENA_MAX=2 python {next(iter(commands), '')}`"
+    else:
+        servers = "servers: " + "; ".join(
+            f"{label} `MALLOC_ARENA_MAX=2 python {command}`"
+            for label, command in outcome.server_commands.items())
     lines += ["", f"Machine: {outcome.machine or machine()}", "",
               f"Run: {outcome.started}, {outcome.wall / 60:.0f} min of wall time; datasets "
               f"{', '.join(datasets)} (binary, l = {st.n_trees}, split seed 0); {st.moves} "
               f"timed samples per (checkout, dataset, control), {st.warmup} untimed λ moves "
               f"first; one Chromium ({', '.join(LAUNCH_ARGS)}), viewport "
               f"{VIEWPORT['width']}×{VIEWPORT['height']}, one tab per checkout used one at a "
-              f"time; each server: `MALLOC_ARENA_MAX=2 python {servers}` (port varies) with one "
+              f"time; {servers} (port varies) with one "
               f"shared, warm pool cache.", "",
               f"Machine load (1, 5, 15-minute load average; 2 cores, shared with other work): "
               f"{load_average(outcome.load_start)} at the start, "

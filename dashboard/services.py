@@ -1197,6 +1197,28 @@ def stored_oob():
     return _stored(OOB_CSV)
 
 
+def reproduction_note(names, repeats, n_trees, task="binary", load=None, cores=None):
+    """What the Paper page's live run is about to do: how many pools, how many of them are
+    not trained yet and roughly how long training those takes here (the sidebar's estimate,
+    :func:`training_seconds_range`, with this machine's load), before the Run button."""
+    cold = experiments.untrained_jobs(names, repeats, n_trees, task)
+    note = (f"{len(names) * repeats} pools ({len(names)} dataset(s) × {repeats} repeats), "
+            f"{len(cold)} of them not trained yet. ")
+    if not cold:
+        return note + "Every pool is on disk: the run only solves, a matter of seconds."
+    per_dataset = {}
+    for name, _ in cold:
+        per_dataset[name] = per_dataset.get(name, 0) + 1
+    factor = _slowdown(load, cores)[0]
+    low = high = 0.0
+    for name, pools in per_dataset.items():
+        one_low, one_high = training_seconds_range(*_shape_of(name), n_trees, pools=pools)
+        low, high = low + factor * one_low, high + factor * one_high
+    basis = "each dataset's size and the machine's load" if factor > 1 else "each dataset's size"
+    return note + (f"Training those comes first, roughly {duration_range(low, high)} on this "
+                   f"machine now (estimated from {basis}); the pools are then kept on disk.")
+
+
 def live_reproduction(names, repeats, n_trees, task="binary"):
     """Run the paper's experiment on ``names`` now, job by job, with a progress bar."""
     jobs = [(name, r) for name in names for r in range(repeats)]

@@ -74,14 +74,7 @@ with st.expander("Run a subset live", expanded=stored is None):
     n_trees = cols[1].select_slider("Trees per pool", POOL_SIZES,
                                     value=config.n_trees, key="paper_live_trees")
     with guard("the pools' state"):
-        cold = len(experiments.untrained_jobs(names, repeats, n_trees))
-        st.caption(
-            f"{len(names) * repeats} pools ({len(names)} dataset(s) × {repeats} repeats), "
-            f"{cold} of them not trained yet (trained first: the slow part). Measured on "
-            "this project's 2-core machine: wine and sonar at 10 repeats of 200 trees took "
-            "1.1 s with their 20 pools on disk and 13 s when all 20 had to be trained; a "
-            "large dataset's pools take far longer (waveform about 10 s a pool, NSL-KDD "
-            "minutes).")
+        st.caption(services.reproduction_note(names, repeats, n_trees))
     if st.button("Run", key="paper_live_run", type="primary"):
         with guard("the live reproduction"):
             st.session_state["paper_live_rows"] = services.live_reproduction(

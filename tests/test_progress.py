@@ -272,3 +272,31 @@ def test_a_shipped_datasets_new_seed_says_how_many_pools_and_how_long(explorer_a
     assert said and said[0].startswith("1 of the 10 pools (one per split) is not trained "
                                        "yet: 10 trees on sonar take roughly <1 s"), notes
     assert drawn and all("split 10 of 10:" in t for t in drawn), drawn
+
+
+def test_the_paper_pages_live_run_says_what_it_trains_and_how_long(tmp_path, monkeypatch):
+    """The estimate before Run comes from the selection (not a sentence of typed times):
+    each untrained pool at the sidebar's rate for its dataset, times the load factor."""
+    from sdwec import pool
+
+    monkeypatch.setenv("SDWEC_CACHE_DIR", str(tmp_path))
+    pool.load_pool("wine", "binary", n_trees=10, seed=1)  # 1 of wine's 3 pools on disk
+    wine, sonar = services._shape_of("wine"), services._shape_of("sonar")
+    w_low, w_high = services.training_seconds_range(*wine, 10, pools=2)
+    s_low, s_high = services.training_seconds_range(*sonar, 10, pools=3)
+    quiet = services.reproduction_note(["wine", "sonar"], 3, 10, load=0.0, cores=2)
+    assert quiet.startswith("6 pools (2 dataset(s) × 3 repeats), 5 of them not trained yet. ")
+    assert services.duration_range(w_low + s_low, w_high + s_high) in quiet
+    assert "each dataset's size)" in quiet
+    busy = services.reproduction_note(["wine", "sonar"], 3, 10, load=5.0, cores=2)  # x3
+    assert services.duration_range(3 * (w_low + s_low), 3 * (w_high + s_high)) in busy
+    assert "the machine's load" in busy
+    assert services.reproduction_note(["wine"], 2, 10, load=0.0, cores=2).endswith(
+        "1 of them not trained yet. Training those comes first, "
+        f"roughly {services.duration_range(*services.training_seconds_range(*wine, 10))} "
+        "on this machine now (estimated from each dataset's size); the pools are then kept "
+        "on disk.")
+    pool.load_pool("wine", "binary", n_trees=10, seed=0)
+    assert services.reproduction_note(["wine"], 2, 10).endswith(
+        "0 of them not trained yet. Every pool is on disk: the run only solves, a matter of "
+        "seconds.")

@@ -541,14 +541,14 @@ http.server.HTTPServer((sys.argv[1], int(sys.argv[2])), Health).serve_forever()
 
 def test_serve_sh_tells_a_slow_replica_from_a_hung_one(tmp_path):
     # serve.sh's replicas replaced by a stand-in health server (SDWEC_PYTHON runs it for
-    # `-m streamlit`): answering slowly within --health-timeout, it is left alone; hung
+    # `-m dashboard.launch`): answering slowly within --health-timeout, it is left alone; hung
     # (sleeping in its handler, so not in state T), it is killed after two missed checks.
     (tmp_path / "stand_in.py").write_text(STAND_IN)
     flags = tmp_path / "flags"
     flags.mkdir()
     python = tmp_path / "python"
     python.write_text(f"""#!/bin/bash
-if [ "$1 $2" = "-m streamlit" ]; then
+if [ "$1 $2" = "-m dashboard.launch" ]; then
   while [ $# -gt 0 ]; do
     case "$1" in
       --server.address) address=$2; shift 2 ;;

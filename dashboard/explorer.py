@@ -73,7 +73,8 @@ def _headline(summary, results, l):
     text, color, arrow = _delta(diff)
     st.html(HEADLINE_CSS)
     cols = st.container(key="explorer_headline").columns(4)
-    cols[0].metric("Test accuracy (SDWEC)", _accuracy_text(sdwec_row, "test"), delta=text,
+    cols[0].metric(f"Test accuracy ({sdwec_row['method']})", _accuracy_text(sdwec_row, "test"),
+                   delta=text,
                    delta_color=color, delta_arrow=arrow, delta_description="vs bagging",
                    help="Held-out test split; nothing on this page is chosen on it. The "
                         "difference to bagging is paired (the same splits); it is coloured "
@@ -93,10 +94,11 @@ def _headline(summary, results, l):
     # not, so the charts below keep their places), their per-split line in the caption below
     # (one caption, so the first chart still starts above the fold at 1280×720).
     slot = st.empty()
-    return _split_notes(comparison.split_spread(results), slot) if len(results) > 1 else ""
+    return (_split_notes(comparison.split_spread(results), slot, sdwec_row["method"])
+            if len(results) > 1 else "")
 
 
-def _split_notes(spread, slot=None):
+def _split_notes(spread, slot=None, method="SDWEC"):
     """What the mean over splits hides: warns of abstaining splits (in ``slot``, an
     ``st.empty``, if given); returns the sentence giving every split's test accuracy (split
     ``i`` uses the sidebar's seed + ``i`` − 1) and naming a split that drives the spread."""
@@ -121,7 +123,7 @@ def _split_notes(spread, slot=None):
         outlier = ""
     per_split = ", ".join(f"{a:.3f}" + (" (abstains)" if i in spread.abstaining else "")
                           for i, a in enumerate(spread.accuracies))
-    return (f" SDWEC's test accuracy per split (split i has the sidebar's seed + i − 1): "
+    return (f" {method}'s test accuracy per split (split i has the sidebar's seed + i − 1): "
             f"{per_split}.{outlier}")
 
 

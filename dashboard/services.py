@@ -932,7 +932,9 @@ def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
     # The chart shows what votes: SDWEC-OOB's kept trees one vote each, with no threshold
     # (it cut Algorithm 1's weights, not these).
     equal = voting.vote_of(fit_on) == "equal"
-    threshold = sol.threshold if np.isfinite(sol.threshold) and not equal else None
+    # (0 is the rule "none", which cuts nothing: the chart says so for both fits.)
+    threshold = (sol.threshold if np.isfinite(sol.threshold) and (not equal or sol.threshold == 0)
+                 else None)
     pinned = None if _pinned is None else voting.voting_weights(_pinned.solution.weights, fit_on)
     weights = plots.member_weights(voting.voting_weights(sol.weights, fit_on),
                                    _result.member_accuracy, threshold, pinned=pinned,

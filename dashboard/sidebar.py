@@ -375,21 +375,27 @@ def page_setup(title, trains=True, live=None, menu=True):
         if not allowed:
             st.stop()
     if live is not None and config is not None:
-        loaded = False
+        loaded = training = False
         waiting = st.empty()  # there at every run, so that what follows keeps its place
         with guard(f"the {title}"):
             # Before the view, outside its fragment: pools trained now redraw the sidebar's
             # notes, and while they train the view's old results are still shown.
             refs = services.pool_refs(config)
-            if services.needs_training(refs):
-                # The last settings' results stay on the page, at full strength, while the
-                # new pools train: a reader took them for the new seed's.
-                waiting.caption("The results below are drawn once these pools are trained; "
-                                "until then, any shown are the previous settings'.")
+            training = services.needs_training(refs)
+            if training:
+                # The solver's widgets stay in the sidebar while the pools train (λ is
+                # under the dataset on a 1280x720 projector): drawn now, in this whole run.
+                _solver_widgets(solver_box)
+                # The last settings' results may stay on the page, at full strength, while
+                # the new pools train: a reader took them for the new seed's.
+                waiting.caption("Results appear once these pools are trained; until then, "
+                                "any results still on the page are the previous settings'.")
             services.get_pools(refs)
             waiting.empty()
             loaded = True
-        if loaded:
+        if loaded and training:
+            _live_view(None, live)  # the widgets are drawn already
+        elif loaded:
             _live_runner()(solver_box, live)
     return config
 
@@ -401,10 +407,12 @@ def _live_runner():
 
 
 def _live_view(solver_box, view):
-    """The solver's widgets (in the sidebar's ``solver_box``) and ``view`` of them."""
+    """The solver's widgets (in the sidebar's ``solver_box``; ``None`` if they are drawn
+    already) and ``view`` of them."""
     config = None
     with guard("the sidebar"):
-        _solver_widgets(solver_box)
+        if solver_box is not None:
+            _solver_widgets(solver_box)
         config = _publish()
     if config is not None:
         view(config)

@@ -73,12 +73,15 @@ with st.expander("Run a subset live", expanded=stored is None):
              "judges a gap from the paper.")
     n_trees = cols[1].select_slider("Trees per pool", POOL_SIZES,
                                     value=config.n_trees, key="paper_live_trees")
+    note = st.empty()
     with guard("the pools' state"):
-        st.caption(services.reproduction_note(names, repeats, n_trees))
+        note.caption(services.reproduction_note(names, repeats, n_trees))
     if st.button("Run", key="paper_live_run", type="primary"):
         with guard("the live reproduction"):
             st.session_state["paper_live_rows"] = services.live_reproduction(
                 names, repeats, n_trees)
+        with guard("the pools' state"):  # the run trained them: the note said "not trained"
+            note.caption(services.reproduction_note(names, repeats, n_trees))
     live = st.session_state.get("paper_live_rows")
     if live is not None:
         with guard("the live reproduction"):

@@ -547,7 +547,8 @@ def paired_sentence(diff, rows_name="test rows"):
     needed = sign_test_needs(diff.alpha)
     if differing < needed:
         return (f"{text}: no clear difference (a sign test needs at least {needed} splits that "
-                f"differ to show one at p < {diff.alpha:g}; {differing} do here).")
+                f"differ to show one at p < {diff.alpha:g}; "
+                f"{differing} {'differs' if differing == 1 else 'differ'} here).")
     return (f"{text}: no clear difference (sign test over the splits, "
             f"p = {significant(diff.p_value, 2)}).")
 

@@ -532,7 +532,8 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
         Each member's validation accuracy, shown on hover.
     threshold : float or None, default=None
         Threshold the raw weights were cut at, drawn as a line when finite and positive;
-        the legend gives its value.
+        the legend gives its value.  0 is the rule "none" (only weights at or below zero
+        are dropped), which the legend says.
     pinned : array_like of shape (l,), optional
         Another configuration's weights, drawn as grey ticks over the bars (non-zero only);
         that configuration applied its own threshold.
@@ -555,15 +556,22 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
     idx = np.arange(weights.size)
     chosen = weights > 0
     dropped = ~chosen
+    # Threshold 0 is the rule "none": nothing is cut but the weights at or below zero (the
+    # solver's penalty leaves many slightly negative), and the legend must not speak of a cut.
+    no_cut = threshold is not None and threshold == 0
     if raw is None:
-        drop_y, drop_name, drop_width = weights[dropped], "weight 0 after the threshold", BAR_WIDTH
+        drop_y, drop_width = weights[dropped], BAR_WIDTH
+        drop_name = "weight 0 or below" if no_cut else "weight 0 after the threshold"
     else:
         raw = np.asarray(raw, dtype=float)
         if raw.shape != weights.shape:
             raise ValueError(f"raw weights {raw.shape} and weights {weights.shape} differ in "
                              f"shape")
-        drop_y, drop_name = np.clip(raw[dropped], 0.0, None), "weight before the threshold"
+        drop_y = np.clip(raw[dropped], 0.0, None)
+        drop_name = "weight 0 or below" if no_cut else "weight before the threshold"
         drop_width = BAR_WIDTH / 2
+    if no_cut:
+        drop_name += " (rule “none” keeps every positive weight)"
     if pinned is not None:
         pinned = np.asarray(pinned, dtype=float)
         if pinned.shape != weights.shape:
@@ -580,7 +588,7 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
     hover = ("tree %{x}<br>weight %{y:.4g}<br>validation accuracy %{customdata:.3f}"
              "<extra></extra>")
     drop_hover = ("tree %{x}<br>dropped, weight"
-                  + (" before the threshold" if raw is not None else "")
+                  + (" before the threshold" if raw is not None and not no_cut else "")
                   + " %{customdata[1]:.4g}<br>validation accuracy %{customdata[0]:.3f}"
                     "<extra></extra>")
     traces = [dict(type="bar", x=idx[chosen], y=weights[chosen],
@@ -613,7 +621,7 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                            hovertemplate=f"threshold {threshold:.4g}<extra></extra>"))
     if weights.size and not chosen.any():
         cause = (f"every weight fell below the threshold t = {significant(threshold)}"
-                 if line else "no tree kept")
+                 if line else "no weight above 0" if no_cut else "no tree kept")
         notes.append(dict(xref="x domain", x=0.5, yref="y domain", y=0.6, showarrow=False,
                           text=f"{cause}: the ensemble abstains", font=dict(size=15)))
     title = "Weights of the ensemble members"
@@ -769,7 +777,7 @@ def method_comparison(rows):
     # From 0, and to 1 unless an error bar reaches past it.
     subtitle = "test solid, validation pale"
     if any(fitted):
-        subtitle += "; hatched: weights fitted on the validation rows"
+        subtitle += "; hatched: weights fitted using the validation rows"
     return _figure(traces, title + f"<br><sup>{subtitle}</sup>", "",
                    "accuracy", barmode="group", showlegend=False,
                    yaxis=dict(range=[0.0, max(1.0, high)]))

@@ -249,7 +249,9 @@ def test_explorer_switches_to_sdwec_oob():
     acc = combiners.accuracy(support, p.P_test, p.y_test, p.classes, p.prior)
     shown = _metrics(at)
     assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
-    assert shown["Test accuracy (SDWEC)"] == f"{acc:.4f}"
+    # The headline names the method whose number it is.
+    assert "Test accuracy (SDWEC)" not in shown
+    assert shown["Test accuracy (SDWEC-OOB)"] == f"{acc:.4f}"
     assert any("SDWEC-OOB (ours" in i.value for i in at.info)
     assert at.selectbox(key="cfg_fit").value == "oob" and at.query_params["fit"] == "oob"
     at.selectbox(key="cfg_fit").set_value("paper").run()
@@ -1053,7 +1055,8 @@ def test_what_the_page_says_votes_is_what_it_shows_and_hands_out(fit, served_fil
         assert any("1 for each kept tree" in i.value for i in at.info)
         assert len(set(sol.weights[sol.weights > 0])) > 1  # the raw weights differ
     acc = combiners.accuracy(voting, p.P_test, p.y_test, p.classes, p.prior)
-    assert _metrics(at)["Test accuracy (SDWEC)"] == f"{acc:.4f}"
+    label = "Test accuracy (SDWEC-OOB)" if fit == "oob" else "Test accuracy (SDWEC)"
+    assert _metrics(at)[label] == f"{acc:.4f}"
     # The chart draws the voting weights, and a threshold line only for the weighted vote.
     chart = _weights_chart(at)
     assert ("one per kept tree" in chart["layout"]["title"]["text"]) == (fit == "oob")
@@ -1444,7 +1447,7 @@ def test_while_new_pools_train_the_page_says_the_results_below_are_old(monkeypat
 
     at = _app()
     _ok(at)
-    assert not [c for c in at.caption if "drawn once these pools" in c.value]
+    assert not [c for c in at.caption if "appear once these pools" in c.value]
     real = services.get_pools
 
     def failing(refs):
@@ -1454,12 +1457,19 @@ def test_while_new_pools_train_the_page_says_the_results_below_are_old(monkeypat
 
     monkeypatch.setattr(services, "get_pools", failing)
     at.number_input(key="cfg_seed").set_value(9071).run()
-    assert any("drawn once these pools are trained; until then, any shown are the previous "
-               "settings'" in c.value for c in at.caption)
+    assert any("Results appear once these pools are trained; until then, any results still "
+               "on the page are the previous settings'" in c.value for c in at.caption)
+    # The solver's widgets stay in the sidebar while the pools train (they vanished when
+    # they were drawn only with the view, after the pools).
+    for key in ("cfg_lam", "cfg_eps"):
+        assert at.sidebar.select_slider(key=key).value is not None
+    for key in ("cfg_beta", "cfg_gamma", "cfg_iterations"):
+        assert at.sidebar.slider(key=key).value is not None
+    assert at.sidebar.selectbox(key="cfg_threshold").value == "paper"
     monkeypatch.setattr(services, "get_pools", real)
     at.run()
     _ok(at)  # trained: the sentence is gone
-    assert not [c for c in at.caption if "drawn once these pools" in c.value]
+    assert not [c for c in at.caption if "appear once these pools" in c.value]
 
 
 # --------------------------------------------------------------------------- second review (FRESH2)
@@ -1573,3 +1583,50 @@ def test_paper_live_run_judges_no_cell_on_two_repeats():
                                   f"more and a spread {verb} more than 2 sd")
     assert ("scored the same on every repeat (sd 0)" in caption) == (flat > 0)
     assert f"{flat} scored the same" in caption if flat else True
+
+
+def test_the_rule_none_is_named_on_the_weights_chart_for_either_fit():
+    """Threshold rule "none" cuts nothing but weights at or below zero: the weights chart
+    says so, on the paper's fit and on SDWEC-OOB's one-vote chart (which said "weight 0
+    after the threshold")."""
+    for fit in ("paper", "oob"):
+        at = _app(dict(SMALL, fit=fit, thr="none"))
+        _ok(at)
+        names = [t.get("name", "") for t in _weights_chart(at)["data"]]
+        dropped = [n for n in names if n.startswith("dropped")]
+        assert dropped and all(n.endswith("(rule “none” keeps every positive weight)")
+                               for n in dropped), (fit, names)
+        assert not [n for n in names if "threshold" in n], (fit, names)
+
+
+def test_paper_live_runs_note_counts_the_pools_it_just_trained(monkeypatch, tmp_path):
+    """The sentence above Run says how many pools are untrained; after a run trained them it
+    says they are on disk (it still said "1 of them not trained yet")."""
+    from sdwec import pool
+
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))  # nothing on disk
+    at = _app(page="pages/paper.py")
+    _ok(at)
+    at.multiselect(key="paper_live_names").set_value(["wine"])
+    at.slider(key="paper_live_repeats").set_value(2).run()
+    # The Explorer's first run trained seed 0's pool (l = 10); seed 1's is not on disk.
+    assert _live_captions(at, "2 pools (1 dataset(s) × 2 repeats), 1 of them not trained yet.")
+    at.button(key="paper_live_run").click().run()
+    _ok(at)
+    assert _live_captions(at, "2 pools (1 dataset(s) × 2 repeats), 0 of them not trained yet. "
+                              "Every pool is on disk")
+    assert not _live_captions(at, "1 of them not trained yet")
+
+
+def test_sdwec_oob_numbers_are_named_sdwec_oob():
+    """With Fit on = SDWEC-OOB the headline and the per-split sentence name SDWEC-OOB (they
+    said SDWEC), and the accuracy chart's hatching does not say "fitted on the validation
+    rows" of weights fitted on out-of-bag rows as well."""
+    at = _app(dict(SMALL, fit="oob", r="3"))
+    _ok(at)
+    assert "Test accuracy (SDWEC-OOB)" in _metrics(at)
+    assert any("SDWEC-OOB's test accuracy per split" in c.value for c in at.caption)
+    assert not any("SDWEC's test accuracy per split" in c.value for c in at.caption)
+    titles = [f["layout"].get("title", {}).get("text", "") for f in _charts(at)]
+    (accuracy,) = [t for t in titles if t.startswith("Accuracy, mean ± sd over 3 splits")]
+    assert "hatched: weights fitted using the validation rows" in accuracy

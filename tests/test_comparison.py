@@ -256,7 +256,7 @@ def test_paired_sentences():
     few = comparison.paired_difference([0.9, 0.9, 0.9], [0.8, 0.8, 0.8], n_rows=10)
     assert comparison.paired_sentence(few).endswith(
         "(SDWEC better on 3, tied 0, worse 0): no clear difference (a sign test needs at "
-        "least 6 splits that differ to show one at p < 0.05; 3 do here).")
+        "least 6 splits that differ to show one at p < 0.05; 3 differ here).")
     same = comparison.paired_difference([0.8, 0.8], [0.8, 0.8], n_rows=10)
     assert comparison.paired_sentence(same) == (
         "vs bagging: 0 ± 0 points over 2 splits (SDWEC better on 0, tied 2, worse 0): no "

@@ -546,7 +546,7 @@ def test_method_comparison_labels_clear_of_whiskers_and_in_sample_bars_marked():
     assert validation.marker.pattern.fillmode == "overlay"  # the bar's colour stays under it
     assert "fitted on these rows" in validation.customdata[0][2]
     assert validation.customdata[1][2] == ""
-    assert "hatched: weights fitted on the validation rows" in fig.layout.title.text
+    assert "hatched: weights fitted using the validation rows" in fig.layout.title.text
     assert _trace(fig, "test").marker.pattern.shape is None
     # Nothing fitted on the validation rows: no hatching, no note.
     plain = plots.method_comparison(rows[1:])
@@ -979,3 +979,20 @@ def test_every_method_fitted_on_the_validation_rows_is_hatched():
     fig = plots.method_comparison([dict(method=n, test=0.8, validation=0.9) for n in names])
     validation = fig.data[1]
     assert list(validation.marker.pattern.shape) == ["/", "/", "/", "/", "", "", ""]
+
+
+def test_the_rule_none_is_not_called_a_threshold():
+    """Threshold 0 (rule "none") drops only the weights at or below zero, which the solver
+    leaves slightly negative: the legend says so and speaks of no cut."""
+    w = np.array([0.0, 0.5, 0.0, 1.5])
+    acc = np.array([0.6, 0.7, 0.8, 0.9])
+    for raw in (None, [-0.01, 0.5, -1e-6, 1.5]):
+        fig = plots.member_weights(w, acc, threshold=0.0, raw=raw)
+        names = [t.name for t in fig.data]
+        assert "dropped (2): weight 0 or below (rule “none” keeps every positive weight)" \
+            in names
+        assert not [n for n in names if "threshold" in n]
+        assert "threshold" not in _trace(fig, names[1]).hovertemplate
+    fig = plots.member_weights([0.0, 0.0], [0.6, 0.7], threshold=0.0, raw=[-0.1, -0.2])
+    assert list(_trace(fig, fig.data[1].name).y) == [0.0, 0.0]
+    assert fig.layout.annotations[-1].text == "no weight above 0: the ensemble abstains"

@@ -834,9 +834,20 @@ def _training_panel(todo, what, session, split=(1, 1), pools=None, started=None)
     keys = tuple(ref.key for ref in todo)
     registry.touch(session, keys)
     job = registry.get(keys[0])
-    if _cancelled() & set(keys) or job is None or job.state != "running":
+    # On disk while the job still runs: the worker's last moments (it stores the pool, drops
+    # its progress record, then exits); the next split's training can start now.
+    if (_cancelled() & set(keys) or job is None or job.state != "running"
+            or pool.is_cached(keys[0])):
         st.rerun(scope="app")
     record = pool.training_progress(keys[0])
+    # Between two records the line keeps the last one it showed: it fell back to
+    # "starting" at 0, and the bar went back and the time left up (a newcomer saw it).
+    shown = st.session_state.setdefault("_training_shown", {})
+    if record is not None:
+        shown.clear()
+        shown[keys[0]] = record
+    else:
+        record = shown.get(keys[0])
     fraction = record.fraction if record is not None else 0.0
     # The worker may wait for another process training the same pool (the background
     # warm-up, another replica): the record is then that process's.

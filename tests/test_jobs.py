@@ -277,3 +277,30 @@ def test_the_off_page_threshold_reads_the_environment(monkeypatch):
     assert services._off_page_seconds(10.0) == 10.0
     monkeypatch.delenv("SDWEC_OFF_PAGE_SECONDS")
     assert services._off_page_seconds(10.0) == 10.0
+
+
+def test_the_line_keeps_its_last_record_between_two(cache, monkeypatch, registry):
+    """While a worker runs, a moment without a progress record (the worker dropped it as it
+    stored the pool) keeps the last line shown: it fell back to "starting" at 0, so the bar
+    went back and the time left rose."""
+    from sdwec import cache as disk_cache
+
+    slow = registry(command=SLEEPER)
+    monkeypatch.setattr(services, "_JOBS", slow)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+    at = AppTest.from_function(_page_of_three_splits, default_timeout=60).run()
+    assert not at.exception
+    key = pool.PoolKey.for_dataset("wine", "binary", 10, 80)
+    where = (key._cache_key(), key._label())
+    disk_cache.write_progress(*where, 8, 10, "trained 8 of 10 trees", time.time() - 3)
+    at.run()
+    (bar,) = at.get("progress")
+    assert "split 1 of 3: trained 8 of 10 trees" in bar.proto.text, bar.proto.text
+    before = bar.proto.value
+    assert before > 0
+    disk_cache.progress_path(*where).unlink()
+    at.run()
+    assert not at.exception
+    (bar,) = at.get("progress")
+    assert "split 1 of 3: trained 8 of 10 trees" in bar.proto.text, bar.proto.text
+    assert "starting" not in bar.proto.text and bar.proto.value == before

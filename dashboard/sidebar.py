@@ -259,14 +259,17 @@ def _solver_widgets(box):
                      format_func=_format_number, **_bound("lam"),
                      help="Larger λ fits the validation votes harder; smaller λ lets the L1 "
                           "term switch more trees off.")
+    current = current_config()
     for col, name in zip(box.columns(len(PRESETS)), PRESETS):
         p = PRESETS[name]
+        # The preset the current setting is (if any) is highlighted: nothing said so.
+        active = cfg.preset_config(current, name) == current
         col.button(name, key=f"preset_{name}", on_click=_apply_preset, args=(name,),
-                   width="stretch",
+                   width="stretch", type="primary" if active else "secondary",
                    help=f"The paper's {name}: λ={p['lam']:g}, β={p['beta']:g}, "
                         f"γ={p['gamma']:g}, ε={p['eps']:g}, with the paper's k = "
                         f"{cfg.Config().iterations}, threshold rule and fit (validation "
-                        f"votes).")
+                        f"votes). Highlighted while the settings are exactly these.")
     box.slider("β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
               max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], format="%g",
               **_bound("beta"),
@@ -394,8 +397,11 @@ def page_setup(title, trains=True, live=None, menu=True):
             waiting.empty()
             loaded = True
         if loaded and training:
-            _live_view(None, live)  # the widgets are drawn already
-        elif loaded:
+            # Drawn afresh by a run like every later one: a view drawn here, outside the
+            # fragment that draws it at every later run, was not updated in place by the
+            # next slider move (every chart was rebuilt; tests/test_browser.py).
+            st.rerun()
+        if loaded:
             _live_runner()(solver_box, live)
     return config
 
@@ -407,12 +413,10 @@ def _live_runner():
 
 
 def _live_view(solver_box, view):
-    """The solver's widgets (in the sidebar's ``solver_box``; ``None`` if they are drawn
-    already) and ``view`` of them."""
+    """The solver's widgets (in the sidebar's ``solver_box``) and ``view`` of them."""
     config = None
     with guard("the sidebar"):
-        if solver_box is not None:
-            _solver_widgets(solver_box)
+        _solver_widgets(solver_box)
         config = _publish()
     if config is not None:
         view(config)

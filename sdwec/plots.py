@@ -777,7 +777,7 @@ def method_comparison(rows):
     # From 0, and to 1 unless an error bar reaches past it.
     subtitle = "test solid, validation pale"
     if any(fitted):
-        subtitle += "; hatched: weights fitted using the validation rows"
+        subtitle += "; hatched: fit uses the validation rows"
     return _figure(traces, title + f"<br><sup>{subtitle}</sup>", "",
                    "accuracy", barmode="group", showlegend=False,
                    yaxis=dict(range=[0.0, max(1.0, high)]))

@@ -1629,4 +1629,21 @@ def test_sdwec_oob_numbers_are_named_sdwec_oob():
     assert not any("SDWEC's test accuracy per split" in c.value for c in at.caption)
     titles = [f["layout"].get("title", {}).get("text", "") for f in _charts(at)]
     (accuracy,) = [t for t in titles if t.startswith("Accuracy, mean ± sd over 3 splits")]
-    assert "hatched: weights fitted using the validation rows" in accuracy
+    assert "hatched: fit uses the validation rows" in accuracy
+
+
+def test_the_preset_the_settings_are_is_highlighted():
+    """The paper's defaults are SDWEC-B: its button is highlighted; a click on SDWEC-A moves
+    the highlight; any other setting highlights neither."""
+    def kinds(at):
+        return {b.label: b.proto.type for b in at.sidebar.button
+                if b.label in ("SDWEC-A", "SDWEC-B")}
+
+    at = _app()
+    _ok(at)
+    assert kinds(at) == {"SDWEC-A": "secondary", "SDWEC-B": "primary"}
+    at.sidebar.button(key="preset_SDWEC-A").click().run()
+    assert kinds(at) == {"SDWEC-A": "primary", "SDWEC-B": "secondary"}
+    at.sidebar.slider(key="cfg_beta").set_value(36.0).run()
+    _ok(at)
+    assert kinds(at) == {"SDWEC-A": "secondary", "SDWEC-B": "secondary"}

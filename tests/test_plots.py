@@ -546,7 +546,7 @@ def test_method_comparison_labels_clear_of_whiskers_and_in_sample_bars_marked():
     assert validation.marker.pattern.fillmode == "overlay"  # the bar's colour stays under it
     assert "fitted on these rows" in validation.customdata[0][2]
     assert validation.customdata[1][2] == ""
-    assert "hatched: weights fitted using the validation rows" in fig.layout.title.text
+    assert "hatched: fit uses the validation rows" in fig.layout.title.text
     assert _trace(fig, "test").marker.pattern.shape is None
     # Nothing fitted on the validation rows: no hatching, no note.
     plain = plots.method_comparison(rows[1:])

@@ -85,7 +85,8 @@ with st.expander("Run a subset live", expanded=stored is None):
     live = st.session_state.get("paper_live_rows")
     if live is not None:
         with guard("the live reproduction"):
-            st.caption(f"This run: {live.attrs['pools']} pools in "
+            st.caption(f"This run: {live.attrs['pools']} pools ({live.attrs['trained']} of "
+                       f"them trained, the rest read from disk) in "
                        f"{live.attrs['seconds']:.1f} s.")
             table = experiments.paper_table(live)
             st.plotly_chart(plots.paper_comparison(table), key="paper_live_chart")

@@ -1560,7 +1560,7 @@ def test_paper_live_run_judges_no_cell_on_two_repeats():
     assert "more than 2 sd" not in caption
     assert f"{len(published)} rest on fewer than 3 repeats" in caption
     assert "raise *Repeats* to 3 or more" in caption
-    assert _live_captions(at, "This run: 2 pools in ")
+    assert _live_captions(at, "This run: 2 pools (")
     # Three repeats: the cells with a spread are judged, those with sd 0 are not.  Counted
     # here from the library's own rows of the same pools (l = 10).
     at.slider(key="paper_live_repeats").set_value(3).run()
@@ -1616,6 +1616,7 @@ def test_paper_live_runs_note_counts_the_pools_it_just_trained(monkeypatch, tmp_
     assert _live_captions(at, "2 pools (1 dataset(s) × 2 repeats), 0 of them not trained yet. "
                               "Every pool is on disk")
     assert not _live_captions(at, "1 of them not trained yet")
+    assert _live_captions(at, "This run: 2 pools (1 of them trained, the rest read from disk) in ")
 
 
 def test_sdwec_oob_numbers_are_named_sdwec_oob():

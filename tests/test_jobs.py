@@ -304,3 +304,18 @@ def test_the_line_keeps_its_last_record_between_two(cache, monkeypatch, registry
     (bar,) = at.get("progress")
     assert "split 1 of 3: trained 8 of 10 trees" in bar.proto.text, bar.proto.text
     assert "starting" not in bar.proto.text and bar.proto.value == before
+
+
+def test_a_training_of_some_splits_says_of_how_many(cache, monkeypatch, registry):
+    """Two of three splits untrained: "Training 2 of 3 pools … split 2 of 3" (it said
+    "Training 2 pools … split 2 of 3", which read as a miscount)."""
+    slow = registry(command=SLEEPER)
+    monkeypatch.setattr(services, "_JOBS", slow)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+    pool.load_pool(pool.PoolKey.for_dataset("wine", "binary", 10, 80))  # split 1 on disk
+    at = AppTest.from_function(_page_of_three_splits, default_timeout=60).run()
+    assert not at.exception
+    (job,) = slow.running()
+    (bar,) = at.get("progress")
+    assert bar.proto.text.startswith("Training 2 of 3 pools of 10 trees on wine in a background "
+                                     f"process (pid {job.pid}): split 2 of 3: "), bar.proto.text

@@ -27,6 +27,7 @@ What is converted, and what is still dropped as Streamlit drops it:
   full rerun for it would only repeat the run that removed it.
 """
 
+import functools
 import sys
 from pathlib import Path
 
@@ -47,6 +48,7 @@ def install():
     if getattr(original, _MARK, False):
         return
 
+    @functools.wraps(original)
     def request_rerun(self, client_state):
         if client_state is not None:
             fragment_id = client_state.fragment_id
@@ -65,8 +67,6 @@ def install():
         return original(self, client_state)
 
     setattr(request_rerun, _MARK, True)
-    request_rerun.__wrapped__ = original
-    request_rerun.__doc__ = original.__doc__
     AppSession.request_rerun = request_rerun
 
 

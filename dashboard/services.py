@@ -18,7 +18,7 @@ import threading
 import time
 import types
 import weakref
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -1221,12 +1221,9 @@ def reproduction_note(names, repeats, n_trees, task="binary", load=None, cores=N
             f"{len(cold)} of them not trained yet. ")
     if not cold:
         return note + "Every pool is on disk: the run only solves, a matter of seconds."
-    per_dataset = {}
-    for name, _ in cold:
-        per_dataset[name] = per_dataset.get(name, 0) + 1
     factor = _slowdown(load, cores)[0]
     low = high = 0.0
-    for name, pools in per_dataset.items():
+    for name, pools in Counter(name for name, _ in cold).items():
         one_low, one_high = training_seconds_range(*_shape_of(name), n_trees, pools=pools)
         low, high = low + factor * one_low, high + factor * one_high
     basis = "each dataset's size and the machine's load" if factor > 1 else "each dataset's size"

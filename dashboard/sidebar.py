@@ -201,7 +201,7 @@ def sidebar(cold_note=None, warm=None, live=None, menu=True):
                  format_func=lambda name: upload_label if name == cfg.USER_DATA else name,
                  help="One of the paper's 11 datasets, or the CSV you upload on *Your data*.")
     # The solver's widgets have their own place here; a page with a live view draws them
-    # with it, after its pools are loaded (page_setup).
+    # itself (page_setup): with the view, or before pools that must train.
     solver_box = sb.container()
     if live is None:
         _solver_widgets(solver_box)

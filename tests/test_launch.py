@@ -5,6 +5,7 @@ tests/test_serve.py's failover test and tests/test_browser.py's restart test."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from streamlit.proto.ClientState_pb2 import ClientState
@@ -101,6 +102,6 @@ def test_the_launcher_runs_streamlits_command_line():
     for command in ([sys.executable, "-m", "dashboard.launch", "--version"],
                     [sys.executable, str(launch.__file__), "--version"]):
         done = subprocess.run(command, capture_output=True, text=True, timeout=120,
-                              cwd=launch.__file__.rsplit("/dashboard/", 1)[0])
+                              cwd=Path(launch.__file__).parents[1])
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("Streamlit, version ")

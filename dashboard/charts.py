@@ -1,4 +1,4 @@
-"""Plotly charts that redraw in place: the Explorer's per-move charts.
+"""Plotly charts that redraw in place: the Explorer's per-move charts and the Frontier.
 
 ``st.plotly_chart`` gives a chart an element id derived from its figure, so every slider
 move that changes a figure unmounts the old chart and mounts a new one: Plotly builds it
@@ -65,7 +65,7 @@ const load = (src) => {
   });
   return window.__sdwecPlotly;
 };
-export default function ({ data, parentElement }) {
+export default function ({ data, parentElement, setTriggerValue }) {
   let gd = parentElement.querySelector('div.sdwec-chart');
   if (!gd) {
     gd = document.createElement('div');
@@ -84,7 +84,17 @@ export default function ({ data, parentElement }) {
     figure.layout.autosize = true;
     gd.__sdwecDrawn = data.spec;
     return Plotly.react(gd, {data: figure.data, layout: figure.layout, frames: figure.frames,
-                             config: data.config});
+                             config: data.config}).then(() => {
+      // A click on a point is sent to the server as a trigger (once per chart div).
+      if (data.click && !gd.__sdwecClicks) {
+        gd.__sdwecClicks = true;
+        gd.on('plotly_click', (event) => {
+          const point = event && event.points && event.points[0];
+          if (point) setTriggerValue('click', {customdata: point.customdata ?? null,
+                                               trace: point.data.name ?? null});
+        });
+      }
+    });
   }).catch((err) => {
     gd.textContent = 'This chart could not be drawn (' + err.message + '). Reload the page.';
   });
@@ -173,19 +183,40 @@ def figure_spec(fig):
     layout = {key: TEMPLATE if key == "template" else _packed(value)
               for key, value in fig._layout.items()}
     layout.setdefault("template", TEMPLATE)
-    spec = {"data": [{key: item for key, item in _packed(trace).items() if key != "uid"}
-                     for trace in fig._data],
-            "layout": layout}
+    # A trace's uid is kept where a figure sets one: with a fixed ``uirevision`` Plotly then
+    # keeps what the reader did to that trace (shown or hidden in the legend) across redraws
+    # that add or remove other traces.
+    spec = {"data": [_packed(trace) for trace in fig._data], "layout": layout}
     frames = [_packed(frame._props) for frame in fig._frame_objs]
     if frames:
         spec["frames"] = frames
     return json.dumps(spec, cls=PlotlyJSONEncoder, separators=(",", ":"))
 
 
-def plotly_chart(fig, key):
-    """Draw ``fig`` under ``key``; on a rerun the same chart is updated in place."""
+def plotly_chart(fig, key, on_click=None):
+    """Draw ``fig`` under ``key``; on a rerun the same chart is updated in place.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    key : str
+    on_click : callable, optional
+        Called (as a widget callback, before the rerun) when a point is clicked; it reads
+        the click with :func:`clicked_point`.
+    """
     ensure_plotly_js()
     height = fig.layout.height or DEFAULT_HEIGHT
-    _component(key=key, data={"spec": figure_spec(fig), "height": height, "config": CONFIG,
-                              "src": PLOTLY_URL},
-               height=height)
+    data = {"spec": figure_spec(fig), "height": height, "config": CONFIG, "src": PLOTLY_URL,
+            "click": on_click is not None}
+    callbacks = {} if on_click is None else {"on_click_change": on_click}
+    _component(key=key, data=data, height=height, **callbacks)
+
+
+def clicked_point(key):
+    """The point last clicked on the chart under ``key``: ``{"customdata": ..., "trace":
+    name}``, or ``None``."""
+    state = st.session_state.get(key)
+    if state is None:
+        return None
+    click = state.get("click") if isinstance(state, dict) else getattr(state, "click", None)
+    return click if isinstance(click, dict) else None

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
 from dashboard import services
 from dashboard.charts import plotly_chart
-from dashboard.config import LAMBDA_GRID
+from dashboard.config import EPS_GRID, LAMBDA_GRID
 from dashboard.docs import show_doc_section
 from dashboard.glossary import show_glossary
-from dashboard.sidebar import pin_current, unpin
-from sdwec import comparison, convergence, export, plots, voting
-from sdwec.formatting import mean_sd, points, significant
+from dashboard.sidebar import apply_config, current_config, pin_current, unpin
+from sdwec import comparison, convergence, export, intervals, plots, remedy, voting
+from sdwec.formatting import mean_interval, points, significant
 
 
 def _label_formatter(classes):
@@ -23,33 +25,36 @@ def _label_formatter(classes):
 
 
 def _accuracy_text(row, split):
-    """``0.8095`` for one split, ``0.810 ± 0.031`` for several."""
-    if row["splits"] == 1:
-        return f"{row[split]:.4f}"
-    return mean_sd(row[split], row[split + "_sd"])
+    """The mean and its 95 % interval: ``0.810 [0.788, 0.832]`` over several splits, one
+    split's accuracy with its binomial interval over the rows, ``0.9982 [0.9974, 0.9988]``."""
+    # A fourth decimal only where one split's rows resolve it (NSL-KDD's 12,597: one row is
+    # 0.008 points); elsewhere it is noise and pushes the value onto a second line.
+    decimals = 4 if row["splits"] == 1 and row.get(f"{split}_rows", 0) >= 1000 else 3
+    return mean_interval(row[split], row[split + "_lo"], row[split + "_hi"], decimals)
 
 
 def _delta(diff):
     """A paired difference as a metric's delta: text, colour and arrow.
 
-    Colour and arrow only where the sign test over the splits supports a difference; a
-    difference that could be chance is grey, with no arrow.
+    Colour and arrow only where the test supports a difference (the sign test over several
+    splits, the exact McNemar test on one split's paired rows); a difference that could be
+    chance is grey, with no arrow.
     """
     if diff.splits == 1:
         text = comparison.rows_change(diff)
     else:
-        text = f"{points(diff.mean)} ± {points(diff.sd, sign=False)} points"
+        text = comparison.interval_points(diff)
     if not diff.supported:
         return text, "gray", "off"
     better = diff.better > diff.worse
     return text, "green" if better else "red", "up" if better else "down"
 
 
-#: The headline's values at a size where "0.783 ± 0.051" and "28.1 ± 6.5 / 200" fit a
-#: quarter of the page at 1280×720 (Streamlit's 2.25rem cut them to "0.783 ± 0.0…"); a
+#: The headline's values at a size where "0.783 [0.745, 0.821]" and "28.1 [23.2, 33.0] / 200"
+#: fit a quarter of the page at 1280×720 (Streamlit's 2.25rem cut such values short); a
 #: value that still does not fit wraps instead of losing its spread to an ellipsis.
 HEADLINE_CSS = """<style>
-.st-key-explorer_headline [data-testid="stMetricValue"] { font-size: 1.6rem; }
+.st-key-explorer_headline [data-testid="stMetricValue"] { font-size: 1.3rem; }
 .st-key-explorer_headline [data-testid="stMetricValue"] p { white-space: normal; }
 /* The comparison with bagging and its "vs bagging" wrap: on one line they ended in "…" at
    1280 px ("+5 of 12,597 test rows (+0.04 …") and "vs bagging" was squeezed to nothing. */
@@ -67,7 +72,8 @@ HEADLINE_CSS = """<style>
 
 
 def _headline(summary, results, l):
-    """SDWEC's numbers (mean ± sd over the splits) and its paired comparison with bagging."""
+    """SDWEC's numbers (mean and 95 % interval over the splits) and its paired comparison
+    with bagging."""
     sdwec_row = summary[0]
     diff = comparison.paired(results, "bagging")
     text, color, arrow = _delta(diff)
@@ -76,48 +82,45 @@ def _headline(summary, results, l):
     cols[0].metric(f"Test accuracy ({sdwec_row['method']})", _accuracy_text(sdwec_row, "test"),
                    delta=text,
                    delta_color=color, delta_arrow=arrow, delta_description="vs bagging",
-                   help="Held-out test split; nothing on this page is chosen on it. The "
-                        "difference to bagging is paired (the same splits); it is coloured "
-                        "only when a sign test over the splits supports it.")
+                   help=f"Held-out test split; nothing on this page is chosen on it. "
+                        f"{INTERVAL_HELP} The difference to bagging is paired (the same "
+                        f"splits, the same rows); it is coloured only when a test supports "
+                        f"it: a sign test over several splits, an exact McNemar test on one "
+                        f"split's rows.")
     cols[1].metric("Validation accuracy", _accuracy_text(sdwec_row, "validation"),
-                   help="The weights are fitted on this split, so it flatters SDWEC.")
+                   help="The weights are fitted on this split, so it flatters SDWEC. "
+                        + INTERVAL_HELP)
     if sdwec_row["splits"] == 1:
         sol = results[0].solution
         sparsity, used = f"{sol.sparsity:.3f}", f"{sol.n_selected} / {l}"
     else:
-        sparsity = mean_sd(sdwec_row["sparsity"], sdwec_row["sparsity_sd"])
-        used = f"{mean_sd(sdwec_row['n_selected'], sdwec_row['n_selected_sd'], 1)} / {l}"
-    cols[2].metric("Sparsity", sparsity, help="1 − (non-zero weights) / l (eq. 12)")
-    cols[3].metric("Classifiers used", used)
-    st.markdown(comparison.paired_sentence(diff))
-    # Several splits: their warnings now (in a slot that is there at every run, empty or
-    # not, so the charts below keep their places), their per-split line in the caption below
-    # (one caption, so the first chart still starts above the fold at 1280×720).
-    slot = st.empty()
-    return (_split_notes(comparison.split_spread(results), slot, sdwec_row["method"])
-            if len(results) > 1 else "")
+        sparsity = mean_interval(sdwec_row["sparsity"], sdwec_row["sparsity_lo"],
+                                 sdwec_row["sparsity_hi"])
+        used = (mean_interval(sdwec_row["n_selected"], sdwec_row["n_selected_lo"],
+                              sdwec_row["n_selected_hi"], 1) + f" / {l}")
+    cols[2].metric("Sparsity", sparsity, help="1 − (non-zero weights) / l (eq. 12). "
+                   + (INTERVAL_HELP if sdwec_row["splits"] > 1 else ""))
+    cols[3].metric("Classifiers used", used,
+                   help=INTERVAL_HELP if sdwec_row["splits"] > 1 else None)
+    # Several splits: their per-split line goes in the caption under the first charts, with
+    # the paired sentence (the headline and the first chart fit one 1280×720 screen); which
+    # splits abstain is said by the abstention warning.
+    notes = (_split_notes(comparison.split_spread(results), sdwec_row["method"])
+             if len(results) > 1 else "")
+    return diff, notes
 
 
-def _split_notes(spread, slot=None, method="SDWEC"):
-    """What the mean over splits hides: warns of abstaining splits (in ``slot``, an
-    ``st.empty``, if given); returns the sentence giving every split's test accuracy (split
-    ``i`` uses the sidebar's seed + ``i`` − 1) and naming a split that drives the spread."""
+def _split_notes(spread, method="SDWEC"):
+    """What the mean over splits hides: the sentence giving every split's test accuracy
+    (split ``i`` uses the sidebar's seed + ``i`` − 1, abstaining ones marked) and naming a
+    split that drives the spread."""
     r = len(spread.accuracies)
-    if spread.abstaining:
-        k = len(spread.abstaining)
-        which = ", ".join(str(i + 1) for i in spread.abstaining)
-        one = k == 1
-        (slot or st).warning(f"**{k} of {r} splits abstain{'s' if one else ''}** "
-                   f"(split{'' if one else 's'} {which}: every weight thresholded to zero, so "
-                   f"the ensemble predicts one class for every row): "
-                   f"{'its' if one else 'their'} accuracy is the constant guess's; the mean "
-                   f"includes {'it' if one else 'them'}.")
     if spread.outlier is not None:
         i = spread.outlier
         mean, sd, a = spread.others_mean, spread.others_sd, spread.accuracies[i]
         where = (f"differs from the other {r - 1} splits, which all score {mean:.3f}" if sd == 0
                  else f"lies {abs(a - mean) / sd:.0f} sd from the other {r - 1} splits' "
-                      f"{mean_sd(mean, sd)}")
+                      f"mean {mean:.3f} (sd {sd:.3f})")
         outlier = f" Split {i + 1} drives the spread: its {a:.3f} {where}."
     else:
         outlier = ""
@@ -139,13 +142,81 @@ def _rows_note(results):
     if splits == 1:
         return note + (" One split gives no spread: choose more *Splits* in the sidebar to "
                        "see it.")
-    return note + (f" Numbers are mean ± sd over {splits} splits; the charts below show the "
-                   f"first split. " + OVERLAP_NOTE)
+    return note + (f" Numbers are means over {splits} splits with the 95 % interval of the "
+                   f"mean in brackets; each chart's title says whether it shows that mean or "
+                   f"split 1. " + OVERLAP_NOTE)
 
+
+#: What the bracket after a headline number is.
+INTERVAL_HELP = ("[lo, hi] is the 95 % interval of the mean over the splits (Student t, "
+                 "kept inside what the number can be); with one split, an accuracy's exact "
+                 "binomial interval over its rows.")
 
 #: Why the splits' counts and spread are not those of independent samples.
 OVERLAP_NOTE = ("The splits reuse the dataset's rows, so they are not independent: spread "
                 "and p are optimistic.")
+
+
+def _abstention(config, refs, results, abstaining, abstain):
+    """Say which splits abstain and offer the nearest settings that keep trees, found by
+    solving on the rows the weights are fitted on (:func:`sdwec.remedy.nearest_keeping`):
+    the nearest larger λ or smaller ε with the same threshold rule, and a more lenient rule
+    with the same λ and ε, each applied in one click."""
+    r = len(results)
+    if r == 1:
+        text = (f"Every weight was thresholded to zero, so the ensemble **abstains**: it "
+                f"predicts the most frequent validation class, **{abstain}**, for every row, "
+                f"and the accuracies above are that constant guess's.")
+    else:
+        k = len(abstaining)
+        which = ", ".join(str(i + 1) for i in abstaining)
+        first = (f"; on split 1, which the charts below draw, it predicts **{abstain}** for "
+                 f"every row" if abstaining[0] == 0 else "")
+        text = (f"**{k} of {r} splits abstain{'s' if k == 1 else ''}** (split"
+                f"{'s' if k > 1 else ''} {which}: every weight thresholded to zero, so the "
+                f"ensemble predicts one class for every row{first}): "
+                f"{'its' if k == 1 else 'their'} accuracy is the constant guess's, and the "
+                f"means above include {'it' if k == 1 else 'them'}.")
+    rows = ("out-of-bag and validation rows" if config.fit == "oob" else "validation rows")
+    keys = tuple(repr(ref.key) for ref in refs)
+    params = tuple(sorted(config.compare_params().items()))
+    pools = services.get_pools(refs)
+    found = [f for f in (_remedy(keys, params, ("lam", "eps", "combinations"), pools),
+                         _remedy(keys, params, ("threshold",), pools)) if f is not None]
+    # The same setting twice (a combination that is the lenient rule alone) is offered once.
+    found = [f for i, f in enumerate(found) if f.params not in [g.params for g in found[:i]]]
+    if not found:
+        st.warning(f"{text} No nearby setting keeps a tree: a more lenient threshold rule, "
+                   f"every larger λ and every smaller ε on the sliders, and their "
+                   f"combinations, were solved on the {rows}.")
+        return
+    everywhere = any(f.everywhere for f in found)
+    found = [f for f in found if f.everywhere] if everywhere else found[:1]
+    lead = ("Nearest settings that keep trees" if everywhere else
+            "No setting tried keeps trees on every split; the one that keeps them on the most")
+    st.warning(f"{text} {lead} (solved on the {rows}, not the test rows): "
+               + "; ".join(f"**{f.describe()}**" for f in found))
+    cols = st.columns(len(found))
+    for i, (col, f) in enumerate(zip(cols, found)):
+        col.button(f"Apply: {f.setting()}", key=f"explorer_remedy_{i}",
+                   on_click=_apply_remedy, args=(f.new_values,), icon=":material/build:",
+                   help="Moves the sidebar's controls (and the page address) to this setting.")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _remedy(keys, params, routes, _pools):
+    """:func:`sdwec.remedy.nearest_keeping` along ``routes`` for the pools of ``keys``
+    (cached per setting)."""
+    params = dict(params)
+    fit_on = params.pop("fit_on")
+    return remedy.nearest_keeping(_pools, params, LAMBDA_GRID, EPS_GRID,
+                                  split="oob+val" if fit_on == "oob+validation" else "val",
+                                  routes=routes)
+
+
+def _apply_remedy(values):
+    """Button callback: the sidebar's controls take the remedy's values."""
+    apply_config(replace(current_config(), **values))
 
 
 def show_explorer(config):
@@ -156,7 +227,7 @@ def show_explorer(config):
     ref, result = refs[0], results[0]
     sol = result.solution
     l = len(sol.weights)
-    per_split = _headline(summary, results, l)
+    diff, per_split = _headline(summary, results, l)
     if config.fit == "oob":
         st.info("**SDWEC-OOB (ours, beyond the paper):** the weights are fitted on the "
                 "training rows' out-of-bag votes (each tree votes only on rows outside its "
@@ -174,24 +245,13 @@ def show_explorer(config):
     # appearing or leaving above the charts moves every element under it to a new place in
     # the page, and the browser renders them anew instead of updating them.
     slot = st.empty()
-    if sol.n_selected == 0 and len(results) == 1:
-        slot.warning(
-            f"Every weight was thresholded to zero, so the ensemble **abstains**: it predicts "
-            f"the most frequent validation class, **{abstain}**, for every row, and the "
-            f"accuracies above are that constant guess's. To keep some trees, lower ε or β, "
-            f"raise λ, or choose the threshold rule *none* (which one works depends on the "
-            f"data: on a noisy upload, a smaller ε often keeps trees where no λ does).")
-    elif sol.n_selected == 0:
-        # Several splits: the headline's note says which splits abstain; this one is about
-        # the first split, which the charts below draw.
-        slot.warning(
-            f"On the first split, which the charts below draw, every weight was thresholded "
-            f"to zero: the ensemble **abstains** and predicts **{abstain}** for every row. To "
-            f"keep some trees, raise λ, lower β or ε, or choose the threshold rule *none*.")
-    st.caption(_rows_note(results) + per_split +
-               f" Tied votes and an all-zero weight vector predict the most frequent validation "
-               f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
-    pinned = _pin_section(config, refs, results)
+    abstaining = remedy.abstaining(r.solution for r in results)
+    if abstaining:
+        with slot.container():
+            _abstention(config, refs, results, abstaining, abstain)
+    pinned_results = (None if config.pinned() is None
+                      else services.compare_splits(refs, config.pinned()))
+    pinned = None if pinned_results is None else pinned_results[0]
     methods_fig, weights_fig, strip_fig = services.explorer_figures(ref, config, result, summary,
                                                                     pinned)
     left, right = st.columns(2)
@@ -204,6 +264,11 @@ def show_explorer(config):
                         help="The first iterations' costs can dwarf the rest.")
         plotly_chart(services.convergence_figure(ref, config, result, log),
                      key="explorer_convergence")
+    st.markdown(comparison.paired_sentence(diff))
+    st.caption(_rows_note(results) + per_split +
+               f" Tied votes and an all-zero weight vector predict the most frequent validation "
+               f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
+    _pin_section(config, results, pinned_results)
     st.markdown(cost_note(convergence.describe(sol.history), len(sol.history)))
     show_doc_section("algorithm.md", COSTS_SECTION,
                      label=f"{COSTS_SECTION}: why, in detail (docs/algorithm.md)")
@@ -220,26 +285,30 @@ def show_explorer(config):
                    "Algorithm 1 stopped there. Watch trees drop out as the L1 term wins.")
     if st.toggle("Scrub λ in your browser (the whole λ grid at once, no waiting)",
                  key="explorer_scrub"):
-        plotly_chart(services.scrubber_figure(ref, config), key="explorer_scrubber")
+        plotly_chart(services.scrubber_figure(refs, config), key="explorer_scrubber")
         st.caption(f"The slider under the chart moves through the sidebar's {len(LAMBDA_GRID)} "
-                   f"λ values, computed once for this pool and these β, γ, ε, k: the weights, "
-                   f"the accuracies beside bagging's and the position among all λ redraw in "
-                   f"your browser, without asking the server. The sidebar's λ sets the value "
-                   f"the rest of the page uses. " + _scrubber_split_note(result, len(results)))
+                   f"λ values, computed once for these pools and these β, γ, ε, k: the "
+                   f"weights, the accuracies beside bagging's and the position among all λ "
+                   f"redraw in your browser, without asking the server. The sidebar's λ sets "
+                   f"the value the rest of the page uses. " + _scrubber_split_note(results))
     _timing_section(ref, voting.voting_weights(sol.weights, config.compare_params()["fit_on"]),
                     len(results))
     show_downloads(ref, config, result)
     return result
 
 
-def _scrubber_split_note(result, splits):
-    """What the scrubber's accuracies rest on, against the headline's."""
-    row = f"one test row = {points(1 / result.n_test, sign=False)} points"
+def _scrubber_split_note(results):
+    """What the scrubber's numbers rest on: the headline's splits and rows."""
+    splits, n_test = len(results), sum(r.n_test for r in results)
     if splits == 1:
-        return f"Its accuracies are on this split's {result.n_test:,} test rows ({row})."
-    return (f"The headline's accuracies are means over all {splits} splits; this view is "
-            f"one split, the first, on its {result.n_test:,} test rows ({row}), so its "
-            f"numbers differ from the headline's.")
+        row = f"one test row = {points(1 / n_test, sign=False)} points"
+        return (f"Like the headline, its accuracies are on this split's {n_test:,} test rows "
+                f"({row}), with their exact 95 % binomial intervals; at the sidebar's λ it "
+                f"shows the headline's numbers.")
+    return (f"Like the headline, it shows the mean over all {splits} splits ({n_test:,} test "
+            f"rows in all) with its 95 % interval, and each split's accuracy as a dot; at "
+            f"the sidebar's λ its numbers are the headline's. The weights are the first "
+            f"split's: each split grows its own trees.")
 
 
 #: Where docs/algorithm.md derives why Algorithm 1's costs can rise (rendered under the note).
@@ -277,10 +346,10 @@ def cost_note(behaviour, k):
             f"{worst.iteration}, {significant(worst.before, digits)} → "
             f"{significant(worst.after, digits)}, +{_percent(worst.relative)})"
             + (f"; {creep}" if creep else "") + ". "
-            f"The paper says both costs \"decrease steadily\"; Algorithm 1 does not promise "
-            f"it, and this solver gives the same weights as a literal transcription of it. "
-            f"Each iteration minimises a new convex model built around the previous weights ŵ: "
-            f"its relaxed sign term pulls every row's margin H_s w towards |H_s ŵ| + ε")
+            "The paper says both costs \"decrease steadily\"; Algorithm 1 does not promise "
+            "it, and this solver gives the same weights as a literal transcription of it. "
+            "Each iteration minimises a new convex model built around the previous weights ŵ: "
+            "its relaxed sign term pulls every row's margin H_s w towards |H_s ŵ| + ε")
     sums = behaviour.weight_sums
     if behaviour.scale_grows:
         text += (f", so the weights' scale keeps growing (their sum went from "
@@ -294,19 +363,16 @@ def cost_note(behaviour, k):
     return text + f". Why, in detail: *{COSTS_SECTION}* below."
 
 
-def _pin_section(config, refs, live_results):
-    """Pin the configuration, or compare the live one with the pinned one, split by split.
-
-    Returns the pinned configuration's first-split result, or ``None``.
-    """
+def _pin_section(config, live_results, pinned_results):
+    """Pin the configuration, or compare the live one with the pinned one (its results on
+    the same splits, ``pinned_results``), split by split."""
     pinned = config.pinned()
     if pinned is None:
         st.button("Pin this configuration", key="explorer_pin", on_click=pin_current,
                   icon=":material/push_pin:",
                   help="Keep these parameters; after your next slider move the Explorer "
                        "shows both side by side. The pin is part of the page address.")
-        return None
-    pinned_results = services.compare_splits(refs, pinned)
+        return
     left, right = st.columns([4, 1])
     left.markdown(
         f"**Pinned:** λ={pinned.lam:g}, β={pinned.beta:g}, γ={pinned.gamma:g}, "
@@ -315,10 +381,16 @@ def _pin_section(config, refs, live_results):
     st.dataframe(_pin_table(live_results, pinned_results), hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in ("test accuracy", "validation accuracy", "sparsity")}
-                 if len(refs) == 1 else None)
+                 if len(live_results) == 1 else None)
     live_test, rows = comparison.scores(live_results)
+    one = live_results[0]
+    # One split: both configurations vote on the same pool's test rows, so they pair row by
+    # row and an exact McNemar test can decide.
+    rows_test = (intervals.mcnemar(one.test_right[:, 0], pinned_results[0].test_right[:, 0],
+                                   one.test_counts)
+                 if len(live_results) == 1 and one.test_right is not None else None)
     diff = comparison.paired_difference(live_test, comparison.scores(pinned_results)[0], rows,
-                                        names=("live", "pinned"))
+                                        names=("live", "pinned"), mcnemar=rows_test)
     sentence = comparison.paired_sentence(diff)
     if diff.supported:
         sentence = f":{'green' if diff.better > diff.worse else 'red'}[{sentence}]"
@@ -330,7 +402,6 @@ def _pin_section(config, refs, live_results):
                f"{shared['only_second']} more. The weights chart marks the pinned weights "
                f"with light grey ticks: the pinned configuration cut its weights at its own "
                f"threshold, not at the line drawn there.")
-    return pinned_results[0]
 
 
 def measured_note(measured, splits=1):
@@ -369,9 +440,11 @@ def measured_note(measured, splits=1):
 
 
 def _pin_table(live_results, pinned_results):
-    """Live, pinned and live − pinned: the values of one split, or mean ± sd over several
-    (the difference's sd is the paired one, over the splits; accuracy differences in points,
-    as the sentence under the table gives them)."""
+    """Live, pinned and live − pinned: the values of one split, or the mean and its 95 %
+    interval over several (the difference's is the paired one, over the splits; accuracy
+    differences in points, as the sentence under the table gives them)."""
+    l = len(live_results[0].solution.weights)
+
     def values(results):
         return {"test accuracy": comparison.scores(results, split="test")[0],
                 "validation accuracy": comparison.scores(results, split="validation")[0],
@@ -383,17 +456,21 @@ def _pin_table(live_results, pinned_results):
     table = {"": ["live", "pinned", "live − pinned"]}
     for column in live:
         decimals = 1 if column == "trees used" else 3
+        high = l if column == "trees used" else 1.0
         cells = []
-        for sign, series in (("", live[column]), ("", old[column]),
-                             ("+", live[column] - old[column])):
+        for difference, series in ((False, live[column]), (False, old[column]),
+                                   (True, live[column] - old[column])):
             if one:
                 cells.append(float(series[0]))
-            elif sign and column.endswith("accuracy"):
-                cells.append(f"{points(series.mean())} ± "
-                             f"{points(series.std(ddof=1), sign=False)} points")
+                continue
+            mean, lo, hi = intervals.mean_interval(series, -high if difference else 0.0, high)
+            if difference and column.endswith("accuracy"):
+                cells.append(f"{points(mean)} [{points(lo)}, {points(hi)}] points")
+            elif difference:
+                cells.append(f"{mean:+.{decimals}f} [{lo:+.{decimals}f}, {hi:+.{decimals}f}]"
+                             .replace("-", "−"))
             else:
-                mean = f"{series.mean():{sign}.{decimals}f}".replace("-", "−")
-                cells.append(f"{mean} ± {series.std(ddof=1):.{decimals}f}")
+                cells.append(mean_interval(mean, lo, hi, decimals))
         table[column] = cells
     if one:
         table["trees used"] = [int(v) for v in table["trees used"]]

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+import re
+
 from dashboard.config import SECOND_SWEEPS
 from sdwec import methods, tables
 
 #: The table's words for :data:`sdwec.methods.WEIGHTS_FROM`.
 FITTED_ON = {"validation": "yes", "oob+validation": "yes (with out-of-bag rows)", "none": "no"}
+
+
+#: The page's top and its title take less room, so that at 1280 × 720 the chart with its
+#: legend fits under the title and the row of controls (Streamlit's 6rem above the title
+#: and the title's own padding left the plot a sliver).
+FIT_CSS = """<style>
+.stMainBlockContainer { padding-top: 3rem; }
+.stMainBlockContainer h1 { padding-top: 0; padding-bottom: 0.25rem; }
+</style>"""
+
+
+#: What an upload's name may end in besides its stem (``wine.csv``, ``logs.csv.gz``).
+_EXTENSIONS = re.compile(r"(\.(csv|tsv|txt|data|gz|bz2|xz|zip))+$", re.IGNORECASE)
+
+
+def csv_name(label):
+    """The Frontier's CSV file name for a dataset ``label``; an upload's label may be a file
+    name (``wine.csv``), whose extension is dropped rather than doubled."""
+    return f"sdwec_frontier_{_EXTENSIONS.sub('', str(label)) or 'data'}.csv"
 
 
 def intro(second):
@@ -25,9 +46,13 @@ def intro(second):
                    f"{second} of {values} (swept: one colour per {second}, as in the legend; "
                    f"{', '.join(fixed)} as in the sidebar, the sidebar's {second} unused)")
         select = "every other method is"
-    return (f"{circles}; its Pareto front is black (a staircase on the accuracy it was "
-            "chosen on, black rings on the other). Beside it, on the same pools and splits: "
-            "bagging, **random subsets of each size** (the sanity baseline any pruning "
+    return (f"{circles}; a **hollow** circle is a setting where some splits keep no tree "
+            "(its mean mixes their constant guesses in; never on the front). Its Pareto "
+            "front is black (a staircase on the accuracy it was chosen on, black rings on "
+            "the other). Over several splits each point is a mean, with the 95 % interval "
+            "of that mean: a shaded band around SDWEC's points, dashed lines along the "
+            "other curves, a bar on each single ensemble. Beside it, on the same pools and "
+            "splits: bagging, **random subsets of each size** (the sanity baseline any pruning "
             f"method should beat) and reduce-error ordering; {select} one click on its "
             "legend entry away, in its own colour: single ensembles as symbols, methods "
             "with a size or a regularisation path as curves. Hover for the parameters; "

@@ -39,8 +39,8 @@ TERMS = {
         "chosen on (validation by default). On that split, moving along it, fewer trees "
         "cost accuracy; a point off it is beaten by one on it. On the test split the same "
         "points need not line up: a neighbour with fewer trees can score a little higher; "
-        "a difference smaller than the ± sd beside it is no real difference. Settings that "
-        "keep no tree are left out"),
+        "a difference inside the 95 % intervals beside it is no real difference. Settings "
+        "where any split keeps no tree are left out"),
 }
 
 

@@ -48,8 +48,10 @@ TIMING_CACHE_ENTRIES = 64
 #: the solve it shows, so a revisited configuration reuses its figures.  Kept few: one
 #: configuration's three figures hold about 2.6 MiB as Plotly objects (l = 200, measured).
 FIGURE_CACHE_ENTRIES = 16
-#: Timed runs (median reported, after one warm-up) of the Paper page's weight-finding times.
-TIMING_REPEATS = 3
+#: Timed runs (after one warm-up) of the Paper page's weight-finding times: their median,
+#: fastest and slowest are shown, and five runs give a spread worth reading at little cost
+#: (wine's l = 200 solves in hundredths of a second).
+TIMING_REPEATS = 5
 #: Where ``python -m sdwec reproduce`` writes its per-row results.
 REPRODUCTION_CSV = Path(__file__).resolve().parent.parent / "results" / "reproduction" / "results.csv"
 LOG = logging.getLogger("dashboard")
@@ -510,8 +512,7 @@ def _training_range(refs, pools=None):
     first = refs[0]
     pools = len(refs) if pools is None else pools
     if first.dataset is not None:
-        one = budget.estimate_pool(*first.dataset.X.shape, first.n_trees,
-                                   first.key.max_samples, **_upload_args(first.dataset))
+        one = _upload_estimate(first.dataset, first.n_trees, first.key.max_samples)
         return tuple(pools * s for s in one.seconds)
     return training_seconds_range(*_shape(first), first.n_trees, pools=pools,
                                   max_samples=first.key.max_samples)
@@ -958,8 +959,14 @@ def _explorer_figures(ref, params, splits, pin, _result, _summary, _pinned):
                                          "(SDWEC-OOB)")
     # The strip is the same figure at every slider move (it depends on the pool only), so
     # the in-place chart skips it; on the weights chart it was redrawn at every move.
-    return (plots.method_comparison(_summary), weights,
+    # The accuracy chart is the mean over the splits; the weights are split 1's.
+    return (plots.method_comparison(_summary), plots.scoped(weights, first_split(splits)),
             plots.tree_accuracies(_result.member_accuracy))
+
+
+def first_split(splits):
+    """What a chart drawn from the first of ``splits`` splits adds to its title."""
+    return f"split 1 of {splits}" if splits > 1 else ""
 
 
 def explorer_figures(ref, config, result, summary, pinned=None):
@@ -970,46 +977,52 @@ def explorer_figures(ref, config, result, summary, pinned=None):
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _convergence_figure(ref, params, log, _result):
-    return plots.convergence(_result.solution.history, log_y=log)
+def _convergence_figure(ref, params, log, splits, _result):
+    return plots.scoped(plots.convergence(_result.solution.history, log_y=log),
+                        first_split(splits))
 
 
 def convergence_figure(ref, config, result, log):
     """The cost-per-iteration figure (cached per configuration and axis scale)."""
-    return _convergence_figure(ref, _params(config), bool(log), result)
+    return _convergence_figure(ref, _params(config), bool(log), config.splits, result)
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _iterations_figure(ref, params, _result):
+def _iterations_figure(ref, params, splits, _result):
     sol, p = _result.solution, dict(params)  # the solver's parameters and the fit
     thresholds = [solver.line15_thresholds(r.weights, p["beta"], p["gamma"], p["eps"],
                                            p["threshold"])[1] for r in sol.history]
-    return plots.weights_over_iterations(sol.history, thresholds, _result.member_accuracy)
+    return plots.scoped(plots.weights_over_iterations(sol.history, thresholds,
+                                                      _result.member_accuracy),
+                        first_split(splits))
 
 
-@st.cache_data(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _lambda_path(ref, params):
-    return comparison.lambda_path(_pool(ref), LAMBDA_GRID, **dict(params))
+# A resource, not data (as _compare_splits): ten splits' weights at every λ are only read,
+# and st.cache_data would pickle them at every call.
+@st.cache_resource(max_entries=SWEEP_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
+def _lambda_path(refs, params):
+    return comparison.lambda_paths([_pool(ref) for ref in refs], LAMBDA_GRID, **dict(params))
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
-def _scrubber_figure(ref, params, lam):
-    split = f"first split (seed {ref.key.seed}), {len(_pool(ref).y_test):,} test rows"
-    return plots.lambda_scrubber(_lambda_path(ref, params), lam, split=split)
+def _scrubber_figure(refs, params, lam):
+    return plots.lambda_scrubber(_lambda_path(refs, params), lam)
 
 
-def scrubber_figure(ref, config):
-    """The λ scrubber: SDWEC at every λ of the sidebar's grid as one figure with frames
-    (the path is cached per pool and parameters other than λ; the figure starts at the
-    sidebar's λ)."""
-    _ensure_pools(ref, config)
+def scrubber_figure(refs, config):
+    """The λ scrubber: SDWEC at every λ of the sidebar's grid on every split of ``refs``
+    (the page's splits) as one figure with frames, each the mean over the splits as the
+    headline reports it (the paths are cached per pools and parameters other than λ; the
+    figure starts at the sidebar's λ, a value of the grid)."""
+    refs = tuple(refs)
+    get_pools(list(refs))  # one bar over the untrained ones ("split i of r")
     params = Params(sorted((k, v) for k, v in config.compare_params().items() if k != "lam"))
-    return _scrubber_figure(ref, params, config.lam)
+    return _scrubber_figure(refs, params, config.lam)
 
 
 def iterations_figure(ref, config, result):
     """The weights-across-iterations figure with its frames (cached per configuration)."""
-    return _iterations_figure(ref, _params(config), result)
+    return _iterations_figure(ref, _params(config), config.splits, result)
 
 
 @st.cache_data(max_entries=TIMING_CACHE_ENTRIES, show_spinner=False, hash_funcs=_HASH)
@@ -1169,18 +1182,31 @@ def frontier_rows_note(ref, splits):
             f"{split_rows(n_test, 'test rows')}.")
     if splits == 1:
         return note + " Steps of that size are one row; raise *Splits* to see the spread."
-    return note + (f" Curves and points are means over {splits} splits: each curve with a "
-                   "shaded band of ± one standard deviation (listed as “… ± sd”; a legend "
-                   "click on either hides or shows the curve and its band together), "
-                   "each single ensemble (bagging, WMV, …) a point with an error bar of ± one "
-                   "standard deviation. The splits are redrawn from one dataset's rows (a row "
-                   "can be a test row in several splits), so they are not independent samples: "
-                   "the spread is optimistic.")
+    return note + (f" Curves and points are means over {splits} splits, each with the 95 % "
+                   "interval of the mean (inside what the number can be): SDWEC's as a "
+                   "shaded band, every other curve's as dashed lines (listed as “…: 95% "
+                   "interval of the mean”; a legend click on either hides or shows the curve "
+                   "and its interval together), each single ensemble (bagging, WMV, …) as an "
+                   "error bar. A hollow point is a setting where some splits keep no tree. "
+                   "The splits are redrawn from one dataset's rows (a row can be a test row "
+                   "in several splits), so they are not independent samples: the intervals "
+                   "are optimistic.")
+
+
+def split_sizes(ref):
+    """``{"n_val": …, "n_test": …}``: the rows of the split of ``ref``'s pool."""
+    pool = get_pool(ref)
+    return {"n_val": len(pool.y_val), "n_test": len(pool.y_test)}
 
 
 def frontier_csv(sweep, peers):
-    """The sweep and the peers as one CSV (``bytes``), every column kept."""
-    return pd.concat([sweep, peers], ignore_index=True).to_csv(index=False).encode()
+    """The sweep and the peers as one CSV (``bytes``): every point's mean, its interval
+    (``<column>_lo``, ``<column>_hi``) and how many of its ``splits`` keep no tree
+    (``abstaining_splits``); the splits' standard deviations are left out (the interval of
+    the mean is the summary)."""
+    both = pd.concat([sweep, peers], ignore_index=True)
+    return both.drop(columns=[c for c in both if str(c).endswith("_sd")]).to_csv(
+        index=False).encode()
 
 
 # --------------------------------------------------------------------------- paper page
@@ -1343,18 +1369,45 @@ def _upload_args(dataset):
                 label_bytes=pool.compact_labels(np.asarray(dataset.classes)).itemsize)
 
 
+#: Seconds (low, high) one upload pool costs beyond growing its trees: starting its worker
+#: process (interpreter, imports, unpickling the upload) and reading the stored pool back
+#: into the page.  Measured with a synthetic noisy upload (benchmarks/upload.py's CSV) handed
+#: to ``python -m sdwec _pool-job`` as the dashboard does, at load 2-4 on this project's
+#: 2-core machine: 1.1 s (5,000 rows), 2.0 s (300,000 rows, budget 5,000) and 2.4 s (30,000
+#: rows) from the start to the worker's first progress record; reading the pool back took
+#: 0.05-0.18 s (12-94 MB entries).  The high end allows for a busier machine.
+UPLOAD_START_SECONDS = (1.0, 4.0)
+
+
+def _upload_estimate(dataset, n_trees, max_samples=None):
+    """:func:`sdwec.budget.estimate_pool` of an upload's pool (the rate measured on the file
+    itself), with its worker's start-up and the read-back (:data:`UPLOAD_START_SECONDS`)
+    added when it trains in a worker (:data:`OFF_PAGE_SECONDS`): what a person waits for,
+    not the trees alone.  A pool trained in the page pays neither."""
+    one = budget.estimate_pool(*dataset.X.shape, n_trees, max_samples,
+                               **_upload_args(dataset))
+    if one.seconds[1] < OFF_PAGE_SECONDS:
+        return one
+    return replace(one, seconds=tuple(s + extra for s, extra
+                                      in zip(one.seconds, UPLOAD_START_SECONDS)))
+
+
 def _upload_estimates(dataset, n_trees, max_samples=None):
     """Estimates of the full pool, the budgeted one (``max_samples``, default the budget
-    that fits the target) and the fewer-trees one."""
+    that fits the target) and the fewer-trees one (:func:`_upload_estimate`)."""
     n, d = dataset.X.shape
     args = _upload_args(dataset)
-    full = budget.estimate_pool(n, d, n_trees, **args)
-    m = budget.row_budget(n, d, n_trees, **args)
+    full = _upload_estimate(dataset, n_trees)
+    # A pool that long trains in a worker: its trees get what the start-up leaves.
+    target = budget.TARGET_SECONDS - (UPLOAD_START_SECONDS[1]
+                                      if OFF_PAGE_SECONDS < budget.TARGET_SECONDS else 0.0)
+    m = budget.row_budget(n, d, n_trees, target, **args)
     if m is not None and max_samples is not None:
         m = max_samples   # a budget already on disk, used instead
-    budgeted = None if m is None else budget.estimate_pool(n, d, n_trees, m, **args)
-    fewer_l = budget.trees_within(n, d, [s for s in POOL_SIZES if s < n_trees], **args)
-    fewer = None if fewer_l is None else budget.estimate_pool(n, d, fewer_l, **args)
+    budgeted = None if m is None else _upload_estimate(dataset, n_trees, m)
+    fewer_l = budget.trees_within(n, d, [s for s in POOL_SIZES if s < n_trees], target,
+                                  **args)
+    fewer = None if fewer_l is None else _upload_estimate(dataset, fewer_l)
     return full, budgeted, fewer
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from dashboard import budget, launch
+from dashboard import budget, charts, launch, scroll
 from dashboard import config as cfg
 from dashboard import services
 from dashboard.guard import guard
@@ -23,6 +23,7 @@ from sdwec import datasets
 from sdwec.paper import PRESETS
 from sdwec.plots import SWEEP_CUSTOMDATA
 from sdwec.solver import THRESHOLDS
+from sdwec.teaching import EFFECTS
 
 #: Page name -> script, for :func:`request_page` and ``app.py``'s navigation.
 PAGE_FILES = {"explorer": "pages/explorer.py", "frontier": "pages/frontier.py",
@@ -98,7 +99,7 @@ def send_to_explorer(config):
 
 
 def open_clicked_point(chart_key):
-    """The ``on_select`` callback of the Frontier's chart under ``chart_key``: a click on an
+    """The ``on_click`` callback of the Frontier's chart under ``chart_key``: a click on an
     SDWEC point opens it in the Explorer (its λ, β, γ, ε on the sidebar's grids; the pool
     and splits unchanged). Points of other methods carry no SDWEC parameters and are
     ignored."""
@@ -106,12 +107,9 @@ def open_clicked_point(chart_key):
 
 
 def _open_clicked_point(chart_key):
-    event = st.session_state.get(chart_key) or {}
-    points = (event.get("selection") or {}).get("points") or []
-    picked = [p for p in points
-              if len(cfg.point_values(p.get("customdata"))) == len(SWEEP_CUSTOMDATA)]
-    if picked:
-        send_to_explorer(cfg.point_config(current_config(), picked[-1]["customdata"]))
+    point = charts.clicked_point(chart_key) or {}
+    if len(cfg.point_values(point.get("customdata"))) == len(SWEEP_CUSTOMDATA):
+        send_to_explorer(cfg.point_config(current_config(), point["customdata"]))
 
 
 def use_dataset(dataset, task):
@@ -137,7 +135,8 @@ def _dataset_label(name):
     if upload is None:
         return "your data (no file in this session)"
     dataset = upload[1]
-    return f"your data: {dataset.name} ({len(dataset.y):,} rows)"
+    # The count before the name: a long file name is cut at the box's edge, not the count.
+    return f"your data ({len(dataset.y):,} rows): {dataset.name}"
 
 
 def pin_current():
@@ -253,12 +252,17 @@ def _publish():
     return config
 
 
+#: The solver tooltips say what a move does (sdwec.teaching.EFFECTS, which
+#: tests/test_effects.py measures); the maths behind it is on How it works.
+_MATHS = " Measured on the shipped datasets; why, with the formulas: *How it works*."
+
+
 def _solver_widgets(box):
     """λ, the presets, β, γ, ε, k, the threshold rule and the fit, drawn into ``box``."""
     box.select_slider("λ (data fidelity, log scale)", cfg.LAMBDA_GRID,
                      format_func=_format_number, **_bound("lam"),
-                     help="Larger λ fits the validation votes harder; smaller λ lets the L1 "
-                          "term switch more trees off.")
+                     help="Weight of the validation mistakes against the L1 term that "
+                          "switches trees off. " + EFFECTS["lam"].text + _MATHS)
     current = current_config()
     for col, name in zip(box.columns(len(PRESETS)), PRESETS):
         p = PRESETS[name]
@@ -273,20 +277,22 @@ def _solver_widgets(box):
     box.slider("β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
               max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], format="%g",
               **_bound("beta"),
-              help="Weight of the penalty on negative weights; it also sets the threshold.")
+              help=EFFECTS["beta"].text + _MATHS)
     box.slider("γ (log-sum-exp sharpness)", min_value=cfg.GAMMA_RANGE[0],
               max_value=cfg.GAMMA_RANGE[1], step=cfg.GAMMA_RANGE[2], format="%g",
               **_bound("gamma"),
-              help="How closely the smooth |w| and max(-w, 0) follow the real ones.")
+              help=EFFECTS["gamma"].text + _MATHS)
     box.select_slider("ε (log scale)", cfg.EPS_GRID, format_func=_format_number,
                      **_bound("eps"),
-                     help="Keeps the sign relaxation and the adaptive γ finite near zero.")
+                     help=EFFECTS["eps"].text + _MATHS)
     box.slider("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
               max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
-              **_bound("iterations"), help="Passes of Algorithm 1 (the paper: 25).")
+              **_bound("iterations"),
+              help="Passes of Algorithm 1 (the paper: 25). " + EFFECTS["iterations"].text
+                   + _MATHS)
     box.selectbox("Threshold rule (line 15)", THRESHOLDS, **_bound("threshold"),
-                 help="paper: one threshold where P(w) with γ/ε falls to 1e-3; adaptive: each "
-                      "weight with its own γ_r; none: keep every positive weight.")
+                 help="Line 15 of Algorithm 1: which final weights are cut to zero. "
+                      + EFFECTS["threshold"].text + _MATHS)
     box.selectbox("Fit on", cfg.FITS, format_func=_fit_label, **_bound("fit"),
                  help="The paper fits the weights on the validation rows only. SDWEC-OOB "
                       "(ours, results/oob/) fits them on the training rows' out-of-bag votes "
@@ -362,6 +368,8 @@ def page_setup(title, trains=True, live=None, menu=True):
                        layout="wide")
     config = solver_box = None
     from_link = "_cfg" not in st.session_state  # the first run reads the link
+    # Results are left on the page only if this page drew its view in the last run.
+    drawn = st.session_state.pop("_view_drawn", None) == title
     services.on_pools_landed(None)  # until this run's sidebar registers its notes
     with guard("the sidebar"):
         config, solver_box = sidebar(cold_note=services.cold_start_note,
@@ -371,6 +379,8 @@ def page_setup(title, trains=True, live=None, menu=True):
     target = st.session_state.pop("_cfg_goto", None)
     if target is not None:
         st.switch_page(PAGE_FILES[target])
+    if config is not None:
+        scroll.top_on_dataset_change(config.dataset)
     if trains and config is not None:
         allowed = False  # a failed check trains nothing
         with guard("the link's training budget"):
@@ -391,8 +401,9 @@ def page_setup(title, trains=True, live=None, menu=True):
                 _solver_widgets(solver_box)
                 # The last settings' results may stay on the page, at full strength, while
                 # the new pools train: a reader took them for the new seed's.
-                waiting.caption("Results appear once these pools are trained; until then, "
-                                "any results still on the page are the previous settings'.")
+                waiting.caption("Results appear once these pools are trained" + (
+                    "; until then, any results still on the page are the previous settings'."
+                    if drawn else "."))
             services.get_pools(refs)
             waiting.empty()
             loaded = True
@@ -403,6 +414,7 @@ def page_setup(title, trains=True, live=None, menu=True):
             st.rerun()
         if loaded:
             _live_runner()(solver_box, live)
+            st.session_state["_view_drawn"] = title
     return config
 
 

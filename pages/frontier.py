@@ -3,9 +3,11 @@
 import streamlit as st
 
 from dashboard import services
+from dashboard.charts import plotly_chart
 from dashboard.config import SECOND_SWEEPS
 from dashboard.glossary import show_glossary, term_markdown
 from dashboard.guard import guard
+from dashboard.frontier_view import FIT_CSS, csv_name
 from dashboard.frontier_view import intro as frontier_intro
 from dashboard.frontier_view import single_ensembles
 from dashboard.sidebar import open_clicked_point, page_setup, show_config_problems
@@ -14,21 +16,13 @@ from sdwec import frontier, plots, tables
 config = page_setup("Frontier")
 if config is None:
     st.stop()
+st.html(FIT_CSS)
 st.title("Accuracy vs ensemble size")
-intro = st.empty()  # filled once the swept parameters are read below
 show_config_problems()
-# On its own row: in a quarter-width column its label was cut to "What are these meth…"
-# at 1280 px (FRESH2 11).
-show_glossary("What are these methods, and the Pareto front?", terms=("Pareto front",))
-oob = st.toggle(
-    "Add SDWEC-OOB (ours): fitted on the training rows' out-of-bag votes",
-    key="frontier_oob",
-    help="Our variant beyond the paper (results/oob/): SDWEC on the out-of-bag votes of "
-         "the training rows stacked with the validation rows, its trees voting equally, "
-         "beside reduce-error run on the same votes. Slower on large pools (it fits on "
-         "every training row).")
-cols = st.columns(4)
-x_axis = cols[0].radio("x axis", ["trees used", "sparsity"], horizontal=True, key="frontier_x",
+# One row of controls, then the chart: at 1280 × 720 the chart and its legend fit under the
+# title; every explanation is below the chart.
+cols = st.columns([1.1, 1.05, 1.1, 0.85, 1.0], vertical_alignment="bottom")
+x_axis = cols[0].radio("x axis", ["trees", "sparsity"], horizontal=True, key="frontier_x",
                        help="Trees used, on a log scale, spreads out the sparse end where "
                             "SDWEC's choices are made; sparsity = 1 − trees / l.")
 axis = cols[1].radio("Accuracy on", ["test", "validation"], horizontal=True,
@@ -41,46 +35,59 @@ front_on = cols[2].radio("Front chosen on", ["validation", "test"], horizontal=T
                          help="Which accuracy decides the Pareto front. Chosen on "
                               "validation, the test accuracies read off the front are an "
                               "honest held-out check; chosen on test, they flatter it.")
-second = cols[3].selectbox("Second swept parameter", ["none", *SECOND_SWEEPS],
-                           key="frontier_second")
+second = cols[3].selectbox("Second sweep", ["none", *SECOND_SWEEPS], key="frontier_second",
+                           help="A second parameter swept beside λ: one colour per value.")
 second = None if second == "none" else second
-intro.markdown(frontier_intro(second))
+oob = cols[4].toggle(
+    "SDWEC-OOB", key="frontier_oob",
+    help="Add our variant beyond the paper (results/oob/): SDWEC fitted on the training rows' "
+         "out-of-bag votes stacked with the validation rows, its trees voting equally, "
+         "beside reduce-error run on the same votes. Slower on large pools (it fits on "
+         "every training row).")
 column = "test_accuracy" if axis == "test" else "val_accuracy"
-if front_on == "test":
-    st.warning("The front is chosen on the **test** split: it then keeps the settings that "
-               "happened to do well on these few test rows, so the test accuracies read off "
-               "it flatter them; on new data they would do worse. Chosen on validation, the "
-               "front's **test** accuracies are an honest held-out check. Its validation "
-               "accuracies are not: SDWEC's weights were fitted on those rows (it often "
-               "scores 1.000 there at many λ), so validation accuracy flatters SDWEC and "
-               "every method fitted on it.")
 
 with guard("the frontier"):
     refs = services.pool_refs(config)
-    sweep = frontier.over_splits(services.frontier_sweeps(refs, config, second))
-    peers = frontier.over_splits(services.frontier_peers_over(refs, oob))
+    # One split: its accuracies get the binomial interval over its rows.
+    rows = services.split_sizes(refs[0]) if len(refs) == 1 else {}
+    sweep = frontier.over_splits(services.frontier_sweeps(refs, config, second), **rows)
+    peers = frontier.over_splits(services.frontier_peers_over(refs, oob), **rows)
     front_column = "val_accuracy" if front_on == "validation" else "test_accuracy"
     front = frontier.pareto(sweep, accuracy=front_column)
     name = None if second is None else SECOND_SWEEPS[second][0]
     figure = plots.frontier(sweep, front, peers, column, second=name,
-                            x="trees" if x_axis == "trees used" else "sparsity",
+                            x=x_axis,
                             front_on=front_column)
-    # A click on an SDWEC point opens the Explorer with its parameters at once.
-    st.plotly_chart(figure, key="frontier_chart", on_select=open_clicked_point("frontier_chart"),
-                    selection_mode="points")
+    # Drawn in place (dashboard.charts): the same chart receives each new figure, so what
+    # the teacher hid or showed in the legend stays (the figure's uirevision); a click on an
+    # SDWEC point opens the Explorer with its parameters at once.
+    plotly_chart(figure, key="frontier_chart", on_click=open_clicked_point("frontier_chart"))
     st.caption("Click an SDWEC point to open it in the Explorer.")
+    if front_on == "test":
+        st.warning("The front is chosen on the **test** split: it then keeps the settings "
+                   "that happened to do well on these few test rows, so the test accuracies "
+                   "read off it flatter them; on new data they would do worse. Chosen on "
+                   "validation, the front's **test** accuracies are an honest held-out check. "
+                   "Its validation accuracies are not: SDWEC's weights were fitted on those "
+                   "rows (it often scores 1.000 there at many λ), so validation accuracy "
+                   "flatters SDWEC and every method fitted on it.")
+    st.markdown(frontier_intro(second))
+    # On its own row: in a quarter-width column its label was cut to "What are these meth…"
+    # at 1280 px.
+    show_glossary("What are these methods, and the Pareto front?", terms=("Pareto front",))
     first = refs[0]
     st.caption(services.frontier_rows_note(first, len(refs)))
     st.download_button("Every point of this chart (CSV)",
                        services.frontier_csv(sweep, peers), key="frontier_csv",
-                       file_name=f"sdwec_frontier_{first.label}.csv", mime="text/csv",
+                       file_name=csv_name(first.label), mime="text/csv",
                        on_click="ignore", icon=":material/download:")
     st.subheader("SDWEC's Pareto front")
     st.caption(term_markdown("Pareto front"))
     st.dataframe(tables.for_people(front, ["params", "n_selected", "sparsity", "val_accuracy",
                                            "test_accuracy"]), hide_index=True)
     st.caption("Every SDWEC setting's weights were fitted on the validation rows, so its "
-               "validation accuracy is in-sample and flatters it; read the test column.")
+               "validation accuracy is in-sample and flatters it; read the test column. "
+               "A setting where any split keeps no tree is never on the front.")
     st.subheader("Single ensembles")
     summary = peers[peers["method"].isin(plots.PEER_POINTS)]
     shown, caption = single_ensembles(summary)

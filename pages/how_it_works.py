@@ -132,8 +132,9 @@ def penalty_section():
         st.caption(f"The dotted horizontal line is the level P = 10⁻³; the dashed vertical "
                    f"line is where P meets it, the threshold t = {significant(cut.threshold)} "
                    f"(g = {significant(cut.g)}). Every final weight at or left of the dashed "
-                   f"line is set to zero. Raising β or ε moves it right, so fewer trees "
-                   f"survive.")
+                   f"line is set to zero. {teaching.THRESHOLD_MOVES} On the shipped "
+                   f"datasets, at several λ: {teaching.EFFECTS['eps'].text} "
+                   f"{teaching.EFFECTS['beta'].text} {teaching.EFFECTS['gamma'].text}")
     show_doc_section("algorithm.md", "Readings of ambiguities",
                      label="How this project reads line 15, and other readings of the paper "
                            "(docs/algorithm.md)")

@@ -101,6 +101,29 @@ def accuracies(W, votes: Votes, prior=None) -> np.ndarray:
     return out[0] if single else out
 
 
+def right(W, votes: Votes, prior=None) -> np.ndarray:
+    """Whether each weight vector's vote is right on each unique row of ``votes``.
+
+    Parameters
+    ----------
+    W : array-like of shape (l, n)
+        Weight vectors as columns.
+    votes : Votes
+    prior : array-like, optional
+        Tie-breaking class order.
+
+    Returns
+    -------
+    ndarray of bool, shape (u, n)
+        Row ``i`` stands for ``votes.counts[i]`` original rows (paired tests weigh it so).
+    """
+    W = np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] != votes.n_members:
+        raise ValueError(f"W must have shape ({votes.n_members}, n); got {W.shape}")
+    pred = _predict_codes(votes.codes, W, len(votes.classes), _priority(votes.classes, prior))
+    return pred == votes.labels[:, None]
+
+
 def vote(weights, P, classes, prior=None) -> np.ndarray:
     """Weighted plurality vote of the members.
 

@@ -22,13 +22,14 @@ import weakref
 import numpy as np
 from scipy.stats import binomtest
 
-from sdwec import combiners, solver
+from sdwec import combiners, intervals, solver
 from sdwec._util import plain
 from sdwec.formatting import points, significant
 
-__all__ = ["Comparison", "LambdaPath", "PairedDifference", "compare", "compare_many",
-           "default_splits",
-           "lambda_path", "over_splits", "paired", "paired_difference", "paired_sentence",
+__all__ = ["Comparison", "LambdaPath", "LambdaPaths", "PairedDifference", "accuracy_interval",
+           "compare", "compare_many", "default_splits", "lambda_paths", "paths_over_splits",
+           "interval_points", "lambda_path", "over_splits", "paired", "paired_difference",
+           "paired_sentence",
            "rows_change",
            "scores", "shared_members", "sign_test_needs", "split_spread", "SplitSpread",
            "OUTLIER_SD", "FITS", "SPLIT_STEPS",
@@ -54,6 +55,12 @@ class Comparison:
         Class labels of the task.
     n_val, n_test : int
         Rows in the validation and test splits.
+    test_right : ndarray of bool, shape (u, 3), optional
+        Whether SDWEC, bagging and WMV (in that order) are right on each unique test row,
+        for paired tests on one split (the single tree is not one of the pool's members, so
+        its rows are not among the compressed votes).
+    test_counts : ndarray of shape (u,), optional
+        The original test rows each unique row stands for.
     """
 
     solution: object
@@ -63,6 +70,8 @@ class Comparison:
     classes: list
     n_val: int
     n_test: int
+    test_right: object = None
+    test_counts: object = None
 
 
 FITS = ("validation", "oob+validation")
@@ -129,10 +138,13 @@ def _scored(pool, sol, oob):
                for i, name in enumerate(("SDWEC-OOB" if oob else "SDWEC", "bagging", "WMV"))]
     methods.append({"method": "single", "test": base["single_test"],
                     "validation": base["single_validation"], "used": "1 (own tree)"})
+    right = np.column_stack([combiners.right(voting[:, None], test, pool.prior)[:, 0],
+                             base["test_right"]])
+    right.setflags(write=False)
     return Comparison(solution=sol, member_accuracy=base["member_accuracy"],
                       methods=methods, abstain_label=plain(pool.prior[0]),
                       classes=[plain(c) for c in pool.classes], n_val=len(pool.y_val),
-                      n_test=len(pool.y_test))
+                      n_test=len(pool.y_test), test_right=right, test_counts=test.counts)
 
 
 #: Per pool (by identity, dropped with the pool): its scores that no SDWEC parameter changes.
@@ -156,11 +168,12 @@ def _baselines(pool):
     W = np.column_stack([combiners.majority(val), combiners.wmv(val)])
     member = combiners.member_accuracies(val)
     member.setflags(write=False)  # shared by every result on this pool
+    test_right = combiners.right(W, test, pool.prior)
     value = {"validation": [float(a) for a in combiners.accuracies(W, val, pool.prior)],
              "test": [float(a) for a in combiners.accuracies(W, test, pool.prior)],
              "single_test": float(np.mean(pool.single_test == pool.y_test)),
              "single_validation": float(np.mean(pool.single_val == pool.y_val)),
-             "member_accuracy": member}
+             "member_accuracy": member, "test_right": test_right}
     with _BASELINES_LOCK:
         # The entry goes when the pool does (before its id can be reused).
         _BASELINES[key] = (weakref.ref(pool, lambda _, k=key: _BASELINES.pop(k, None)), value)
@@ -168,7 +181,7 @@ def _baselines(pool):
 
 
 def over_splits(results):
-    """Mean and spread of :func:`compare`'s numbers over several splits of the same data.
+    """Mean of :func:`compare`'s numbers over several splits, with intervals that stay possible.
 
     Parameters
     ----------
@@ -178,9 +191,14 @@ def over_splits(results):
     Returns
     -------
     list of dict
-        One per method, in order: ``method``, ``test``, ``validation`` (means), ``test_sd``,
-        ``validation_sd`` (sample standard deviations, 0 for one split), ``used`` and, for
-        SDWEC, ``sparsity``, ``sparsity_sd``, ``n_selected``, ``n_selected_sd``; ``splits``.
+        One per method, in order: ``method``, ``test``, ``validation`` (means),
+        ``test_lo``/``test_hi`` and ``validation_lo``/``validation_hi`` (the 95 % t interval
+        of the mean over the splits, clipped to [0, 1]; with one split the exact binomial
+        interval over its rows: :mod:`sdwec.intervals`), ``test_values`` and
+        ``validation_values`` (per split), ``test_rows`` and ``validation_rows`` (in all), ``test_sd``, ``validation_sd`` (sample standard
+        deviations, 0 for one split: not a summary to show), ``used`` and, for SDWEC,
+        ``sparsity``, ``n_selected`` with their ``_lo``/``_hi`` (NaN for one split: a count
+        has no sampling interval) and ``_sd``, and ``abstaining_splits``; ``splits``.
     """
     results = list(results)
     if not results:
@@ -188,23 +206,30 @@ def over_splits(results):
     names = [row["method"] for row in results[0].methods]
     if any([row["method"] for row in r.methods] != names for r in results):
         raise ValueError("every split must compare the same methods in the same order")
+    r = len(results)
 
-    def stats(values):
+    def stats(row, name, values, high, rows=None):
         values = np.asarray(values, dtype=float)
-        return float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else 0.0
+        mean, lo, hi = intervals.mean_interval(values, 0.0, high)
+        if r == 1 and rows is not None:
+            lo, hi = intervals.binomial_interval(round(values[0] * rows), rows)
+        row[name], row[f"{name}_lo"], row[f"{name}_hi"] = mean, lo, hi
+        row[f"{name}_sd"] = float(values.std(ddof=1)) if r > 1 else 0.0
+        row[f"{name}_values"] = [float(v) for v in values]
 
     out = []
     for i, name in enumerate(names):
-        row = {"method": name, "splits": len(results), "used": results[0].methods[i]["used"]}
-        for split in ("test", "validation"):
-            row[split], row[f"{split}_sd"] = stats([r.methods[i][split] for r in results])
+        row = {"method": name, "splits": r, "used": results[0].methods[i]["used"]}
+        for split, rows in (("test", results[0].n_test), ("validation", results[0].n_val)):
+            stats(row, split, [res.methods[i][split] for res in results], 1.0, rows)
+            row[f"{split}_rows"] = sum(res.n_test if split == "test" else res.n_val
+                                       for res in results)
         out.append(row)
-    sparsity = [r.solution.sparsity for r in results]
-    selected = [r.solution.n_selected for r in results]
-    out[0]["sparsity"], out[0]["sparsity_sd"] = stats(sparsity)
-    out[0]["n_selected"], out[0]["n_selected_sd"] = stats(selected)
-    if len(results) > 1:
-        l = len(results[0].solution.weights)
+    l = len(results[0].solution.weights)
+    stats(out[0], "sparsity", [res.solution.sparsity for res in results], 1.0)
+    stats(out[0], "n_selected", [res.solution.n_selected for res in results], l)
+    out[0]["abstaining_splits"] = sum(res.solution.n_selected == 0 for res in results)
+    if r > 1:
         out[0]["used"] = f"{out[0]['n_selected']:.1f} / {l} (mean)"
     return out
 
@@ -267,22 +292,166 @@ def lambda_path(pool, lams, fit_on="validation", lam=None, **params):
     -------
     LambdaPath
     """
+    return lambda_paths([pool], lams, fit_on, **params).paths[0]
+
+
+@dataclass(frozen=True)
+class LambdaPaths:
+    """SDWEC at every λ of a grid on the pools of ``r`` splits, and what :func:`over_splits`
+    makes of them at each λ: the Explorer's headline numbers for every λ of the grid.
+
+    Accuracy intervals are those of :func:`accuracy_interval`; the interval of the trees used
+    is the t interval of the mean in [0, l] (NaN with one split).
+
+    Attributes
+    ----------
+    paths : tuple of LambdaPath
+        One per split, in order.
+    lams : ndarray of shape (n,)
+    n_trees : int
+        The pools' ``l``.
+    n_val, n_test : ndarray of int, shape (r,)
+        Each split's validation and test rows.
+    test, test_lo, test_hi, validation, validation_lo, validation_hi : ndarray of shape (n,)
+        SDWEC's mean accuracy over the splits at each λ and its interval.
+    n_selected, n_selected_lo, n_selected_hi : ndarray of shape (n,)
+        Mean trees kept over the splits and its interval.
+    abstaining_splits : ndarray of int, shape (n,)
+        How many splits keep no tree at each λ (their ensemble predicts one class).
+    bagging : dict
+        ``test``, ``test_lo``, ``test_hi``, ``validation``, ``validation_lo``,
+        ``validation_hi`` of the full ensemble (the same at every λ).
+    """
+
+    paths: tuple
+    lams: np.ndarray
+    n_trees: int
+    n_val: np.ndarray
+    n_test: np.ndarray
+    test: np.ndarray
+    test_lo: np.ndarray
+    test_hi: np.ndarray
+    validation: np.ndarray
+    validation_lo: np.ndarray
+    validation_hi: np.ndarray
+    n_selected: np.ndarray
+    n_selected_lo: np.ndarray
+    n_selected_hi: np.ndarray
+    abstaining_splits: np.ndarray
+    bagging: dict
+
+    @property
+    def splits(self):
+        return len(self.paths)
+
+
+def accuracy_interval(values, rows):
+    """Mean accuracy over splits and its interval, as the Explorer reports it.
+
+    Parameters
+    ----------
+    values : array_like of shape (..., r)
+        Accuracies of ``r`` splits on the last axis.
+    rows : array_like of int, shape (r,)
+        The rows each split's accuracy is measured on.
+
+    Returns
+    -------
+    mean, lo, hi : float or ndarray of shape (...)
+        With several splits the t interval of the mean in [0, 1]
+        (:func:`sdwec.intervals.mean_interval`); with one, the exact binomial interval over
+        its rows (:func:`sdwec.intervals.binomial_interval`): one split has no spread, its
+        rows still bound what its accuracy says.
+    """
+    values = np.asarray(values, dtype=float)
+    rows = np.asarray(rows)
+    if values.shape[-1] > 1:
+        return intervals.mean_interval(values, 0.0, 1.0)
+    mean = values[..., 0]
+    # An accuracy is a count of right rows over the rows: its count is that, up to rounding.
+    lo, hi = intervals.binomial_interval(np.rint(mean * rows[0]).astype(int), int(rows[0]))
+    return (float(mean) if mean.ndim == 0 else mean), lo, hi
+
+
+def lambda_paths(pools, lams, fit_on="validation", lam=None, **params):
+    """:func:`lambda_path` on the pools of several splits, summarised over them at each λ.
+
+    Each λ is one :func:`sdwec.solver.solve_many` over every split, the call
+    :func:`compare_many` makes at that λ: the numbers at the configuration's λ are exactly
+    those of its :func:`over_splits`, and ten splits cost a few single solves per λ.
+
+    Parameters
+    ----------
+    pools : sequence of sdwec.pool.Pool
+        Pools of the same ``l`` trees (one per split).
+    lams, fit_on, lam, **params
+        As in :func:`lambda_path`.
+
+    Returns
+    -------
+    LambdaPaths
+    """
     if fit_on not in FITS:
         raise ValueError(f"fit_on must be one of {', '.join(FITS)}; got {fit_on!r}")
+    pools = list(pools)
+    if not pools:
+        raise ValueError("need at least one split")
     oob = fit_on == "oob+validation"
-    votes = pool.votes("oob+val") if oob else pool.votes("val")
     lams = np.asarray(lams, dtype=float)
-    W = np.column_stack([solver.solve(votes, None, lam=float(x), **params).weights
-                         for x in lams])
-    if oob:
-        W = (W > 0).astype(float)
-    val, test = pool.votes("val"), pool.votes("test")
-    ones = combiners.majority(val)
-    return LambdaPath(lams=lams, weights=W,
-                      val_accuracy=np.atleast_1d(combiners.accuracies(W, val, pool.prior)),
-                      test_accuracy=np.atleast_1d(combiners.accuracies(W, test, pool.prior)),
-                      bagging={"validation": float(combiners.accuracies(ones, val, pool.prior)),
-                               "test": float(combiners.accuracies(ones, test, pool.prior))})
+    votes = [p.votes("oob+val" if oob else "val") for p in pools]
+    solved = [solver.solve_many(votes, lam=float(x), **params) for x in lams]
+    paths = []
+    for i, p in enumerate(pools):
+        W = np.column_stack([solutions[i].weights for solutions in solved])
+        if oob:  # SDWEC-OOB's kept trees vote once each, as in compare
+            W = (W > 0).astype(float)
+        base = _baselines(p)
+        paths.append(LambdaPath(
+            lams=lams, weights=W,
+            val_accuracy=np.atleast_1d(combiners.accuracies(W, p.votes("val"), p.prior)),
+            test_accuracy=np.atleast_1d(combiners.accuracies(W, p.votes("test"), p.prior)),
+            bagging={"validation": base["validation"][0], "test": base["test"][0]}))
+    return paths_over_splits(paths, [len(p.y_val) for p in pools],
+                             [len(p.y_test) for p in pools])
+
+
+def paths_over_splits(paths, n_val, n_test):
+    """The per-split paths of :func:`lambda_paths`, summarised over the splits at each λ.
+
+    Parameters
+    ----------
+    paths : sequence of LambdaPath
+        One per split, on the same λ grid and ``l``.
+    n_val, n_test : sequence of int
+        Each split's validation and test rows.
+
+    Returns
+    -------
+    LambdaPaths
+    """
+    paths = tuple(paths)
+    if not paths:
+        raise ValueError("need at least one split")
+    lams = np.asarray(paths[0].lams, dtype=float)
+    if any(not np.array_equal(p.lams, lams) for p in paths):
+        raise ValueError("every split's path must be on the same λ grid")
+    n_val, n_test = np.asarray(n_val, dtype=int), np.asarray(n_test, dtype=int)
+    l = paths[0].weights.shape[0]
+    used = np.column_stack([p.n_selected for p in paths])  # (n, r)
+    test = accuracy_interval(np.column_stack([p.test_accuracy for p in paths]), n_test)
+    val = accuracy_interval(np.column_stack([p.val_accuracy for p in paths]), n_val)
+    kept = intervals.mean_interval(used, 0, l)
+    bag_test = accuracy_interval([p.bagging["test"] for p in paths], n_test)
+    bag_val = accuracy_interval([p.bagging["validation"] for p in paths], n_val)
+    bagging = dict(zip(("test", "test_lo", "test_hi"), map(float, bag_test)))
+    bagging.update(zip(("validation", "validation_lo", "validation_hi"), map(float, bag_val)))
+    return LambdaPaths(paths=tuple(paths), lams=lams, n_trees=l, n_val=n_val, n_test=n_test,
+                       **{name: np.asarray(v, dtype=float)
+                          for name, v in zip(("test", "test_lo", "test_hi", "validation",
+                                              "validation_lo", "validation_hi", "n_selected",
+                                              "n_selected_lo", "n_selected_hi"),
+                                             (*test, *val, *kept))},
+                       abstaining_splits=(used == 0).sum(axis=1), bagging=bagging)
 
 
 # --------------------------------------------------------------------------- what it rests on
@@ -347,9 +516,15 @@ class PairedDifference:
     better, tied, worse : int
         Splits where ``first`` is right on more, as many, fewer rows than ``second``.
     p_value : float or None
-        Two-sided sign test over the splits that differ; ``None`` for one split.
+        Two-sided sign test over the splits that differ; on one split the exact McNemar
+        test over its paired rows when they were given (``mcnemar``), else ``None``.
     alpha : float
         Level below which the test supports a difference.
+    lo, hi : float
+        95 % t interval of the mean difference over the splits, clipped to [−1, 1] (NaN for
+        one split).
+    mcnemar : sdwec.intervals.McNemar or None
+        One split's paired rows: where only ``first`` is right, where only ``second`` is.
     """
 
     first: str
@@ -363,6 +538,16 @@ class PairedDifference:
     worse: int
     p_value: object
     alpha: float
+    lo: float = math.nan
+    hi: float = math.nan
+    mcnemar: object = None
+
+    @property
+    def test(self):
+        """Which test gave ``p_value``: ``"sign"``, ``"McNemar"`` or ``None``."""
+        if self.p_value is None:
+            return None
+        return "McNemar" if self.mcnemar is not None else "sign"
 
     @property
     def splits(self):
@@ -388,7 +573,8 @@ def _sign_test(successes, trials):
     return float(binomtest(successes, trials, 0.5).pvalue)
 
 
-def paired_difference(first, second, n_rows=None, names=("SDWEC", "bagging"), alpha=ALPHA):
+def paired_difference(first, second, n_rows=None, names=("SDWEC", "bagging"), alpha=ALPHA,
+                      mcnemar=None):
     """Compare two methods' accuracies measured on the same splits, split by split.
 
     The test is a two-sided **sign test** (``scipy.stats.binomtest``) on the splits where
@@ -410,6 +596,9 @@ def paired_difference(first, second, n_rows=None, names=("SDWEC", "bagging"), al
         float rounding), and one split's difference can be said in rows.
     names : (str, str), default ("SDWEC", "bagging")
     alpha : float, default 0.05
+    mcnemar : sdwec.intervals.McNemar, optional
+        With one split: the exact McNemar test on its paired rows, which then gives the
+        p-value (one split has no spread over splits, but its rows can still decide).
 
     Returns
     -------
@@ -428,16 +617,18 @@ def paired_difference(first, second, n_rows=None, names=("SDWEC", "bagging"), al
     better, worse = int(np.sum(steps > 0)), int(np.sum(steps < 0))
     r = len(differences)
     if r == 1:
-        p_value = None
+        p_value = None if mcnemar is None else mcnemar.p_value
     elif better + worse == 0:
         p_value = 1.0
     else:
         p_value = _sign_test(better, better + worse)
+    _, lo, hi = intervals.mean_interval(differences, -1.0, 1.0)
     return PairedDifference(first=names[0], second=names[1], differences=differences,
                             n_rows=n_rows, mean=float(differences.mean()),
                             sd=float(differences.std(ddof=1)) if r > 1 else math.nan,
                             better=better, tied=r - better - worse, worse=worse,
-                            p_value=p_value, alpha=float(alpha))
+                            p_value=p_value, alpha=float(alpha), lo=float(lo), hi=float(hi),
+                            mcnemar=mcnemar if r == 1 else None)
 
 
 def scores(results, method=None, split="test"):
@@ -488,7 +679,19 @@ def paired(results, baseline="bagging", split="test", alpha=ALPHA):
     ours, rows = scores(results, None, split)
     theirs, _ = scores(results, baseline, split)
     return paired_difference(ours, theirs, rows, (results[0].methods[0]["method"], baseline),
-                             alpha)
+                             alpha, mcnemar=_rows_test(results, baseline, split))
+
+
+def _rows_test(results, baseline, split):
+    """One split's exact McNemar test of SDWEC against ``baseline`` on its paired test rows
+    (None with several splits, on validation, or for a method not among the pool's votes)."""
+    first = results[0]
+    names = [m["method"] for m in first.methods]
+    if len(results) != 1 or split != "test" or first.test_right is None \
+            or baseline not in names or names.index(baseline) >= first.test_right.shape[1]:
+        return None
+    right = first.test_right
+    return intervals.mcnemar(right[:, 0], right[:, names.index(baseline)], first.test_counts)
 
 
 def sign_test_needs(alpha=ALPHA):
@@ -508,12 +711,22 @@ def rows_change(diff, rows_name="test rows"):
             f"({points(diff.mean)} points)")
 
 
+def interval_points(diff):
+    """The mean paired difference with its 95 % interval, in points:
+    ``"−2.9 points [−7.3, +1.5]"`` (the mean only for one split)."""
+    text = f"{points(diff.mean)} points"
+    if math.isnan(diff.lo) or math.isnan(diff.hi):
+        return text
+    return f"{text} [{points(diff.lo)}, {points(diff.hi)}]"
+
+
 def paired_sentence(diff, rows_name="test rows"):
     """One sentence saying what :func:`paired_difference` found, and no more.
 
-    ``"vs bagging: −2.9 ± 5.1 points over 10 splits (SDWEC better on 3, tied 2, worse 5):
-    no clear difference (sign test p = 0.51)."``  A direction is stated only when the sign
-    test supports it; one split is said in rows (``"+1 of 21 test rows"``), with no test.
+    ``"vs bagging: −2.9 points [−7.3, +1.5] over 10 splits (SDWEC better on 3, tied 2,
+    worse 5): no clear difference (sign test p = 0.51)."``  A direction is stated only when
+    the test supports it; one split is said in rows (``"+1 of 21 test rows"``) and judged by
+    the exact McNemar test on its paired rows when they were given.
 
     Parameters
     ----------
@@ -530,10 +743,21 @@ def paired_sentence(diff, rows_name="test rows"):
             change = f"{points(diff.mean)} points"
         else:
             change = rows_change(diff, rows_name)
-        return f"vs {diff.second}: {change} (one split: no test over splits)."
-    text = (f"vs {diff.second}: {points(diff.mean)} ± {points(diff.sd, sign=False)} points "
-            f"over {diff.splits} splits ({diff.first} better on {diff.better}, tied "
-            f"{diff.tied}, worse {diff.worse})")
+        test = diff.mcnemar
+        if test is None:
+            return f"vs {diff.second}: {change} (one split: no test over splits)."
+        text = (f"vs {diff.second}: {change} on one split ({diff.first} alone right on "
+                f"{test.better:,} rows, {diff.second} alone on {test.worse:,})")
+        p = f"p = {significant(diff.p_value, 2)}" if diff.p_value >= 1e-4 else "p < 0.0001"
+        if diff.supported:
+            verdict = "better" if test.better > test.worse else "worse"
+            return (f"{text}: {diff.first} is {verdict} on these rows (exact McNemar test on "
+                    f"the paired rows, {p}).")
+        if test.better + test.worse == 0:
+            return f"{text}: they agree on every row."
+        return f"{text}: no clear difference (exact McNemar test on the paired rows, {p})."
+    text = (f"vs {diff.second}: {interval_points(diff)} over {diff.splits} splits "
+            f"({diff.first} better on {diff.better}, tied {diff.tied}, worse {diff.worse})")
     differing = diff.better + diff.worse
     if diff.supported:
         verdict = "better" if diff.better > diff.worse else "worse"

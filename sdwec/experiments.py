@@ -36,13 +36,14 @@ import pandas as pd
 from scipy import stats
 from tqdm.auto import tqdm
 
-from sdwec import comparison, methods, oob, paper
+from sdwec import comparison, intervals, methods, oob, paper
 from sdwec.formatting import mean_sd
 from sdwec.methods import FAIR_REFERENCE
 from sdwec.pool import is_cached, load_pool
 
 __all__ = ["METHODS", "PAPER_METHODS", "method_rows", "run_job", "reproduce", "summary_table",
-           "paper_table", "paper_disagreements", "untrained_jobs", "confirmation_rows",
+           "paper_table", "paper_agreement", "paper_disagreements", "PAPER_REPEATS",
+           "MIN_REPEATS", "untrained_jobs", "confirmation_rows",
            "oob_headline", "oob_paired",
            "wins_ties_losses", "wilcoxon_table", "fair_comparison", "abstentions",
            "write_report", "EXPLORATION_SPLITS", "OOB_COMPARISONS", "oob_summary",
@@ -676,53 +677,115 @@ def paper_table(rows):
     Returns
     -------
     pandas.DataFrame
-        ``dataset``, ``method``, ``paper``, ``ours``, ``ours_sd`` (sample standard deviation
-        over the repeats, NaN for one), ``sparsity``, ``repeats`` for the paper's six methods
-        (``paper`` is NaN where Table 3 has no value).
+        ``dataset``, ``method``, ``paper``, ``ours``, ``ours_lo``, ``ours_hi`` (the 95 %
+        t interval of our mean over the repeats, clipped to [0, 1]; NaN for one repeat,
+        :func:`sdwec.intervals.mean_interval`), ``ours_sd`` (sample standard deviation over
+        the repeats, NaN for one: what :func:`paper_agreement` needs), ``sparsity``,
+        ``repeats`` for the paper's six methods (``paper`` is NaN where Table 3 has no value).
     """
     rows = rows[rows["method"].isin(paper.TABLE3_METHODS)]
-    means = rows.groupby(["dataset", "method"], sort=False).agg(
+    groups = rows.groupby(["dataset", "method"], sort=False)
+    means = groups.agg(
         ours=("accuracy", "mean"), ours_sd=("accuracy", lambda a: a.std(ddof=1)),
         sparsity=("sparsity", "mean"), repeats=("repeat", "nunique")).reset_index()
+    bounds = [intervals.mean_interval(acc.to_numpy(dtype=float), 0.0, 1.0)[1:]
+              for _, acc in groups["accuracy"]]
+    means["ours_lo"] = [lo for lo, _ in bounds]
+    means["ours_hi"] = [hi for _, hi in bounds]
     means["paper"] = [paper.TABLE3.get(d, {}).get(m, np.nan)
                       for d, m in zip(means["dataset"], means["method"])]
-    return pd.DataFrame(means[["dataset", "method", "paper", "ours", "ours_sd", "sparsity",
-                               "repeats"]])
+    return pd.DataFrame(means[["dataset", "method", "paper", "ours", "ours_lo", "ours_hi",
+                               "ours_sd", "sparsity", "repeats"]])
 
 
-#: Repeats a Table 3 cell needs before its sd (over our repeats) judges a gap from the paper:
-#: with two, the sd is one difference over √2 and as often as not far below the true spread,
-#: so "more than 2 sd" counted noise as disagreement (FRESH2 finding 4).
-MIN_REPEATS = 3
+#: Repeats behind each of Table 3's published means (the paper's 10 random splits).
+PAPER_REPEATS = 10
+
+#: Repeats a Table 3 cell needs before it is judged against the paper: two, the fewest with
+#: a spread.  The t quantile of the rule (:func:`paper_agreement`) carries how little the sd
+#: of a few repeats says: 12.7 at two repeats, 4.3 at three, 2.26 at ten.
+MIN_REPEATS = 2
+
+#: :func:`paper_agreement`'s verdicts.
+AGREES, OFF = "agrees", "off"
+TOO_FEW, NO_SPREAD, UNPUBLISHED = "too few repeats", "no spread (sd 0)", "not in the paper"
 
 
-def paper_disagreements(table, k=2.0, min_repeats=MIN_REPEATS):
-    """Table 3's cells where our mean is more than ``k`` standard deviations (over our
-    repeats) from the paper's published value.
+def paper_agreement(table, level=intervals.LEVEL, paper_repeats=PAPER_REPEATS,
+                    min_repeats=MIN_REPEATS):
+    """Whether each Table 3 cell agrees with the paper, judged as two means, not one split.
 
-    Only cells with ``min_repeats`` repeats or more and a non-zero sd are judged.  An sd of
-    0 (every repeat scored the same, e.g. 1.000 on wine's 18 test rows) says the spread is
-    below one test row, not that there is none: any gap at all would count as "off".
+    The published value is a mean over the paper's ``paper_repeats`` repeats and ours a mean
+    over ``r``; the paper gives no spread, so its repeats are assumed to spread as ours (sd
+    ``s``).  Under "same protocol, same expected accuracy" the difference of the two means
+    then has standard error ``s · sqrt(1/r + 1/paper_repeats)``, with ``r - 1`` degrees of
+    freedom (the only spread measured is ours).  A cell **agrees** when
+
+        ``|ours - paper| <= t((1 + level) / 2, r - 1) · s · sqrt(1/r + 1/paper_repeats)``,
+
+    the half-width of the ``level`` interval of the difference of the two means (at r = 10:
+    2.26 · s · 0.447 = 1.01 s, where a gap within two single-split sds, 2 s, let through
+    twice as much).
+
+    Cells are not judged without a published value, with fewer than ``min_repeats`` repeats
+    (no spread to measure), or with an sd of 0 (every repeat scored the same, e.g. 1.000 on
+    wine's 18 test rows: the spread is below one test row, not zero, so any gap would
+    count as "off").
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`paper_table`'s output (``paper``, ``ours``, ``ours_sd``, ``repeats``).
-    k : float, default 2
+    level : float, default 0.95
+    paper_repeats : int, default :data:`PAPER_REPEATS`
+    min_repeats : int, default :data:`MIN_REPEATS`
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` with ``tolerance`` (the half-width above; NaN where not judged) and
+        ``agreement``: :data:`AGREES`, :data:`OFF`, :data:`TOO_FEW`, :data:`NO_SPREAD` or
+        :data:`UNPUBLISHED`.
+    """
+    out = table.copy()
+    r = out["repeats"].to_numpy(dtype=float)
+    sd = out["ours_sd"].to_numpy(dtype=float)
+    published = out["paper"].notna().to_numpy()
+    enough = published & (r >= max(2, int(min_repeats)))
+    judged = enough & (np.nan_to_num(sd) > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = stats.t.ppf((1 + level) / 2, np.where(judged, r - 1, 1))
+        tolerance = np.where(judged, t * sd * np.sqrt(1 / r + 1 / paper_repeats), np.nan)
+    gap = (out["ours"] - out["paper"]).abs().to_numpy(dtype=float)
+    out["tolerance"] = tolerance
+    out["agreement"] = np.select(
+        [~published, ~enough, ~judged, gap <= tolerance],
+        [UNPUBLISHED, TOO_FEW, NO_SPREAD, AGREES], default=OFF)
+    return out
+
+
+def paper_disagreements(table, level=intervals.LEVEL, min_repeats=MIN_REPEATS):
+    """How many of Table 3's cells disagree with the paper (:func:`paper_agreement`'s rule).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`paper_table`'s output (``paper``, ``ours``, ``ours_sd``, ``repeats``).
+    level : float, default 0.95
     min_repeats : int, default :data:`MIN_REPEATS`
 
     Returns
     -------
     dict
-        ``"off"``: judged cells with ``|ours - paper| > k * ours_sd``; ``"compared"``: the
-        judged cells (a published value, ``min_repeats`` repeats or more, sd > 0);
-        ``"too_few"``: cells with a published value but fewer repeats; ``"no_spread"``:
-        cells with enough repeats but an sd of 0; ``"min_repeats"``.
+        ``"off"``: judged cells farther from the paper than the interval of the difference
+        of the two means allows; ``"compared"``: the judged cells (a published value,
+        ``min_repeats`` repeats or more, sd > 0); ``"too_few"``: cells with a published
+        value but fewer repeats; ``"no_spread"``: cells with enough repeats but an sd of 0;
+        ``"min_repeats"``; ``"level"``.
     """
-    published = table["paper"].notna()
-    enough = published & (table["repeats"] >= min_repeats)
-    judged = enough & (table["ours_sd"] > 0)
-    gap = (table["ours"] - table["paper"]).abs()
-    return {"off": int((gap[judged] > k * table.loc[judged, "ours_sd"]).sum()),
-            "compared": int(judged.sum()), "too_few": int((published & ~enough).sum()),
-            "no_spread": int((enough & ~judged).sum()), "min_repeats": int(min_repeats)}
+    verdict = paper_agreement(table, level=level, min_repeats=min_repeats)["agreement"]
+    counts = verdict.value_counts()
+    return {"off": int(counts.get(OFF, 0)),
+            "compared": int(counts.get(OFF, 0) + counts.get(AGREES, 0)),
+            "too_few": int(counts.get(TOO_FEW, 0)), "no_spread": int(counts.get(NO_SPREAD, 0)),
+            "min_repeats": max(2, int(min_repeats)), "level": float(level)}

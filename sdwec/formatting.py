@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["significant", "points", "mean_sd"]
+__all__ = ["significant", "points", "mean_sd", "mean_interval"]
 
 
 def significant(value, digits=3, zero_below=1e-12):
@@ -78,3 +78,22 @@ def mean_sd(mean, sd, decimals=3):
     if sd is None or math.isnan(float(sd)):
         return f"{float(mean):.{decimals}f}"
     return f"{float(mean):.{decimals}f} ± {float(sd):.{decimals}f}"
+
+
+def mean_interval(mean, lo, hi, decimals=3):
+    """``"0.981 [0.957, 1.000]"``: a mean and its interval (:mod:`sdwec.intervals`).
+
+    Parameters
+    ----------
+    mean, lo, hi : float
+        ``lo`` and ``hi`` may be NaN (one split: no interval); then the mean only.
+    decimals : int, default 3
+
+    Returns
+    -------
+    str
+    """
+    text = f"{float(mean):.{decimals}f}"
+    if lo is None or hi is None or math.isnan(float(lo)) or math.isnan(float(hi)):
+        return text
+    return f"{text} [{float(lo):.{decimals}f}, {float(hi):.{decimals}f}]"

@@ -17,14 +17,14 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from sdwec import combiners, methods
+from sdwec import combiners, intervals, methods
 from sdwec.methods import DEFAULT_LAMS
 from sdwec.solver import PRESETS
 
 __all__ = ["sweep", "peers", "pareto", "over_splits", "paper_peers", "COLUMNS", "DEFAULT_LAMS",
            "OOB_PEERS"]
 
-#: The frontier's methods fitted on every training row's out-of-bag votes (issue 15): far
+#: The frontier's methods fitted on every training row's out-of-bag votes: far
 #: slower than the rest on large pools (NSL-KDD: minutes), so callers add them on request.
 OOB_PEERS = ("SDWEC-OOB", "SDWEC-OOB path", "reduce-error OOB")
 
@@ -154,7 +154,9 @@ def pareto(df, accuracy="val_accuracy"):
     on one. Duplicated (accuracy, sparsity) pairs keep their first row. Abstaining rows
     (every weight zero: a constant guess of the most frequent class) are never on the
     front: an ensemble of no trees is not a point of the trade-off, and its accuracy (the
-    majority class's share) would otherwise anchor the front's sparse end.
+    majority class's share) would otherwise anchor the front's sparse end.  Over several
+    splits the same holds for a row where *any* split abstains (``abstains_any``): its mean
+    mixes constant guesses into the accuracy and the tree count.
 
     Parameters
     ----------
@@ -170,8 +172,9 @@ def pareto(df, accuracy="val_accuracy"):
     pandas.DataFrame
         The front, sorted by increasing sparsity (hence decreasing accuracy).
     """
-    if "abstains" in df:
-        df = df[~df["abstains"].astype(bool)]
+    for column in ("abstains", "abstains_any"):
+        if column in df:
+            df = df[~df[column].astype(bool)]
     if df.empty:
         return df.copy()
     acc = df[accuracy].to_numpy(dtype=float)
@@ -192,8 +195,8 @@ _NUMERIC = ("n_selected", "sparsity", "val_accuracy", "test_accuracy", "select_v
             "select_test_accuracy")
 
 
-def over_splits(frames):
-    """Mean and standard deviation of the same sweep (or peers) on several splits.
+def over_splits(frames, n_val=None, n_test=None):
+    """Mean of the same sweep (or peers) on several splits, with intervals that stay possible.
 
     Parameters
     ----------
@@ -204,14 +207,20 @@ def over_splits(frames):
         Lasso path's α grid depends on each split's data, so its ``params`` differ between
         splits while its i-th point is the i-th of each path; the first split's labels are
         kept.
+    n_val, n_test : int, optional
+        Rows of the validation and test split. With one split they give its accuracies the
+        exact binomial interval over those rows (a single split has no spread to measure).
 
     Returns
     -------
     pandas.DataFrame
         The first frame's identifying columns; for every numeric column its mean over the
-        splits, and ``<column>_sd`` its sample standard deviation (0 for one split);
-        ``splits``; ``abstains`` is true only where every split abstains, and
-        ``abstains_any`` where at least one does.
+        splits, ``<column>_lo`` and ``<column>_hi`` (the 95 % t interval of the mean,
+        clipped to what the column can be: :mod:`sdwec.intervals`; NaN for one split except
+        the accuracies when their rows are given) and ``<column>_sd`` (the splits' sample
+        standard deviation, 0 for one split; not a summary to show). ``splits``;
+        ``abstaining_splits``, the splits where the setting keeps no tree; ``abstains``
+        where every split abstains and ``abstains_any`` where at least one does.
     """
     frames = list(frames)
     if not frames:
@@ -220,14 +229,34 @@ def over_splits(frames):
     if any(len(f) != len(first) or list(f["method"]) != list(first["method"]) for f in frames):
         raise ValueError("every split must have the same rows (methods in the same order)")
     out = first.copy()
+    trees = _pool_size(first)
+    rows = {"val_accuracy": n_val, "test_accuracy": n_test, "select_val_accuracy": n_val,
+            "select_test_accuracy": n_test}
     for column in _NUMERIC:
         if column not in first:
             continue
         values = np.column_stack([f[column].to_numpy(dtype=float) for f in frames])
-        out[column] = values.mean(axis=1)
+        high = trees if column == "n_selected" else 1.0
+        mean, lo, hi = intervals.mean_interval(values, 0.0, high)
+        if len(frames) == 1 and rows.get(column):
+            n = rows[column]
+            lo, hi = intervals.binomial_interval(np.rint(values[:, 0] * n), n)
+        out[column] = mean
+        out[column + "_lo"] = lo
+        out[column + "_hi"] = hi
         out[column + "_sd"] = values.std(axis=1, ddof=1) if len(frames) > 1 else 0.0
     abstain = np.column_stack([f["abstains"].to_numpy(dtype=bool) for f in frames])
+    out["abstaining_splits"] = abstain.sum(axis=1)
     out["abstains"] = abstain.all(axis=1)
     out["abstains_any"] = abstain.any(axis=1)
     out["splits"] = len(frames)
     return out
+
+
+def _pool_size(frame):
+    """Trees in the pool (l) of a frame of :data:`COLUMNS`, from a row's count and sparsity."""
+    n, sparsity = frame["n_selected"].to_numpy(float), frame["sparsity"].to_numpy(float)
+    usable = sparsity < 1
+    if usable.any():
+        return float(np.round(np.median(n[usable] / (1 - sparsity[usable]))))
+    return np.inf

@@ -15,9 +15,9 @@ try:
 except ImportError as exc:  # plotly is the dashboard's, not part of the base install
     raise ImportError("sdwec.plots needs plotly: pip install 'sdwec[dashboard]'") from exc
 
-from sdwec import methods, solver, teaching
+from sdwec import intervals, methods, solver, teaching
 from sdwec.convergence import describe
-from sdwec.formatting import mean_sd, significant
+from sdwec.formatting import mean_interval, significant
 
 #: The colour of each role that is not a method (:data:`sdwec.methods.ROLE_COLORS`, defined
 #: beside the methods' own colours so that none of them is a method's).
@@ -38,6 +38,25 @@ _TITLE = dict(x=0.0, xref="paper", xanchor="left", y=1.0, yanchor="top", yref="c
 def _title(text):
     # Plotly centres a title's extra lines on its anchor, so each one moves it up by ~12 px.
     return dict(text=text, pad=dict(t=34 + 12 * text.count("<br>")), **_TITLE)
+
+
+def scoped(fig, scope):
+    """``fig`` with ``scope`` (which splits it shows, e.g. ``"split 1 of 10"``) added to the
+    first line of its title and of every frame's title; ``fig`` itself when ``scope`` is
+    empty.  A copy: cached figures are shared."""
+    if not scope:
+        return fig
+
+    def add(text):
+        head, sep, tail = (text or "").partition("<br>")
+        return f"{head} · {scope}{sep}{tail}" if head else scope
+
+    fig = go.Figure(fig)
+    fig.layout.title.text = add(fig.layout.title.text)
+    if fig.frames:
+        fig.frames = [go.Frame(frame).update(layout_title_text=add(frame.layout.title.text))
+                      if frame.layout.title.text else frame for frame in fig.frames]
+    return fig
 
 
 def _margin(title, **changes):
@@ -250,7 +269,7 @@ def convergence(history, log_y=False):
                                          "<extra></extra>"))
     yaxis = dict(type="log", exponentformat="power") if log_y else {}
     return _figure(traces, "Cost per iteration", "iteration", "cost", yaxis=yaxis,
-                   xaxis=dict(dtick=5 if len(it) > 10 else 1))
+                   xaxis=dict(dtick=5 if len(it) > 10 else 1), height=FIRST_ROW_HEIGHT)
 
 
 def weights_over_iterations(history, thresholds, member_accuracy=None):
@@ -358,91 +377,198 @@ def _stems(idx, weights):
     return x, y, label
 
 
-def lambda_scrubber(path, lam=None, split=None):
+#: Where the λ scrubber's accuracy bars stand on their (numeric) x axis, and their labels.
+_SCRUB_BARS = ("SDWEC test", "SDWEC validation", "bagging test", "bagging validation")
+#: How wide the per-split dots spread across a bar (x units; a bar is 0.9 wide).
+_DOT_SPREAD = 0.5
+#: The per-split dots: light with a dark ring, legible on the dark and on the pale bars.
+_DOT = dict(size=6, color="#ffffff", line=dict(width=1, color="#111111"))
+#: The accuracy axes end a little above 1 (no tick there): a dot or marker at 1 is drawn
+#: whole, not cut in half by the plot's edge.
+_ROOM_ABOVE_ONE = 1.03
+
+
+def _error(mean, lo, hi, floor=None):
+    """Plotly error-bar arrays that draw the interval [lo, hi] around ``mean``; a lower end
+    below ``floor`` (the edge of a log axis, where 0 has no place) is drawn to it."""
+    mean, lo, hi = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (mean, lo, hi))
+    if floor is not None:
+        lo = np.maximum(lo, floor)
+    return dict(type="data", symmetric=False, array=(hi - mean).tolist(),
+                arrayminus=(mean - lo).tolist(), color="#111111", thickness=1.5, width=4)
+
+
+def _scrub_texts(paths):
+    """Per λ: the trees used and the test and validation accuracies as text (mean [lo, hi])."""
+    one = paths.splits == 1
+    trees = [f"{int(v)}" if one else mean_interval(v, lo, hi, decimals=1)
+             for v, lo, hi in zip(paths.n_selected, paths.n_selected_lo, paths.n_selected_hi)]
+    test = [mean_interval(*v) for v in zip(paths.test, paths.test_lo, paths.test_hi)]
+    val = [mean_interval(*v) for v in zip(paths.validation, paths.validation_lo,
+                                          paths.validation_hi)]
+    return trees, test, val
+
+
+def _scrub_titles(paths):
+    """What each part of the scrubber rests on: (under the λ line, weights, accuracy, trees)."""
+    r, n_test, n_val = paths.splits, paths.n_test, paths.n_val
+    rows = f"{int(n_test.sum()):,} test and {int(n_val.sum()):,} validation rows"
+    bagging = f"◆ bagging, all {paths.n_trees} trees"
+    if r == 1:
+        one = int(n_test[0])
+        return (f"One split: {rows}; accuracy intervals 95 % exact binomial over its rows",
+                f"Weights at this λ by tree index ({one:,} test rows)",
+                f"Accuracy, 95 % interval<br>over this split's {one:,} test rows",
+                f"Trees used and test accuracy at every λ<br>(this λ ringed; {bagging})")
+    weights = (f"Weights of split 1 of {r} by tree index ({int(n_test[0]):,} test rows; "
+               "each split grows ")
+    accuracy = f"Accuracy: mean of {r} splits ({int(n_test.sum()):,} test rows in all),<br>"
+    trees = f"Trees used and test accuracy: means of {r} splits<br>(hollow: some splits "
+    return (f"Means of {r} splits ({rows} in all) with 95 % intervals, as in the headline",
+            weights + "its own trees)", accuracy + "95 % interval; dots: each split",
+            trees + f"keep no tree; {bagging})")
+
+
+def lambda_scrubber(paths, lam=None):
     """SDWEC over a λ grid as Plotly frames: scrub λ in the browser, no server round trip.
 
-    One figure, three panels that move together with the slider under them: every tree's
-    weight at that λ (top), the ensemble's test and validation accuracy beside bagging's
-    (bottom left), and where that λ sits among all of them, trees used against test
-    accuracy (bottom right).  A line of text above them names the λ shown.
+    It shows what the Explorer's headline shows at each λ: the mean over the page's splits
+    with its interval (:class:`sdwec.comparison.LambdaPaths`).  One figure, three panels that
+    move together with the slider under them: the first split's weights at that λ (the
+    splits grow different trees: no tree is the same tree in two of them), the mean test and
+    validation accuracy over the splits with their 95 % intervals and each split's value as
+    a dot, beside bagging's (bottom left), and where that λ sits among all of them, mean
+    trees used against mean test accuracy, bagging's full ensemble at the right (bottom
+    right).  A line of text above them names the λ shown and its numbers.  A λ where some
+    splits keep no tree is a hollow marker and its line says how many; one where every split
+    does has no place on the log axis and is not drawn.  With one split the accuracies'
+    intervals are the exact binomial intervals over its rows and the trees have none.
 
     The slider moves between frames without a full redraw (``redraw: False``): Plotly then
     only restyles the traces, which fits in one display frame where a redraw took two or
     three.  What that path does not redraw is kept out of the frames: every axis range is
-    fixed, and the λ line is a text trace, not the layout's title.
+    fixed, the λ line is a text trace, not the layout's title, and bagging (the same at
+    every λ) and the panels' titles are drawn once, outside the frames.
 
     Parameters
     ----------
-    path : sdwec.comparison.LambdaPath
+    paths : sdwec.comparison.LambdaPaths
     lam : float, optional
         The λ shown first (the nearest grid value; default the first).
-    split : str, optional
-        Which split the path was computed on (e.g. ``"first split (seed 0), 42 test
-        rows"``), added to every heading: the scrubber shows one split, not the mean the
-        page's headline reports.
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
-    lams = np.asarray(path.lams, dtype=float)
-    W = np.asarray(path.weights, dtype=float)
-    l, n = W.shape
+    lams = np.asarray(paths.lams, dtype=float)
+    W = np.asarray(paths.paths[0].weights, dtype=float)
+    r, l, n = paths.splits, paths.n_trees, len(lams)
     start = 0 if lam is None else int(np.argmin(np.abs(np.log(lams) - np.log(lam))))
     idx = np.arange(l)
-    used = np.asarray(path.n_selected)
     sdwec = methods.get("SDWEC").color
     bag = methods.get("bagging").color
     top = float(W.max()) if W.size and W.max() > 0 else 1.0
-    drawn = used > 0  # abstaining λ (no tree) have no place on a log axis
-    where = f" ({split})" if split else ""
+    k = np.asarray(paths.abstaining_splits, dtype=int)
+    used = np.asarray(paths.n_selected, dtype=float)
+    test = np.asarray(paths.test, dtype=float)
+    drawn = k < r  # a split keeps a tree: the mean is above 0, on the log axis
+    trees, test_text, val_text = _scrub_texts(paths)
+    bagging = paths.bagging
+    bag_text = [mean_interval(bagging[s], bagging[f"{s}_lo"], bagging[f"{s}_hi"])
+                for s in ("test", "validation")]
+    values = [np.column_stack([getattr(p, name) for p in paths.paths])
+              for name in ("test_accuracy", "val_accuracy")]  # (n, r) each
+    offsets = np.linspace(-_DOT_SPREAD / 2, _DOT_SPREAD / 2, r)
+    # Where the trees axis starts (log): below the smallest mean drawn (a third of a tree
+    # when two splits of three keep none); an interval's lower end at 0 is drawn to it.
+    left = min(0.8, 0.8 * float(used[drawn].min())) if drawn.any() else 0.8
+    where = "" if r == 1 else f" (mean of {r} splits)"
 
     def panels(j):
         x, y, label = _stems(idx, W[:, j])
         weights = dict(type="scatter", mode="lines", x=x, y=y, customdata=label, xaxis="x",
                        yaxis="y", line=dict(color=sdwec, width=3),
                        hovertemplate="%{customdata}<extra></extra>")
-        accuracy = dict(type="bar", xaxis="x2", yaxis="y2",
-                        x=["SDWEC test", "SDWEC validation", "bagging test",
-                           "bagging validation"],
-                        y=[path.test_accuracy[j], path.val_accuracy[j], path.bagging["test"],
-                           path.bagging["validation"]],
-                        # As on the Explorer's accuracy chart: validation pale, hatched
-                        # where the weights were fitted on those rows (SDWEC's, not
-                        # bagging's), values dark on the pale bars.
-                        marker=dict(color=[sdwec, sdwec, bag, bag],
-                                    opacity=[1, 0.55, 1, 0.55],
-                                    pattern=dict(shape=["", "/", "", ""], solidity=0.25,
+        accuracy = dict(type="bar", xaxis="x2", yaxis="y2", x=[0, 1],
+                        y=[test[j], paths.validation[j]],
+                        error_y=_error([test[j], paths.validation[j]],
+                                       [paths.test_lo[j], paths.validation_lo[j]],
+                                       [paths.test_hi[j], paths.validation_hi[j]]),
+                        customdata=[f"SDWEC test: {test_text[j]}{where}",
+                                    f"SDWEC validation: {val_text[j]}{where}"],
+                        # As on the Explorer's accuracy chart: validation pale and hatched
+                        # (the weights were fitted on those rows), values dark on it.
+                        marker=dict(color=[sdwec, sdwec], opacity=[1, 0.55],
+                                    pattern=dict(shape=["", "/"], solidity=0.25,
                                                  fillmode="overlay", fgcolor="#333333")),
-                        text=[f"{v:.3f}" for v in (path.test_accuracy[j], path.val_accuracy[j],
-                                                   path.bagging["test"],
-                                                   path.bagging["validation"])],
-                        insidetextfont=dict(color=["#ffffff", "#111111", "#ffffff",
-                                                   "#111111"]),
+                        text=[f"{test[j]:.3f}", f"{paths.validation[j]:.3f}"],
+                        insidetextfont=dict(color=["#ffffff", "#111111"]),
                         textposition="inside", insidetextanchor="start",
-                        hovertemplate="%{x}: %{y:.4f}<extra></extra>")
-        # An abstaining λ has no place on the log axis: its marker is not drawn (a null
-        # point), and the heading says that it abstains.
+                        hovertemplate="%{customdata}<extra></extra>")
+        status = f"{trees[j]} of {l} trees"
+        hover = f"λ = {lams[j]:g}: {status}, test {test_text[j]}{where}"
+        if k[j]:
+            hover += f"; {k[j]} of {r} splits keep no tree"
         here = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers",
-                    x=[int(used[j]) if used[j] else None],
-                    y=[path.test_accuracy[j] if used[j] else None],
-                    marker=dict(size=16, color=sdwec, line=dict(width=2, color="black")),
-                    hovertemplate="λ=" + f"{lams[j]:g}" + ": %{x} trees, test %{y:.4f}"
-                                  "<extra></extra>")
-        status = "abstains (no tree kept)" if used[j] == 0 else f"{used[j]} of {l} trees"
+                    x=[used[j] if drawn[j] else None], y=[test[j] if drawn[j] else None],
+                    error_y=_error(test[j], paths.test_lo[j], paths.test_hi[j]),
+                    marker=dict(size=16, color=sdwec, line=dict(width=2, color="black"),
+                                symbol="circle-open" if k[j] else "circle"),
+                    customdata=[hover], hovertemplate="%{customdata}<extra></extra>")
+        if r > 1:  # a count on one split has no interval
+            here["error_x"] = _error(used[j], paths.n_selected_lo[j], paths.n_selected_hi[j],
+                                     floor=left)
+        if k[j] == r:
+            status = "abstains (no tree kept)" if r == 1 else "every split abstains (no tree)"
+        line = f"{SCRUBBER_HEADING}{lams[j]:g}: {status}, test accuracy {test_text[j]}"
+        if 0 < k[j] < r:
+            line += f"; {k[j]} of {r} splits keep no tree"
         heading = dict(type="scatter", xaxis="x4", yaxis="y4", mode="text", x=[0], y=[0.5],
-                       text=[f"{SCRUBBER_HEADING}{lams[j]:g}: {status}, test accuracy "
-                             f"{path.test_accuracy[j]:.3f}" + where],
-                       textposition="middle right", textfont=dict(size=16),
+                       text=[line], textposition="middle right", textfont=dict(size=15),
                        hoverinfo="skip")
-        return [weights, accuracy, here, heading]
+        out = [weights, accuracy, here, heading]
+        if r > 1:  # each split's accuracies as dots on the bars
+            out.append(dict(type="scatter", xaxis="x2", yaxis="y2", mode="markers",
+                            x=np.concatenate([offsets, 1 + offsets]).tolist(),
+                            y=np.concatenate([values[0][j], values[1][j]]).tolist(),
+                            customdata=[f"split {i + 1}" for i in range(r)] * 2,
+                            marker=_DOT, hovertemplate="%{customdata}: %{y:.3f}<extra></extra>"))
+        return out
 
-    everything = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers+lines",
-                      x=used[drawn], y=np.asarray(path.test_accuracy)[drawn],
-                      marker=dict(size=6, color=COLORS["dropped"]),
-                      line=dict(color=COLORS["dropped"], width=1), hoverinfo="skip")
-    frames = [go.Frame(name=f"{lams[j]:g}", data=panels(j), traces=[0, 1, 2, 3])
-              for j in range(n)]
+    traces = list(range(5 if r > 1 else 4))
+    # Drawn once: bagging (the same at every λ) and every λ's place among the others.
+    fixed = [dict(type="bar", xaxis="x2", yaxis="y2", x=[2, 3],
+                  y=[bagging["test"], bagging["validation"]],
+                  error_y=_error([bagging["test"], bagging["validation"]],
+                                 [bagging["test_lo"], bagging["validation_lo"]],
+                                 [bagging["test_hi"], bagging["validation_hi"]]),
+                  customdata=[f"bagging test: {bag_text[0]}{where}",
+                              f"bagging validation: {bag_text[1]}{where}"],
+                  marker=dict(color=[bag, bag], opacity=[1, 0.55]),
+                  text=[f"{bagging['test']:.3f}", f"{bagging['validation']:.3f}"],
+                  insidetextfont=dict(color=["#ffffff", "#111111"]),
+                  textposition="inside", insidetextanchor="start",
+                  hovertemplate="%{customdata}<extra></extra>"),
+             dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers+lines",
+                  x=used[drawn], y=test[drawn],
+                  marker=dict(size=7, color=COLORS["dropped"],
+                              line=dict(width=1.5, color="#8c8c8c"),
+                              symbol=np.where(k[drawn] > 0, "circle-open", "circle").tolist()),
+                  line=dict(color=COLORS["dropped"], width=1), hoverinfo="skip"),
+             dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers", x=[l],
+                  y=[bagging["test"]],
+                  error_y=_error(bagging["test"], bagging["test_lo"], bagging["test_hi"]),
+                  marker=dict(size=10, color=bag, symbol="diamond"),
+                  customdata=[f"bagging: all {l} trees, test {bag_text[0]}{where}"],
+                  hovertemplate="%{customdata}<extra></extra>")]
+    if r > 1:
+        fixed.append(dict(type="scatter", xaxis="x2", yaxis="y2", mode="markers",
+                          x=np.concatenate([2 + offsets, 3 + offsets]).tolist(),
+                          y=[p.bagging["test"] for p in paths.paths]
+                          + [p.bagging["validation"] for p in paths.paths],
+                          customdata=[f"split {i + 1}" for i in range(r)] * 2, marker=_DOT,
+                          hovertemplate="%{customdata}: %{y:.3f}<extra></extra>"))
+    frames = [dict(name=f"{lams[j]:g}", data=panels(j), traces=traces) for j in range(n)]
     # Tick labels at powers of ten only (the heading names the current λ): a readable rail.
     decade = np.isclose(np.log10(lams), np.round(np.log10(lams)))
     steps = [dict(method="animate", label=f"{lams[j]:g}" if decade[j] else "",
@@ -450,32 +576,44 @@ def lambda_scrubber(path, lam=None, split=None):
                                                                             redraw=False),
                                               transition=dict(duration=0))])
              for j in range(n)]
-    accuracies = np.concatenate([path.test_accuracy, path.val_accuracy,
-                                 [path.bagging["test"], path.bagging["validation"]]])
-    low = max(0.0, float(accuracies.min()) - 0.05)
+    lows = np.concatenate([np.asarray(paths.test_lo)[drawn], test[drawn],
+                           [bagging["test_lo"], bagging["test"]]])
+    low = max(0.0, float(np.nanmin(lows)) - 0.05)
     hidden = dict(visible=False, fixedrange=True, range=[0, 1])
+    under, *titles = _scrub_titles(paths)
+    # The panels' titles, and what they rest on: drawn once (frames leave the layout alone).
+    notes = [dict(text=text, x=x, y=y, xref="paper", yref="paper", xanchor="left",
+                  yanchor="bottom", showarrow=False, align="left",
+                  font=dict(size=size, color="#333333"))
+             for text, x, y, size in ((under, 0, 0.905, 13), (titles[0], 0, 0.855, 12),
+                                      (titles[1], 0, 0.49, 12), (titles[2], 0.55, 0.49, 12))]
     layout = dict(
-        height=620, showlegend=False, bargap=0.1, margin=dict(l=10, r=10, t=10, b=10),
-        xaxis=dict(domain=[0, 1], anchor="y", range=[-0.5, l - 0.5],
-                   title=dict(text="tree index")),
-        yaxis=dict(domain=[0.62, 0.92], range=[0, 1.05 * top], title=dict(text="weight")),
-        xaxis2=dict(domain=[0, 0.45], anchor="y2"),
+        height=680, showlegend=False, barmode="overlay", bargap=0.1,
+        margin=dict(l=10, r=10, t=10, b=10), annotations=notes,
+        # The panel's title says "by tree index": an axis title there met the titles of the
+        # panels under it.
+        xaxis=dict(domain=[0, 1], anchor="y", range=[-0.5, l - 0.5]),
+        yaxis=dict(domain=[0.62, 0.85], range=[0, 1.05 * top], title=dict(text="weight")),
+        xaxis2=dict(domain=[0, 0.45], anchor="y2", range=[-0.5, 3.5], tickvals=[0, 1, 2, 3],
+                    ticktext=list(_SCRUB_BARS)),
         # Bars from 0: a bar's length is its accuracy (a cut axis made 0.52 look a fifth of
         # 0.76); the trees-used panel beside it is a scatter and may zoom in.
-        yaxis2=dict(domain=[0.12, 0.48], anchor="x2", range=[0, 1.0],
-                    title=dict(text="accuracy")),
+        yaxis2=dict(domain=[0.12, 0.48], anchor="x2", range=[0, _ROOM_ABOVE_ONE],
+                    tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1], title=dict(text="accuracy")),
         # Fixed (log10 units): the frames do not recompute an automatic range.
         xaxis3=dict(domain=[0.55, 1], anchor="y3", type="log",
-                    range=[np.log10(0.8), np.log10(1.25 * l)],
-                    tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+                    range=[np.log10(left), np.log10(1.25 * l)],
+                    tickvals=[0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
                     title=dict(text="trees used (log)")),
-        yaxis3=dict(domain=[0.12, 0.48], anchor="x3", range=[low, 1.0],
+        yaxis3=dict(domain=[0.12, 0.48], anchor="x3", range=[low, _ROOM_ABOVE_ONE],
                     title=dict(text="test accuracy")),
         xaxis4=dict(domain=[0, 1], anchor="y4", **hidden),
         yaxis4=dict(domain=[0.94, 1], anchor="x4", **hidden),
         sliders=[dict(active=start, steps=steps, x=0, len=1, y=0, yanchor="top",
                       pad=dict(t=30), currentvalue=dict(visible=False))])
-    return go.Figure(data=panels(start) + [everything], layout=layout, frames=frames)
+    # The frames' traces first (their indices are ``traces``), then the fixed ones.
+    return go.Figure(data=panels(start) + fixed, layout=layout, frames=frames,
+                     _validate=VALIDATE)
 
 
 #: The weights chart and the tree-accuracy strip under it (:func:`tree_accuracies`) are two
@@ -710,16 +848,19 @@ def method_comparison(rows):
     """Test and validation accuracy of several methods on the same splits, as grouped bars.
 
     Bars start at 0, so a bar's height is its accuracy (an axis cut at the lowest value drew
-    0.600 a quarter the height of 0.714); over several splits each bar carries its spread
-    (± one sd).  Each method keeps its registry colour (:mod:`sdwec.methods`), as on every
-    page: test bars solid, validation bars pale.
+    0.600 a quarter the height of 0.714).  Over several splits a bar is the mean, its error
+    bar the 95 % interval of that mean (:mod:`sdwec.intervals`, never past [0, 1]) and dots
+    on it every split's value; one split's bars carry the binomial interval over its rows
+    when the rows give one.  Each method keeps its registry colour (:mod:`sdwec.methods`), as
+    on every page: test bars solid, validation bars pale.
 
     Parameters
     ----------
     rows : sequence of dict
         Each with ``"method"`` (a registry id; other names take a colour no method has),
         ``"test"`` and ``"validation"`` accuracies (means over the splits), optionally
-        ``"test_sd"`` and ``"validation_sd"`` (drawn as error bars when positive),
+        ``"<split>_lo"``/``"<split>_hi"`` (the interval drawn as an error bar),
+        ``"<split>_values"`` (per-split values, drawn as dots when there are several),
         ``"splits"``, ``"used"`` (members used) and ``"fitted_on_validation"`` (default:
         every method the registry says is fitted on them; their validation bars are
         hatched: in-sample); the order is kept.
@@ -739,12 +880,14 @@ def method_comparison(rows):
     used = [r.get("used", "") for r in rows]
     splits = rows[0].get("splits", 1) if rows else 1
     fitted = [r.get("fitted_on_validation", _fitted_on_validation(r["method"])) for r in rows]
-    traces = []
+    traces, dots, has_interval = [], [], False
     for split, opacity in (("test", 1.0), ("validation", 0.45)):
-        values = [r[split] for r in rows]
-        sd = [r.get(f"{split}_sd", 0.0) for r in rows]
-        spread = any(v > 0 for v in sd)
-        shown = [mean_sd(v, e) if spread else significant(v, 4) for v, e in zip(values, sd)]
+        values = np.array([r[split] for r in rows], dtype=float)
+        lo = np.array([r.get(f"{split}_lo", np.nan) for r in rows], dtype=float)
+        hi = np.array([r.get(f"{split}_hi", np.nan) for r in rows], dtype=float)
+        has = ~(np.isnan(lo) | np.isnan(hi))
+        shown = [mean_interval(v, a, b) if ok else significant(v, 4)
+                 for v, a, b, ok in zip(values, lo, hi, has)]
         # Pale through the bar's fill only: a trace's opacity also paled the value printed
         # on it, which a projector then lost in the hatching.
         marker = dict(color=colours, opacity=opacity, line=dict(width=1, color="#444444"))
@@ -756,7 +899,9 @@ def method_comparison(rows):
             marker["pattern"] = dict(shape=["/" if f else "" for f in fitted], solidity=0.25,
                                      fillmode="overlay", fgcolor="#333333")
             notes = ["<br>(fitted on these rows)" if f else "" for f in fitted]
+        what = "95 % interval of the mean" if splits > 1 else "95 % binomial interval"
         trace = dict(type="bar", x=names, y=values, name=split, marker=marker,
+                     offsetgroup=split,
                      # At the bar's base, where the error bar's whisker never reaches.
                      text=[f"{v:.3f}" for v in values], textposition="inside",
                      insidetextanchor="start",
@@ -766,21 +911,47 @@ def method_comparison(rows):
                      customdata=np.column_stack([used, shown, notes]),
                      hovertemplate="%{x}<br>" + split + " accuracy %{customdata[1]}"
                                    "%{customdata[2]}<br>"
-                                   "members used %{customdata[0]}<extra></extra>")
-        if spread:
-            trace["error_y"] = dict(type="data", array=sd, color="#444444")
+                                   "members used %{customdata[0]}<extra>" + what
+                                   + "</extra>")
+        if has.any():
+            trace["error_y"] = dict(type="data", symmetric=False,
+                                    array=np.where(has, hi - values, 0.0),
+                                    arrayminus=np.where(has, values - lo, 0.0),
+                                    color="#444444")
         traces.append(trace)
-    high = max([r[s] + r.get(f"{s}_sd", 0.0) for r in rows for s in ("test", "validation")],
-               default=1.0)
-    title = "Accuracy, one split" if splits == 1 else \
-        f"Accuracy, mean ± sd over {splits} splits"
-    # From 0, and to 1 unless an error bar reaches past it.
-    subtitle = "test solid, validation pale"
+        has_interval = has_interval or has.any()
+        if splits > 1:
+            x, y = [], []
+            for name, row in zip(names, rows):
+                for value in row.get(f"{split}_values", []):
+                    x.append(name)
+                    y.append(value)
+            if x:
+                dots.append(dict(type="scatter", mode="markers", x=x, y=y, offsetgroup=split,
+                                 name=f"{split}, per split",
+                                 marker=dict(size=5, color="#222222", opacity=0.6,
+                                             symbol="circle-open"),
+                                 hovertemplate="%{x}: one split's " + split
+                                               + " accuracy %{y:.3f}<extra></extra>"))
+    # Short lines: the chart is half the page at 1280 px, and Plotly cuts a long title.
+    if splits == 1:
+        title = "Accuracy, one split"
+        subtitle = "whisker: 95 % binomial interval<br>" if has_interval else ""
+    else:
+        title = f"Accuracy, mean of {splits} splits"
+        subtitle = "whisker: 95 % interval of the mean; dots: splits<br>"
+    subtitle += "test solid, validation pale"
     if any(fitted):
-        subtitle += "; hatched: fit uses the validation rows"
-    return _figure(traces, title + f"<br><sup>{subtitle}</sup>", "",
-                   "accuracy", barmode="group", showlegend=False,
-                   yaxis=dict(range=[0.0, max(1.0, high)]))
+        subtitle += "; hatched: fit on validation"
+    # From 0 to 1: every bar, interval and dot is an accuracy.
+    return _figure(traces + dots, title + f"<br><sup>{subtitle}</sup>", "",
+                   "accuracy", barmode="group", scattermode="group", showlegend=False,
+                   yaxis=dict(range=[0.0, 1.0]), height=FIRST_ROW_HEIGHT)
+
+
+#: Height of the Explorer's first row of charts (accuracy, costs): under the headline, the
+#: whole first chart fits a 1280×720 screen.
+FIRST_ROW_HEIGHT = 320
 
 
 def prediction_time(timing):
@@ -853,77 +1024,202 @@ _X_AXES = {"trees": "trees used (log scale)", "sparsity": "sparsity (1 − used 
 FRONTIER_CORE = ("bagging", "random", "reduce-error", "SDWEC-OOB", "reduce-error OOB")
 
 
-def _sd(rows, column):
-    """The ``<column>_sd`` of ``rows`` when some of it is positive (rows averaged over
-    several splits), else None."""
-    sd = column + "_sd"
-    if sd not in rows or not (rows[sd].to_numpy(dtype=float) > 0).any():
+def _interval(rows, column):
+    """``(lo, hi)`` of ``column`` (its ``<column>_lo``/``_hi``: the interval of the mean over
+    splits, clipped to what the column can be) when some of it is known, else None."""
+    lo, hi = column + "_lo", column + "_hi"
+    if lo not in rows or hi not in rows:
         return None
-    return rows[sd].to_numpy(dtype=float)
+    low, high = rows[lo].to_numpy(dtype=float), rows[hi].to_numpy(dtype=float)
+    if np.isnan(low).all() or np.isnan(high).all():
+        return None
+    return low, high
 
 
 def _accuracy_text(rows, column):
-    """Each row's accuracy as hover text: ``0.783 ± 0.051`` over splits, else ``0.7830``."""
-    sd = _sd(rows, column)
+    """Each row's accuracy as hover text: ``0.783 [0.741, 0.825]`` (the mean and its
+    interval) over splits, else ``0.7830``."""
     values = rows[column].to_numpy(dtype=float)
-    if sd is None:
+    interval = _interval(rows, column)
+    if interval is None:
         return [significant(v, 4) for v in values]
-    return [mean_sd(v, e) for v, e in zip(values, sd)]
+    return [mean_interval(v, lo, hi) for v, lo, hi in zip(values, *interval)]
+
+
+def _trees_text(rows):
+    """Each row's tree count as hover text: ``8.3 [5.1, 11.5] trees`` over splits."""
+    values = rows["n_selected"].to_numpy(dtype=float)
+    interval = _interval(rows, "n_selected")
+    if interval is None:
+        return [f"{significant(v)} trees" for v in values]
+    return [f"{mean_interval(v, lo, hi, decimals=1)} trees" for v, lo, hi in
+            zip(values, *interval)]
+
+
+def _splits(rows):
+    """``(k, r)`` per row: the splits where the setting keeps no tree, of how many."""
+    n = len(rows)
+    r = rows["splits"].to_numpy(dtype=int) if "splits" in rows else np.ones(n, dtype=int)
+    if "abstaining_splits" in rows:
+        k = rows["abstaining_splits"].to_numpy(dtype=int)
+    elif "abstains" in rows:
+        k = rows["abstains"].to_numpy(dtype=bool) * r
+    elif "n_selected" in rows:
+        k = (rows["n_selected"].to_numpy(dtype=float) == 0) * r
+    else:
+        k = np.zeros(n, dtype=int)
+    return k, r
+
+
+def _partly(rows):
+    """Rows where some splits, not all, keep no tree: drawn hollow, never on the front."""
+    k, r = _splits(rows)
+    return (k > 0) & (k < r)
+
+
+def _abstain_notes(rows):
+    """Hover lines of the partly abstaining rows (``""`` for the others)."""
+    k, r = _splits(rows)
+    return [f"<br>{a} of {b} splits keep no tree (their constant guesses are in this mean)"
+            if 0 < a < b else "" for a, b in zip(k, r)]
+
+
+def _hollow_last(rows):
+    """``rows`` with the partly abstaining ones last, in their order otherwise."""
+    partly = _partly(rows)
+    return rows if not partly.any() else rows.iloc[np.argsort(partly, kind="stable")]
+
+
+def _hollow(symbol):
+    """The open form of a marker symbol (an open one gains a dot: still told apart)."""
+    return f"{symbol}-dot" if symbol.endswith("-open") else f"{symbol}-open"
+
+
+def _markers(rows, symbol, line_width=1):
+    """``symbol`` and line width per row: hollow (and a thicker line, which is then its only
+    ink) where some splits keep no tree; plain scalars when none does."""
+    partly = _partly(rows)
+    if not partly.any():
+        return symbol, line_width
+    # Plotly's legend shows a trace's first marker: callers put the hollow ones last.
+    return ([_hollow(symbol) if p else symbol for p in partly],
+            [2 if p else line_width for p in partly])
+
+
+def _band_name(rows, filled):
+    """A band's legend entry: what it is (the filled one also names the dashed ones)."""
+    level = f"{intervals.LEVEL:.0%}"
+    _, r = _splits(rows)
+    what = f"{level} interval of the mean" if len(r) and r.max() > 1 else \
+        f"{level} interval (this split's rows)"
+    return f"{what} (shaded; dashed on other curves)" if filled else what
+
+
+def _band(rows, x, column, colour, group, visible, rank, filled=True):
+    """The interval of ``column`` (``<column>_lo`` to ``<column>_hi``) along a curve, or None.
+
+    Where several rows share an x (SDWEC at several λ keeping as many trees), the band spans
+    all of them.  One band per curve instead of an error bar per point: at ten splits the
+    bars of every point of every curve made a wall.  ``filled``: a shaded band, with its own
+    legend entry saying what it is and that the dashed lines are the same (listed right after
+    its curve's, ``rank`` + 1): an unexplained shading read as a method of its own.  Else
+    its outline as a thin dashed line, so that bands never overlap into one colour; those
+    share their curve's legend entry (same group: one click shows or hides both) to keep the
+    legend short enough for the chart to fit a projector's screen.  The interval is clipped
+    to what the column can be when it is computed, so the band never leaves it.
+    """
+    interval = _interval(rows, column)
+    if interval is None:
+        return None
+    spans = {}
+    for at, low, high in zip(rows[x].to_numpy(dtype=float), *interval):
+        if np.isnan(low) or np.isnan(high):
+            continue
+        old = spans.get(at, (low, high))
+        spans[at] = (min(old[0], low), max(old[1], high))
+    if not spans:
+        return None
+    xs = sorted(spans)
+    upper, lower = [spans[v][1] for v in xs], [spans[v][0] for v in xs]
+    trace = dict(type="scatter", mode="lines",
+                 # Never a hover or click target: a click inside a band is for the points.
+                 hoverinfo="skip", hoveron="points", legendgroup=group, legendrank=rank + 1,
+                 visible=visible, name=f"{group}: {_band_name(rows, filled)}",
+                 showlegend=filled, uid=f"band {group}")
+    if filled:
+        return dict(trace, x=xs + xs[::-1], y=upper + lower[::-1], fill="toself",
+                    fillcolor=_rgba(colour, 0.12), line=dict(width=0, color=colour))
+    # Its outline, unfilled: one trace with no gap (a null y reads as 0 to code that sums up
+    # what is drawn).
+    return dict(trace, x=xs + xs[::-1], y=upper + lower[::-1],
+                line=dict(width=1, color=_rgba(colour, 0.7), dash="dash"))
 
 
 def _rgba(colour, alpha):
     return "rgba({}, {}, {}, {})".format(*(int(colour[i:i + 2], 16) for i in (1, 3, 5)), alpha)
 
 
-def _band(rows, x, column, colour, group, visible, rank):
-    """A shaded band from mean − sd to mean + sd (within [0, 1]) under a curve, or None.
+def _splits_title(sweep, peers):
+    """Which splits the chart shows, for its title."""
+    r = max([int(_splits(f)[1].max()) for f in (sweep, peers) if len(f)], default=1)
+    if r > 1:
+        return f"mean over {r} splits, {intervals.LEVEL:.0%} interval of the mean"
+    return "one split"
 
-    Where several rows share an x (SDWEC at several λ keeping as many trees), the band spans
-    all of them.  One band per curve instead of an error bar per point: at ten splits the
-    bars of every point of every curve made a wall.  The band has its own legend entry,
-    ``"<group> ± sd"``, listed right after its curve's (``rank`` + 1, same group): an
-    unexplained shading read as a method of its own.
-    """
-    sd = _sd(rows, column)
-    if sd is None:
-        return None
-    mean = rows[column].to_numpy(dtype=float)
-    spans = {}
-    for at, low, high in zip(rows[x].to_numpy(dtype=float), np.clip(mean - sd, 0, 1),
-                             np.clip(mean + sd, 0, 1)):
-        old = spans.get(at, (low, high))
-        spans[at] = (min(old[0], low), max(old[1], high))
-    xs = sorted(spans)
-    return dict(type="scatter", x=xs + xs[::-1],
-                y=[spans[v][1] for v in xs] + [spans[v][0] for v in xs[::-1]],
-                mode="lines", fill="toself", fillcolor=_rgba(colour, 0.1),
-                # Never a hover or click target: a click inside a band is for the points.
-                line=dict(width=0, color=colour), hoverinfo="skip", hoveron="points",
-                legendgroup=group, legendrank=rank + 1, visible=visible,
-                name=group + " ± sd")
+
+def _not_drawn(sweep, peers, label, accuracy):
+    """Lines under the title: settings not drawn (every split keeps no tree) and those drawn
+    hollow (some splits keep none), counted over SDWEC and every peer."""
+    counted = [f for f in (sweep, peers) if len(f)]
+    if not counted:
+        return []
+    k = np.concatenate([_splits(f)[0] for f in counted])
+    r = np.concatenate([_splits(f)[1] for f in counted])
+    every, some = int(((k == r) & (k > 0)).sum()), int(((k > 0) & (k < r)).sum())
+    lines = []
+    if every:
+        where = "every split keeps" if r.max() > 1 else "the ensemble keeps"
+        text = f"Not drawn: {every} setting(s) where {where} no tree"
+        if len(sweep) and "lam" in sweep:
+            k_sweep, r_sweep = _splits(sweep)
+            empty = sweep[(k_sweep == r_sweep) & (k_sweep > 0)]
+            if not empty.empty:
+                text += (f" (SDWEC at λ ≤ {significant(empty['lam'].max())} predicts the "
+                         f"most frequent class: {label} {empty[accuracy].iloc[0]:.3f})")
+        lines.append(text + ".")
+    if some:
+        lines.append(f"Hollow: {some} setting(s) where some splits keep no tree (never on "
+                     "the front).")
+    return lines
 
 
 def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees",
              front_on="val_accuracy", shown=FRONTIER_CORE):
     """Accuracy against ensemble size: an SDWEC sweep, its Pareto front and the peers.
 
-    Abstaining ensembles (every weight zero, a constant guess of the most frequent class)
-    are not drawn: they are not a point of the trade-off, and their accuracy would stretch
-    the axis.  A line under the title counts them.  With rows averaged over several splits
-    (:func:`sdwec.frontier.over_splits`), curves carry a band (± one sd) and single
-    ensembles an error bar.  Plotly fits the y axis to what is shown, bands included, and
-    never past 1 (:data:`_ACCURACY_AXIS`).
+    Settings where every split abstains (every weight zero, a constant guess of the most
+    frequent class) are not drawn: they are not a point of the trade-off, and their accuracy
+    would stretch the axis.  Settings where only some splits abstain are drawn hollow, with
+    "k of r splits keep no tree" in their hover, and are never on the front (their mean
+    mixes constant guesses into the accuracy and the tree count).  A line under the title
+    counts both.  With rows averaged over several splits (:func:`sdwec.frontier.over_splits`)
+    curves carry the interval of the mean (``<column>_lo``/``_hi``: only SDWEC's sweep as a
+    shaded band, every other as dashed edges) and single ensembles an error bar of it.
+    Plotly fits the y axis to what is shown, bands included, and never past 1
+    (:data:`_ACCURACY_AXIS`).  The figure's ``uirevision`` is constant, so a legend choice
+    (a method shown or hidden) survives a new figure drawn in the same chart.
 
     Parameters
     ----------
     sweep : pandas.DataFrame
-        :func:`sdwec.frontier.sweep` output (one row per parameter point); its
-        ``select_*`` columns give the SDWEC-select trace (drawn when ``second`` is None).
+        :func:`sdwec.frontier.sweep` output (one row per parameter point) or its
+        :func:`sdwec.frontier.over_splits`; its ``select_*`` columns give the SDWEC-select
+        trace (drawn when ``second`` is None).
     front : pandas.DataFrame
         :func:`sdwec.frontier.pareto` of ``sweep`` (chosen on whichever accuracy the caller
         decided; it is drawn at ``accuracy``).
     peers : pandas.DataFrame
-        :func:`sdwec.frontier.peers` output.
+        :func:`sdwec.frontier.peers` output or its :func:`sdwec.frontier.over_splits`.
     accuracy : {"test_accuracy", "val_accuracy"}, default="test_accuracy"
         The y axis.
     second : str or None, default=None
@@ -951,7 +1247,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     column = "n_selected" if x == "trees" else "sparsity"
 
     def drawn(rows):
-        return rows[rows["n_selected"] > 0] if "n_selected" in rows else rows
+        k, r = _splits(rows)
+        return rows[~((k == r) & (k > 0))]
 
     def visible(name):
         return True if name in shown else "legendonly"
@@ -966,69 +1263,100 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         if rows.empty:
             continue
         bands.append(_band(rows, column, accuracy, method.color, method.label,
-                           visible(method.name), rank(method.name)))
+                           visible(method.name), rank(method.name), filled=False))
+        hover = dict(customdata=np.column_stack([rows["params"], _trees_text(rows),
+                                                 _accuracy_text(rows, accuracy),
+                                                 _abstain_notes(rows)]),
+                     hovertemplate=method.label + " %{customdata[0]}<br>%{customdata[1]}<br>"
+                                   "accuracy %{customdata[2]}%{customdata[3]}<extra></extra>")
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="lines",
             name=method.label, legendgroup=method.label, visible=visible(method.name),
-            legendrank=rank(method.name),
-            line=dict(width=1.5, color=method.color, dash=method.dash),
-            customdata=np.column_stack([rows["params"], rows["n_selected"],
-                                        _accuracy_text(rows, accuracy)]),
-            hovertemplate=method.label + " %{customdata[0]}<br>%{customdata[1]} trees<br>"
-                          "accuracy %{customdata[2]}<extra></extra>"))
+            legendrank=rank(method.name), uid=method.label,
+            line=dict(width=1.5, color=method.color, dash=method.dash), **hover))
+        partly = _partly(rows)
+        if partly.any():
+            # Hollow rings on the curve where some splits keep no tree; in the curve's
+            # legend group (one click shows or hides both), with no entry of their own.
+            ringed = rows[partly]
+            traces.append(dict(
+                type="scatter", x=ringed[column], y=ringed[accuracy], mode="markers",
+                name=f"{method.label}: some splits keep no tree", legendgroup=method.label,
+                showlegend=False, visible=visible(method.name), cliponaxis=False,
+                uid=f"{method.label} hollow",
+                marker=dict(size=9, symbol="circle-open", color=method.color,
+                            line=dict(width=2)),
+                customdata=hover["customdata"][partly],
+                hovertemplate=hover["hovertemplate"]))
     # Bagging, the reference, first and larger: an ensemble drawn at the same place (WMV
     # often ties it with every tree) then shows on top of it instead of hiding under it.
     for method in sorted(methods.points(), key=lambda m: m.name != "bagging"):
-        rows = drawn(peers[peers["method"] == method.name])
+        rows = _hollow_last(drawn(peers[peers["method"] == method.name]))
         if rows.empty:
             continue
+        symbol, width = _markers(rows, method.symbol)
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers",
             name=method.label, visible=visible(method.name), cliponaxis=False,
-            legendrank=rank(method.name), error_y=_error_bar(rows, accuracy, method.color),
-            marker=dict(size=16 if method.name == "bagging" else 11, symbol=method.symbol,
-                        color=method.color, line=dict(width=1, color="black")),
-            customdata=np.column_stack([rows["n_selected"], _accuracy_text(rows, accuracy)]),
-            hovertemplate=method.label + "<br>%{customdata[0]} trees<br>"
-                                         "accuracy %{customdata[1]}<extra></extra>"))
+            legendrank=rank(method.name), uid=method.label,
+            error_y=_error_bar(rows, accuracy, method.color),
+            marker=dict(size=16 if method.name == "bagging" else 11, symbol=symbol,
+                        color=method.color, line=dict(width=width, color="black")),
+            customdata=np.column_stack([_trees_text(rows), _accuracy_text(rows, accuracy),
+                                        _abstain_notes(rows)]),
+            hovertemplate=method.label + "<br>%{customdata[0]}<br>"
+                                         "accuracy %{customdata[1]}%{customdata[2]}"
+                                         "<extra></extra>"))
     groups = [(None, sweep)] if second is None else list(sweep.groupby(second, sort=True))
     sdwec, select_style = methods.get("SDWEC"), methods.get("SDWEC-select")
     shades = methods.sweep_colors(len(groups))
     for i, (value, rows) in enumerate(groups):
-        rows = drawn(rows)
+        rows = _hollow_last(drawn(rows))
         name = "SDWEC (λ sweep)" if value is None else \
             f"SDWEC {GREEK.get(second, second)}={value:g}"
         colour = sdwec.color if value is None else shades[i]
-        bands.append(_band(rows, column, accuracy, colour, name, True, 100))
+        # One filled band at most: SDWEC's own; a second sweep's bands are edges only.
+        bands.append(_band(rows, column, accuracy, colour, name, True, 100,
+                           filled=value is None))
         hover = [f"SDWEC λ={significant(r.lam, 4)} β={significant(r.beta, 4)} "
                  f"γ={significant(r.gamma, 4)} ε={significant(r.eps, 4)}<br>"
-                 f"{significant(r.n_selected)} trees<br>validation {v}, test {t}"
-                 for r, v, t in zip(rows.itertuples(), _accuracy_text(rows, "val_accuracy"),
-                                    _accuracy_text(rows, "test_accuracy"))]
+                 f"{n}<br>validation {v}, test {t}{note}"
+                 for r, n, v, t, note in zip(rows.itertuples(), _trees_text(rows),
+                                             _accuracy_text(rows, "val_accuracy"),
+                                             _accuracy_text(rows, "test_accuracy"),
+                                             _abstain_notes(rows))]
+        symbol, width = _markers(rows, sdwec.symbol)
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers", name=name,
-            legendgroup=name, cliponaxis=False, legendrank=100,
-            marker=dict(size=9, symbol=sdwec.symbol, color=colour,
-                        line=dict(width=1, color="white")),
+            legendgroup=name, cliponaxis=False, legendrank=100, uid=name,
+            marker=dict(size=9, symbol=symbol, color=colour,
+                        line=dict(width=width, color="white")),
             customdata=rows[list(SWEEP_CUSTOMDATA)].to_numpy(dtype=float),
             text=hover, hovertemplate="%{text}<extra></extra>"))
     select = "select_" + accuracy
     if second is None and select in sweep:
         rows = drawn(sweep).sort_values(column)
+        bands.append(_band(rows, column, select, select_style.color, "SDWEC-select",
+                           visible(select_style.name), rank(select_style.name), filled=False))
+        rows = _hollow_last(rows)
         name = "SDWEC-select"
-        bands.append(_band(rows, column, select, select_style.color, name,
-                           visible(select_style.name), rank(select_style.name)))
+        symbol, width = _markers(rows, select_style.symbol)
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[select], mode="markers", name=name,
             legendgroup=name, visible=visible(select_style.name), cliponaxis=False,
-            legendrank=rank(select_style.name),
-            marker=dict(size=7, symbol=select_style.symbol, color=select_style.color),
+            legendrank=rank(select_style.name), uid=name,
+            marker=dict(size=7, symbol=symbol, color=select_style.color,
+                        line=dict(width=width)),
             customdata=np.column_stack([[significant(v, 4) for v in rows["lam"]],
-                                        rows["n_selected"], _accuracy_text(rows, select)]),
+                                        _trees_text(rows), _accuracy_text(rows, select),
+                                        _abstain_notes(rows)]),
             hovertemplate="SDWEC-select (SDWEC's trees, equal votes) λ=%{customdata[0]}"
-                          "<br>%{customdata[1]} trees<br>accuracy %{customdata[2]}"
+                          "<br>%{customdata[1]}<br>accuracy %{customdata[2]}%{customdata[3]}"
                           "<extra></extra>"))
+    # Never on the front, even from a front chosen before the rule: a mean that mixes in
+    # constant guesses is no point of the trade-off.
     front = drawn(front)
+    front = front[~_partly(front)]
     chosen = "validation" if front_on == "val_accuracy" else "test"
     # Chosen on test, the legend says so on either axis: a front that flatters its settings
     # must not pass for the honest one.
@@ -1043,29 +1371,27 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         traces.append(dict(type="scatter", x=ordered[column], y=ordered[accuracy],
                            mode="markers" if single else "lines", name=front_name,
                            hoverinfo="skip", cliponaxis=False, legendrank=110,
+                           uid="SDWEC Pareto front",
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5)),
                            line=dict(color=COLORS["pareto"], width=2.5,
                                      shape="hv" if x == "trees" else "vh")))
     elif not front.empty:
         traces.append(dict(type="scatter", x=front[column], y=front[accuracy],
-                           mode="markers", name=front_name,
+                           mode="markers", name=front_name, uid="SDWEC Pareto front",
                            hoverinfo="skip", cliponaxis=False, legendrank=110,
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5))))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
-    title = f"Accuracy vs ensemble size ({label})"
-    abstaining = sweep[sweep["n_selected"] == 0] if "n_selected" in sweep else sweep.iloc[:0]
-    if not abstaining.empty:
-        constant = abstaining[accuracy].iloc[0]
-        title += (f"<br><sup>Not drawn: {len(abstaining)} SDWEC setting(s) with every weight "
-                  f"zero (λ ≤ {significant(abstaining['lam'].max())}); they abstain and "
-                  f"predict the most frequent class ({label} {constant:.3f}).</sup>")
+    title = f"Accuracy vs ensemble size ({label}; {_splits_title(sweep, peers)})"
+    for line in _not_drawn(sweep, peers, label, accuracy):
+        title += f"<br><sup>{line}</sup>"
     bands = [b for b in bands if b is not None]
     xaxis = dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) \
         if x == "trees" else dict(_fitted_range(traces))
     fig = _figure(bands + traces, title, _X_AXES[x], label,
-                  height=620, clickmode="event+select", xaxis=xaxis, yaxis=_ACCURACY_AXIS)
+                  height=FRONTIER_HEIGHT, clickmode="event+select", xaxis=xaxis,
+                  yaxis=_ACCURACY_AXIS, uirevision=FRONTIER_REVISION)
     # Extra room above the title: the toolbar (top right) sat on a long title's end.
     fig.layout.title.pad.t += _TOOLBAR_ROOM
     fig.layout.margin.t += _TOOLBAR_ROOM
@@ -1074,6 +1400,12 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
 
 #: Pixels the Frontier's title and plot sit lower than other figures', clear of the toolbar.
 _TOOLBAR_ROOM = 24
+#: The Frontier's height: with its legend, under the page's title and one row of controls
+#: in a 1280 × 720 window.
+FRONTIER_HEIGHT = 500
+#: The Frontier's ``uirevision``: the same for every figure it draws, so Plotly keeps the
+#: reader's legend choices (and zoom) when a control draws a new figure in the chart.
+FRONTIER_REVISION = "frontier"
 
 
 #: The Frontier's y axis: fitted by Plotly to the traces shown, their error bars and bands
@@ -1083,13 +1415,16 @@ _ACCURACY_AXIS = dict(autorange=True, autorangeoptions=dict(clipmin=0.0, clipmax
 
 
 def _error_bar(rows, column, colour):
-    """``error_y`` of ± one sd kept inside [0, 1] (accuracy cannot pass 1), or None."""
-    sd = _sd(rows, column)
-    if sd is None:
+    """``error_y`` from the mean to ``<column>_lo`` and ``<column>_hi`` (the interval of the
+    mean, inside what the column can be by construction), or None."""
+    interval = _interval(rows, column)
+    if interval is None:
         return None
     mean = rows[column].to_numpy(dtype=float)
-    return dict(type="data", symmetric=False, array=np.minimum(sd, 1.0 - mean),
-                arrayminus=np.minimum(sd, mean), thickness=1, width=3, color=colour)
+    # A row without an interval (one split among several) gets no bar, not a NaN one.
+    low, high = (np.where(np.isnan(v), mean, v) for v in interval)
+    return dict(type="data", symmetric=False, array=np.maximum(high - mean, 0.0),
+                arrayminus=np.maximum(mean - low, 0.0), thickness=1, width=3, color=colour)
 
 
 def _fitted_range(traces):
@@ -1126,13 +1461,17 @@ def paper_comparison(table):
     ----------
     table : pandas.DataFrame
         Columns ``dataset``, ``method``, ``paper`` and ``ours`` (accuracies), optionally
-        ``ours_sd`` (the spread over our repeats, drawn as vertical error bars ± 1 sd).
+        ``ours_lo`` and ``ours_hi`` (the 95 % interval of our mean, drawn as vertical error
+        bars; none where NaN), ``repeats`` and the verdict of
+        :func:`sdwec.experiments.paper_agreement` (``agreement``, ``tolerance``) for the
+        hover.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        A point within its bar of the diagonal agrees with the paper.  Each method in its
-        registry colour and under its registry label, as on every page.
+        Each method in its registry colour and under its registry label, as on every page.
+        The bars are our mean's uncertainty only: agreement with the paper is judged on the
+        difference of two means (``tolerance``), which is wider.
     """
     groups = list(table.groupby("method", sort=False))
     colours = _method_colors([method for method, _ in groups])
@@ -1142,20 +1481,21 @@ def paper_comparison(table):
             label = methods.get(str(method)).label
         except KeyError:
             label = str(method)
+        lines = [_paper_hover(row) for row in rows.to_dict("records")]
         trace = dict(type="scatter", x=rows["paper"], y=rows["ours"], mode="markers",
                      name=label, marker=dict(size=10, color=colour),
-                     customdata=rows[["dataset"]].to_numpy(),
+                     customdata=np.column_stack([rows["dataset"].to_numpy(dtype=object),
+                                                 np.asarray(lines, dtype=object)]),
                      hovertemplate=label + " on %{customdata[0]}<br>paper %{x:.3f}<br>"
-                                           "ours %{y:.3f}<extra></extra>")
-        if "ours_sd" in rows:
-            sd = rows["ours_sd"].to_numpy(dtype=float)
-            trace["error_y"] = dict(type="data", array=np.nan_to_num(sd), color=colour,
+                                           "%{customdata[1]}<extra></extra>")
+        if {"ours_lo", "ours_hi"} <= set(rows):
+            ours = rows["ours"].to_numpy(dtype=float)
+            # Asymmetric: the interval is clipped at 1, so a bar never passes a perfect score.
+            up = rows["ours_hi"].to_numpy(dtype=float) - ours
+            down = ours - rows["ours_lo"].to_numpy(dtype=float)
+            trace["error_y"] = dict(type="data", symmetric=False, array=np.nan_to_num(up),
+                                    arrayminus=np.nan_to_num(down), color=colour,
                                     thickness=1.5, width=3)
-            trace["customdata"] = np.column_stack([rows["dataset"].to_numpy(dtype=object),
-                                                   [f"{v:.3f}" for v in sd]])
-            trace["hovertemplate"] = (label + " on %{customdata[0]}<br>paper %{x:.3f}<br>"
-                                      "ours %{y:.3f} ± %{customdata[1]} (sd over repeats)"
-                                      "<extra></extra>")
         traces.append(trace)
     values = table[["paper", "ours"]].to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
@@ -1163,8 +1503,38 @@ def paper_comparison(table):
     traces.append(dict(type="scatter", x=[low, 1.0], y=[low, 1.0], mode="lines",
                        name="agreement", line=dict(color=COLORS["guide"], dash="dash"),
                        hoverinfo="skip"))
-    return _figure(traces, "Test accuracy: this reproduction vs the paper's Table 3",
-                   "paper", "this reproduction")
+    repeats = (sorted({int(r) for r in table["repeats"]}) if "repeats" in table
+               else [])
+    over = ("" if not repeats else f" (mean of {repeats[0]} splits each)" if len(repeats) == 1
+            else f" (mean of {repeats[0]}–{repeats[-1]} splits each)")
+    return _figure(traces, "Test accuracy: this reproduction vs the paper's Table 3" + over,
+                   "paper", "this reproduction (mean over our repeats)")
+
+
+def _paper_hover(row):
+    """The hover's lines about our value: the mean, its interval over the repeats, and the
+    verdict against the paper when the row has one."""
+    def missing(value):
+        return value is None or (isinstance(value, float) and np.isnan(value))
+
+    repeats = row.get("repeats")
+    count = None if missing(repeats) else int(repeats)
+    over = "" if count is None else f" over {count} repeat{'s' if count != 1 else ''}"
+    lo, hi = row.get("ours_lo"), row.get("ours_hi")
+    if missing(lo) or missing(hi):
+        text = f"ours {row['ours']:.3f} (mean{over}"
+        text += "; one repeat gives no interval)" if count == 1 else ")"
+    else:
+        text = (f"ours {row['ours']:.3f}, 95% interval of our mean{over}: "
+                f"[{lo:.3f}, {hi:.3f}]")
+    verdict = row.get("agreement")
+    if verdict in ("agrees", "off"):
+        gap = abs(row["ours"] - row["paper"])
+        text += (f"<br>gap {gap:.3f}, allowed {row['tolerance']:.3f} (95% interval of the "
+                 f"difference of two means): {verdict}")
+    elif isinstance(verdict, str) and not missing(row.get("paper")):
+        text += f"<br>not judged: {verdict}"
+    return text
 
 
 def log_ticks(low, high):
@@ -1205,12 +1575,15 @@ def training_time(table):
     Parameters
     ----------
     table : pandas.DataFrame
-        Columns ``dataset``, ``m``, ``l``, ``seconds`` and optionally ``paper_seconds``.
+        Columns ``dataset``, ``m``, ``l``, ``seconds`` and optionally ``seconds_min``,
+        ``seconds_max`` and ``runs`` (the spread of the timed runs, drawn as error bars from
+        the fastest to the slowest) and ``paper_seconds``.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Measured times as solid lines, the paper's (when given) dashed, log-scaled, with tick
+        Measured times (the runs' median) as solid lines, the paper's (when given) dashed,
+        log-scaled, with tick
         labels from :func:`log_ticks`.  Datasets take shades of SDWEC's blue (these are all
         SDWEC's times), never another method's colour, and a marker symbol each.
     """
@@ -1221,12 +1594,26 @@ def training_time(table):
         rows = rows.sort_values("l")
         symbol = _DATASET_SYMBOLS[i % len(_DATASET_SYMBOLS)]
         m = int(rows["m"].iloc[0])
-        traces.append(dict(type="scatter", x=rows["l"], y=rows["seconds"], mode="lines+markers",
-                           name=f"{name} (m={m}) measured", line=dict(color=colour),
-                           marker=dict(symbol=symbol, size=8),
-                           customdata=[significant(v) for v in rows["seconds"]],
-                           hovertemplate=f"{name}<br>l=%{{x}}<br>%{{customdata}} s"
-                                         "<extra></extra>"))
+        trace = dict(type="scatter", x=rows["l"], y=rows["seconds"], mode="lines+markers",
+                     name=f"{name} (m={m}) measured", line=dict(color=colour),
+                     marker=dict(symbol=symbol, size=8),
+                     customdata=[significant(v) for v in rows["seconds"]],
+                     hovertemplate=f"{name}<br>l=%{{x}}<br>%{{customdata}} s"
+                                   "<extra></extra>")
+        if {"seconds_min", "seconds_max"} <= set(rows):
+            seconds = rows["seconds"].to_numpy(dtype=float)
+            fastest = rows["seconds_min"].to_numpy(dtype=float)
+            slowest = rows["seconds_max"].to_numpy(dtype=float)
+            runs = rows["runs"] if "runs" in rows else [None] * len(rows)
+            trace["error_y"] = dict(type="data", symmetric=False, array=slowest - seconds,
+                                    arrayminus=seconds - fastest, color=colour,
+                                    thickness=1.5, width=3)
+            trace["customdata"] = [
+                f"median {significant(v)} s{'' if n is None else f' of {int(n)} runs'} "
+                f"(fastest {significant(a)}, slowest {significant(b)})"
+                for v, a, b, n in zip(seconds, fastest, slowest, runs)]
+            trace["hovertemplate"] = f"{name}<br>l=%{{x}}<br>%{{customdata}}<extra></extra>"
+        traces.append(trace)
         if "paper_seconds" in rows and rows["paper_seconds"].notna().any():
             traces.append(dict(type="scatter", x=rows["l"], y=rows["paper_seconds"],
                                mode="lines+markers", name=f"{name} paper",
@@ -1236,6 +1623,9 @@ def training_time(table):
                                hovertemplate=f"{name}<br>l=%{{x}}<br>paper %{{customdata}} s"
                                              "<extra></extra>"))
     values = [v for t in traces for v in np.asarray(t["y"], dtype=float)]
+    for column in ("seconds_min", "seconds_max"):  # the error bars' ends are drawn too
+        if column in table:
+            values += list(table[column].to_numpy(dtype=float))
     values = [v for v in values if np.isfinite(v) and v > 0]
     yaxis = dict(type="log")
     if values:

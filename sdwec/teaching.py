@@ -16,7 +16,8 @@ from sdwec import solver
 from sdwec.formatting import significant
 
 __all__ = ["SignLine", "sign_line", "sign_caption", "abs_gap_at_zero", "PenaltyCut",
-           "penalty_cut", "TaylorView", "taylor_view", "taylor_caption"]
+           "penalty_cut", "TaylorView", "taylor_view", "taylor_caption", "Effect", "EFFECTS",
+           "THRESHOLD_MOVES", "THRESHOLD_ORDER"]
 
 
 @dataclass(frozen=True)
@@ -340,3 +341,70 @@ def taylor_caption(view) -> str:
                        "iteration's step small.")
     return text + (" The model is right only near ŵ, which is why the slow-step term "
                    "(w − ŵ)²/l keeps each iteration's step small.")
+
+
+# --------------------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What moving one solver parameter does to the number of trees kept, as measured.
+
+    The sentence a page shows (``text``) and the claim it makes (``direction``,
+    ``how_often``) live together so that ``tests/test_effects.py`` can sweep the parameter
+    on the shipped datasets and check the very claim the text makes.
+
+    Attributes
+    ----------
+    parameter : str
+        The :func:`sdwec.solve` keyword: ``"lam"``, ``"beta"``, ``"gamma"``, ``"eps"``,
+        ``"iterations"`` or ``"threshold"``.
+    direction : {"more", "fewer", "depends"}
+        Trees kept as the parameter rises (for the threshold rule: along
+        :data:`THRESHOLD_ORDER`); ``"depends"``: either way, by dataset and λ.
+    how_often : {"always", "almost always", "usually", "either way"}
+        How often the direction holds where the count changes: every time, in at least
+        nine in ten cases, in at least two in three, or each way in at least one in four
+        (the rules are in the test).
+    text : str
+        The sentence shown (a tooltip in the sidebar, a caption on How it works).
+    """
+
+    parameter: str
+    direction: str
+    how_often: str
+    text: str
+
+
+#: The threshold rules from the strictest to the most lenient: each keeps at least the trees
+#: the one before it keeps (the ``"threshold"`` effect).
+THRESHOLD_ORDER = ("adaptive", "paper", "none")
+
+#: What moves the paper's threshold (line 15) and which way: exact, from its closed form.
+THRESHOLD_MOVES = ("Raising β or ε moves the threshold right and raising γ moves it left: were "
+                   "the weights held fixed, raising β or ε could only cut more of them and "
+                   "raising γ fewer. But the weights move too, so what happens to the number "
+                   "of trees kept is measured.")
+
+#: Measured on the shipped datasets by tests/test_effects.py (every direction and quantifier
+#: below is checked there, at several λ, on the mean over splits).
+EFFECTS = {
+    "lam": Effect("lam", "more", "usually",
+                  "A larger λ usually keeps more trees. With the default β, γ and ε, a small "
+                  "λ (0.01 or less) switches every tree off: the ensemble abstains."),
+    "beta": Effect("beta", "depends", "either way",
+                   "β = 0 puts the threshold at 0 and keeps the most trees. Above 0, whether a "
+                   "larger β keeps more trees or fewer depends on the dataset and on λ."),
+    "gamma": Effect("gamma", "more", "usually",
+                    "A larger γ usually keeps more trees."),
+    "eps": Effect("eps", "fewer", "almost always",
+                  "A larger ε almost always keeps fewer trees; a smaller ε keeps more."),
+    "iterations": Effect("iterations", "fewer", "usually",
+                         "More iterations usually keep fewer trees: as they go on, weights "
+                         "fall under the threshold."),
+    "threshold": Effect("threshold", "more", "always",
+                        "In the order *adaptive*, *paper*, *none* each rule keeps more trees "
+                        "than the one before or as many: *none* keeps every positive weight, "
+                        "*paper* cuts those under one threshold set by β, γ and ε, *adaptive* "
+                        "gives each weight its own threshold, never below *paper*'s."),
+}

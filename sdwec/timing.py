@@ -36,6 +36,7 @@ from sdwec.pool import load_pool, prediction_matrix
 from sdwec.solver import solve
 
 __all__ = ["PredictionTiming", "measure", "prediction_seconds", "weight_finding_seconds",
+           "weight_finding_runs",
            "table5", "estimated_training_seconds", "MIN_ROWS", "REPEATS"]
 
 #: Rows predicted per timed run (the given rows, repeated).
@@ -162,14 +163,19 @@ def _predictor(estimators, weights, X, classes, prior):
     return predict, len(members)
 
 
-def _median_seconds(fn, repeats):
+def _run_seconds(fn, repeats):
+    """Seconds of each of ``repeats`` timed calls of ``fn`` (after one untimed warm-up)."""
     fn()  # warm-up: the first call pays for imports and allocations
     times = []
     for _ in range(int(repeats)):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return tuple(times)
+
+
+def _median_seconds(fn, repeats):
+    return float(np.median(_run_seconds(fn, repeats)))
 
 
 def _checked(estimators, weights, repeats):
@@ -219,7 +225,19 @@ def weight_finding_seconds(H, y, repeats=1, **params):
     -------
     float
     """
-    return _median_seconds(lambda: solve(H, y, **params), repeats)
+    return float(np.median(weight_finding_runs(H, y, repeats, **params)))
+
+
+def weight_finding_runs(H, y, repeats=1, **params):
+    """Seconds of each timed run of :func:`sdwec.solve` on raw votes (after one warm-up):
+    :func:`weight_finding_seconds`'s runs, for their spread.
+
+    Returns
+    -------
+    tuple of float
+        ``repeats`` run times, in the order run.
+    """
+    return _run_seconds(lambda: solve(H, y, **params), repeats)
 
 
 def _tiled(X, min_rows):
@@ -293,8 +311,8 @@ def table5(names, sizes, seed=0, repeats=3, load=None, progress=None):
 
     For each dataset the pool of ``max(sizes)`` trees (seed ``seed``) votes on its training
     split; the first ``l`` trees' votes are the ``H`` that :func:`sdwec.solve` is timed on
-    (compression included, k = 25; median of ``repeats`` runs), as the paper times its
-    training rows.
+    (compression included, k = 25; ``repeats`` runs after one warm-up: their median, the
+    fastest and the slowest), as the paper times its training rows.
 
     Parameters
     ----------
@@ -305,7 +323,7 @@ def table5(names, sizes, seed=0, repeats=3, load=None, progress=None):
     seed : int, default=0
         Seed of the pools.
     repeats : int, default=3
-        Timed runs per cell (median reported, after one warm-up).
+        Timed runs per cell (after one warm-up).
     load : callable, optional
         ``load(name, n_trees, seed) -> Pool``; default :func:`sdwec.pool.load_pool` (binary
         task, disk-cached).  A dashboard passes its own cached loader.
@@ -315,8 +333,10 @@ def table5(names, sizes, seed=0, repeats=3, load=None, progress=None):
     Returns
     -------
     pandas.DataFrame
-        ``dataset``, ``m`` (training rows), ``l``, ``seconds``, and the paper's ``paper_m``
-        and ``paper_seconds`` (NaN where Table 5 has no such cell).
+        ``dataset``, ``m`` (training rows), ``l``, ``seconds`` (the runs' median),
+        ``seconds_min`` and ``seconds_max`` (the fastest and the slowest run), ``runs``,
+        and the paper's ``paper_m`` and ``paper_seconds`` (NaN where Table 5 has no such
+        cell).
     """
     sizes = sorted(int(l) for l in sizes)
     names = list(names)
@@ -334,10 +354,12 @@ def table5(names, sizes, seed=0, repeats=3, load=None, progress=None):
         published = paper.TABLE5.get(name)
         for l in sizes:
             report(i, len(names), f"{name}: solving with l = {l}")
-            seconds = weight_finding_seconds(votes[:, :l], pool.y_train, repeats=repeats)
+            runs = weight_finding_runs(votes[:, :l], pool.y_train, repeats=repeats)
             paper_seconds = (published[1][paper.TABLE5_L.index(l)]
                              if published and l in paper.TABLE5_L else np.nan)
-            out.append({"dataset": name, "m": len(pool.y_train), "l": l, "seconds": seconds,
+            out.append({"dataset": name, "m": len(pool.y_train), "l": l,
+                        "seconds": float(np.median(runs)), "seconds_min": float(min(runs)),
+                        "seconds_max": float(max(runs)), "runs": len(runs),
                         "paper_m": published[0] if published else np.nan,
                         "paper_seconds": paper_seconds})
     report(len(names), len(names), "done")

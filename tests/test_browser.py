@@ -254,12 +254,12 @@ def test_frontier(page, server):
     if SHOTS is not None:
         # The README's picture at every default (10 splits with their bands, 200 trees): one
         # split of 21 test rows would show noise as a finding.
-        _open(page, f"{server}/frontier?dataset=sonar", '[data-testid="stPlotlyChart"]')
+        _open(page, f"{server}/frontier?dataset=sonar", CHARTS)
         _clean(page, 1)
         _shot(page, "frontier")
     # One split (sonar opens on 10): the click must land on one λ's own point, and the
     # Explorer's trees used then equal the point's exactly.
-    _open(page, f"{server}/frontier{QUERY}&r=1", '[data-testid="stPlotlyChart"]')
+    _open(page, f"{server}/frontier{QUERY}&r=1", CHARTS)
     _clean(page, 1)
     before = _trace_y(page)
     _slide(page, "β (non-negativity penalty)", "ArrowRight", "beta=18&")  # moves the sweep
@@ -267,7 +267,7 @@ def test_frontier(page, server):
     _clean(page, 1)
     _shot(page, "frontier_one_split")
     # Click an SDWEC point: it opens the Explorer at once; find its numbers there.
-    chart = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first
+    chart = page.locator(CHARTS).first
     # The SDWEC point farthest from every other trace's points, so the click is its own.
     point = chart.evaluate("""el => {
         const fl = el._fullLayout;
@@ -329,7 +329,7 @@ def _y_holds_everything(page):
 def test_frontier_axis_holds_its_bands_after_in_place_updates(page, server):
     # The size of the review that saw bands and bagging's error bar cut off at the top.
     page.set_viewport_size({"width": 1280, "height": 720})
-    _open(page, f"{server}/frontier{QUERY}&r=3", '[data-testid="stPlotlyChart"]')
+    _open(page, f"{server}/frontier{QUERY}&r=3", CHARTS)
     _clean(page, 1)
     first = _y_holds_everything(page)
     assert first["bands"] > 0 and first["bars"] > 0  # three splits: a spread to draw
@@ -340,14 +340,51 @@ def test_frontier_axis_holds_its_bands_after_in_place_updates(page, server):
     _wait_change(page, lambda: _trace_y(page), before)
     _clean(page, 1)
     _y_holds_everything(page)
-    # A legend click shows SDWEC-select (hidden when the page opens) and its band.
-    hidden = _y_holds_everything(page)["bands"]
+    # A legend click shows SDWEC-select (hidden when the page opens) and its interval, drawn
+    # as dashed lines (one filled band at a time: SDWEC's).
+    intervals = ("() => document.querySelector('" + CHARTS + "')._fullData.filter(t => "
+                 "t.visible === true && (t.fill === 'toself' || t.line && "
+                 "t.line.dash === 'dash')).length")
+    hidden = page.evaluate(intervals)
     page.locator(".legend .traces").filter(has_text="SDWEC-select").first.locator(
         ".legendtoggle").click()
-    page.wait_for_function(f"() => document.querySelector('{CHARTS}')._fullData"
-                           ".filter(t => t.visible === true && t.fill === 'toself').length"
-                           f" > {hidden}", timeout=10_000)
+    page.wait_for_function(f"{intervals} > {hidden}", timeout=10_000)
     _y_holds_everything(page)
+    assert page.locator(CHARTS).first.evaluate(
+        "el => el._fullData.filter(t => t.visible === true && t.fill === 'toself')"
+        ".length") == 1
+
+
+def _visibility(page, name):
+    return page.locator(CHARTS).first.evaluate(
+        f"el => el._fullData.filter(t => t.name === {name!r}).map(t => t.visible)")
+
+
+def test_frontier_keeps_the_legend_choices_across_reruns(page, server):
+    # A teacher hides random subsets and shows WMV in the legend, then changes what the
+    # chart shows: the new figure arrives from the server, and both choices stay.
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _open(page, f"{server}/frontier{QUERY}&r=3", CHARTS)
+    _clean(page, 1)
+    assert _visibility(page, "random subsets")[0] is True
+    assert _visibility(page, "WMV")[0] == "legendonly"
+    for name, now in (("random subsets", "legendonly"), ("WMV", True)):
+        # Each click once the legend has settled from the last (hiding a curve refits the
+        # axis and redraws the legend under the pointer).
+        _clean(page, 1)
+        page.locator(".legend .traces").filter(has_text=name).first.locator(
+            ".legendtoggle").click()
+        page.wait_for_function(
+            f"() => document.querySelector('{CHARTS}')._fullData.filter(t => t.name === "
+            f"{name!r}).every(t => t.visible === {'true' if now is True else repr(now)})",
+            timeout=10_000)
+    before = _trace_y(page)
+    page.locator('[data-testid="stRadio"]').filter(has_text="Accuracy on").get_by_text(
+        "validation", exact=True).click()
+    _wait_change(page, lambda: _trace_y(page), before)
+    _clean(page, 1)
+    assert _visibility(page, "random subsets")[0] == "legendonly"
+    assert _visibility(page, "WMV")[0] is True
 
 
 def test_how_it_works(page, server):
@@ -469,6 +506,32 @@ def test_headline_metrics_are_whole_at_1280(browser, server):
         context.close()
 
 
+@pytest.mark.parametrize("splits", ["", "&r=1"])
+def test_explorer_headline_and_first_chart_fit_one_projector_screen(browser, server, splits):
+    # At 1280×720, before any scrolling: the four headline numbers and the whole accuracy
+    # chart (its title to its axis labels), over the default splits and over one.
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        _open(page, f"{server}/{QUERY}{splits}", CHARTS)
+        _idle(page)
+        boxes = page.evaluate(f"""() => ({{
+            metrics: [...document.querySelectorAll('[data-testid="stMetric"]')]
+                .map(e => e.getBoundingClientRect().bottom),
+            chart: (() => {{ const r = document.querySelector('{CHARTS}')
+                                       .getBoundingClientRect();
+                             return [r.top, r.bottom]; }})(),
+            title: document.querySelector('{CHARTS}').querySelector('.gtitle').textContent,
+            scrolled: window.scrollY }})""")
+        assert boxes["scrolled"] == 0
+        assert len(boxes["metrics"]) == 4 and max(boxes["metrics"]) <= 720
+        top, bottom = boxes["chart"]
+        assert boxes["title"].startswith("Accuracy"), boxes["title"]
+        assert 0 <= top and bottom <= 720, boxes
+    finally:
+        context.close()
+
+
 #: The text drawn on a chart as its heading: the SVG's title and text traces (what is on
 #: screen, not the figure's state, since a frame may change one without the other).
 _HEADING_JS = ("el => [...el.querySelectorAll('.gtitle, .scatterlayer text')]"
@@ -573,3 +636,21 @@ def test_a_slider_move_reruns_only_the_live_view(page, server):
     assert ("script_finished", ForwardMsg.FINISHED_SUCCESSFULLY) in seen
     assert "lam=100&" in page.url  # the fragment's value survives the full run
     _clean(page, 4)
+
+
+def test_a_dataset_switch_goes_back_to_the_top(page, server):
+    # Scrolled down to the downloads, a reader picks another dataset: the page starts again
+    # at its headline, not far down a page of the new dataset's numbers.
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _open(page, f"{server}/{QUERY}&r=1", '[data-testid="stMetric"]')
+    _idle(page)
+    page.get_by_text("Downloads").first.scroll_into_view_if_needed()
+    scrolled = ("() => [document.scrollingElement, ...document.querySelectorAll('*')]"
+                ".some(el => el && el.scrollTop > 100)")
+    assert page.evaluate(scrolled)
+    box = page.get_by_test_id("stSelectbox").filter(has_text="Dataset").first
+    box.locator("input").click()
+    page.keyboard.type("wine")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"dataset=wine"), timeout=LOAD_MS)
+    page.wait_for_function(f"() => !({scrolled[6:]})", timeout=LOAD_MS)

@@ -95,8 +95,9 @@ def _explorer_figures():
             plots.tree_accuracies(accuracy), plots.method_comparison(rows), plots.convergence(history),
             plots.convergence(history, log_y=True),
             plots.weights_over_iterations(history, [np.full(60, 0.3)] * 4, accuracy),
-            plots.lambda_scrubber(path, lam=1.0),
-            go.Figure([go.Bar(x=[1, 2], y=np.array([0.5, np.inf]), uid="a"),  # dropped uid
+            plots.lambda_scrubber(comparison.paths_over_splits([path, path], [40, 40], [50, 50]),
+                                  lam=1.0),
+            go.Figure([go.Bar(x=[1, 2], y=np.array([0.5, np.inf])),
                        # Integers narrowed as plotly.py narrows them, or left as they are.
                        go.Scatter(x=np.arange(300), y=np.array([3, 300, 2**40]),
                                   customdata=np.array([1, 70000], dtype=np.uint64),
@@ -113,6 +114,16 @@ def test_figure_spec_is_plotly_s_own_json_with_the_template_replaced():
         spec = charts.figure_spec(fig)
         assert json.loads(spec) == expected, fig.layout.title.text
         assert "NaN" not in spec and "Infinity" not in spec  # strict JSON for JSON.parse
+
+
+def test_figure_spec_keeps_a_trace_uid_for_plotly_to_match_traces_by():
+    # plotly.py's JSON drops uids; the in-place charts keep them, so a fixed uirevision
+    # keeps a trace's legend state when other traces come or go.
+    fig = go.Figure([go.Bar(x=[1], y=[2], uid="SDWEC"), go.Bar(x=[1], y=[3])],
+                    layout=dict(uirevision="frontier"))
+    spec = json.loads(charts.figure_spec(fig))
+    assert [t.get("uid") for t in spec["data"]] == ["SDWEC", None]
+    assert spec["layout"]["uirevision"] == "frontier"
 
 
 def _chart_elements(at):

@@ -120,7 +120,7 @@ def test_lambda_path_is_one_solve_per_lambda(small_pool):
         assert path.test_accuracy[j] == combiners.accuracy(
             sol.weights, small_pool.P_test, small_pool.y_test, small_pool.classes,
             small_pool.prior)
-    fig = plots.lambda_scrubber(path, lam=1.0)
+    fig = plots.lambda_scrubber(comparison.lambda_paths([small_pool], lams, **PARAMS), lam=1.0)
     assert [f.name for f in fig.frames] == ["0.01", "1", "100"]
     # Each frame's weights are stems from 0 to every positive weight, at the tree's index.
     for j, frame in enumerate(fig.frames):
@@ -136,7 +136,8 @@ def test_lambda_path_is_one_solve_per_lambda(small_pool):
     headings = [frame.data[3].text[0] for frame in fig.frames]
     for j, heading in enumerate(headings):
         assert heading.startswith(f"{plots.SCRUBBER_HEADING}{lams[j]:g}: ")
-        assert heading.endswith(f"test accuracy {path.test_accuracy[j]:.3f}")
+        # One split: its accuracy with the binomial interval over its test rows.
+        assert f"test accuracy {path.test_accuracy[j]:.3f} [" in heading
         assert ("abstains" in heading) == (path.n_selected[j] == 0)
     assert fig.data[3].text[0] == headings[1]
     # Slider steps restyle the traces only, so nothing may rely on a recomputed range.
@@ -243,14 +244,16 @@ def test_paired_sentences():
         [0.75, 0.80, 0.80, 0.75, 0.85, 0.80, 0.80, 0.80, 0.75, 0.85], n_rows=20)
     # Differences in rows: -1, 0, -1, -1, +1, +1, 0, -1, -1, -1 -> better 2, tied 2, worse 6;
     # mean -2 points; sd of (-5, 0, -5, -5, 5, 5, 0, -5, -5, -5) = sqrt(160 / 9) = 4.2;
-    # p = 2 * (1 + 8 + 28) / 256 = 0.289.
+    # p = 2 * (1 + 8 + 28) / 256 = 0.289.  Interval of the mean: -2 ± t(0.975, 9) · 4.216
+    # / √10 = -2 ± 2.262 · 1.333 = [-5.02, +1.02] points.
     assert comparison.paired_sentence(noisy) == (
-        "vs bagging: −2 ± 4.2 points over 10 splits (SDWEC better on 2, tied 2, worse 6): "
+        "vs bagging: −2 points [−5, +1] over 10 splits (SDWEC better on 2, tied 2, worse 6): "
         "no clear difference (sign test over the splits, p = 0.29).")
     worse = comparison.paired_difference([0.7] * 9 + [0.8], [0.8] * 10, n_rows=10,
                                          names=("SDWEC-OOB", "bagging"))
     assert comparison.paired_sentence(worse) == (
-        "vs bagging: −9 ± 3.2 points over 10 splits (SDWEC-OOB better on 0, tied 1, worse 9): "
+        # -9 ± t(0.975, 9) · 3.162 / √10 = -9 ± 2.262: [-11.3, -6.74]
+        "vs bagging: −9 points [−11, −6.7] over 10 splits (SDWEC-OOB better on 0, tied 1, worse 9): "
         "SDWEC-OOB is worse (sign test over the splits, p = 0.0039; the splits share rows, "
         "so they are not independent and the real p is larger).")
     few = comparison.paired_difference([0.9, 0.9, 0.9], [0.8, 0.8, 0.8], n_rows=10)
@@ -259,7 +262,7 @@ def test_paired_sentences():
         "least 6 splits that differ to show one at p < 0.05; 3 differ here).")
     same = comparison.paired_difference([0.8, 0.8], [0.8, 0.8], n_rows=10)
     assert comparison.paired_sentence(same) == (
-        "vs bagging: 0 ± 0 points over 2 splits (SDWEC better on 0, tied 2, worse 0): no "
+        "vs bagging: 0 points [0, 0] over 2 splits (SDWEC better on 0, tied 2, worse 0): no "
         "difference on any split.")
 
 
@@ -379,3 +382,53 @@ def test_baselines_are_kept_per_pool_and_dropped_with_it():
     import gc
     gc.collect()
     assert key not in comparison._BASELINES
+
+
+def test_one_split_is_judged_by_mcnemar_on_its_paired_rows(small_pool):
+    p = small_pool
+    result = comparison.compare(p, **PARAMS)
+    diff = comparison.paired([result])
+    # The discordant rows counted directly from the uncompressed predictions.
+    ours = combiners.vote(result.solution.weights, p.P_test, p.classes, p.prior) == p.y_test
+    bag = combiners.vote(np.ones(p.n_trees), p.P_test, p.classes, p.prior) == p.y_test
+    assert diff.mcnemar.better == int(np.sum(ours & ~bag))
+    assert diff.mcnemar.worse == int(np.sum(~ours & bag))
+    assert diff.test == "McNemar" and diff.p_value == diff.mcnemar.p_value
+    sentence = comparison.paired_sentence(diff)
+    assert "McNemar" in sentence or "agree on every row" in sentence
+
+
+def test_mcnemar_decides_a_large_one_split_difference():
+    # -7,178 of 30,000 rows: a difference no test could call chance.
+    rows = 30_000
+    mc = comparison.intervals.McNemar(better=12, worse=7_190, p_value=1e-300)
+    diff = comparison.paired_difference([0.5], [0.5 + 7178 / rows], rows, mcnemar=mc)
+    assert diff.supported and diff.better == 0 and diff.worse == 1
+    assert comparison.paired_sentence(diff) == (
+        "vs bagging: −7,178 of 30,000 test rows (−24 points) on one split (SDWEC alone right "
+        "on 12 rows, bagging alone on 7,190): SDWEC is worse on these rows (exact McNemar "
+        "test on the paired rows, p < 0.0001).")
+    mc = comparison.intervals.mcnemar([True] * 7 + [False] * 2, [False] * 7 + [True] * 2)
+    small = comparison.paired_difference([0.5], [0.5 - 5 / 12_597], 12_597, mcnemar=mc)
+    assert not small.supported  # 7 against 2 rows: p = 0.18
+
+
+def test_right_matches_the_accuracy(small_pool):
+    p = small_pool
+    votes = p.votes("test")
+    W = np.column_stack([np.ones(p.n_trees), np.eye(p.n_trees)[0]])
+    right = combiners.right(W, votes, p.prior)
+    np.testing.assert_allclose(votes.counts @ right / votes.m,
+                               combiners.accuracies(W, votes, p.prior))
+
+
+def test_over_splits_intervals_stay_possible():
+    results = [_fake(1.0, 1.0, 10), _fake(1.0, 1.0, 10), _fake(0.6, 0.9, 2)]
+    sdwec = comparison.over_splits(results)[0]
+    assert sdwec["test_hi"] == 1.0 and sdwec["n_selected_hi"] == 10
+    assert 0 <= sdwec["sparsity_lo"] <= sdwec["sparsity"]
+    assert sdwec["test_values"] == [1.0, 1.0, 0.6]
+    one = comparison.over_splits([_fake(0.9, 1.0, 2)])[0]
+    lo, hi = comparison.intervals.binomial_interval(round(0.9 * 21), 21)
+    assert (one["test_lo"], one["test_hi"]) == (lo, hi)
+    assert np.isnan(one["n_selected_lo"])

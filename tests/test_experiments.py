@@ -50,19 +50,51 @@ def test_oob_headline_by_hand():
     assert len(experiments.confirmation_rows(pd.concat([df, early]))) == len(df)
 
 
-def test_paper_disagreements_counts_cells_beyond_two_sd():
-    table = pd.DataFrame({"paper": [0.90, 0.90, 0.90, np.nan, 0.90, 0.95, 0.90],
-                          "ours": [0.95, 0.93, 0.85, 0.5, 0.7, 1.0, 0.99],
-                          "ours_sd": [0.02, 0.02, 0.03, 0.1, np.nan, 0.0, 0.01],
-                          "repeats": [3, 10, 5, 10, 1, 4, 2]})
-    # |gap| / sd: 2.5 (off), 1.5, 1.67; no published value; one repeat; sd 0 over 4 repeats
-    # (every repeat 1.000: not judged, though the gap is 0.05); 9 sd but over two repeats.
+def test_paper_table_interval_of_our_mean_by_hand():
+    # Three repeats 0.80, 0.85, 0.90: mean 0.85, sd 0.05, t(0.975, 2) = 4.303 (a table):
+    # half-width 4.303 * 0.05 / sqrt(3) = 0.1242.  Three of 0.98, 1.00, 1.00: the interval
+    # is clipped at 1 (mean 0.9933, sd 0.01155, half 0.0287 -> [0.9647, 1]).
+    rows = [dict(dataset="wine", method="bagging", repeat=r, accuracy=a, sparsity=0.0)
+            for r, a in enumerate([0.80, 0.85, 0.90])]
+    rows += [dict(dataset="sonar", method="bagging", repeat=r, accuracy=a, sparsity=0.0)
+             for r, a in enumerate([0.98, 1.00, 1.00])]
+    table = experiments.paper_table(pd.DataFrame(rows)).set_index("dataset")
+    assert table.loc["wine", "ours_lo"] == pytest.approx(0.85 - 0.1242, abs=1e-4)
+    assert table.loc["wine", "ours_hi"] == pytest.approx(0.85 + 0.1242, abs=1e-4)
+    assert table.loc["sonar", "ours_lo"] == pytest.approx(0.9647, abs=1e-4)
+    assert table.loc["sonar", "ours_hi"] == 1.0
+    # One repeat: no interval (the _rows() fixture's "mine").
+    mine = experiments.paper_table(_rows()).query("dataset == 'mine'").iloc[0]
+    assert np.isnan(mine["ours_lo"]) and np.isnan(mine["ours_hi"])
+
+
+def test_paper_agreement_is_the_interval_of_a_difference_of_two_means():
+    # sd 0.03 over 10 repeats against the paper's 10: t(0.975, 9) = 2.262 (a table), so
+    # the half-width is 2.262 * 0.03 * sqrt(1/10 + 1/10) = 0.0304.  A gap of 0.02 agrees,
+    # 0.04 is off, though both lie within 2 sd (0.06) of one split, the rule this replaces.
+    # Three repeats, sd 0.01: t(0.975, 2) = 4.303, half-width 4.303 * 0.01 *
+    # sqrt(1/3 + 1/10) = 0.0283: a gap of 0.025 agrees, 0.03 is off.
+    table = pd.DataFrame({"paper": [0.90, 0.90, 0.90, 0.90, np.nan, 0.90, 0.95],
+                          "ours": [0.92, 0.94, 0.925, 0.93, 0.5, 0.7, 1.0],
+                          "ours_sd": [0.03, 0.03, 0.01, 0.01, 0.1, np.nan, 0.0],
+                          "repeats": [10, 10, 3, 3, 10, 1, 4]})
+    judged = experiments.paper_agreement(table)
+    assert judged["tolerance"].iloc[:4].tolist() == pytest.approx(
+        [0.0304, 0.0304, 0.0283, 0.0283], abs=1e-4)
+    assert judged["agreement"].tolist() == [
+        "agrees", "off", "agrees", "off", experiments.UNPUBLISHED, experiments.TOO_FEW,
+        experiments.NO_SPREAD]
+    assert judged["tolerance"].iloc[4:].isna().all()
     assert experiments.paper_disagreements(table) == {
-        "off": 1, "compared": 3, "too_few": 2, "no_spread": 1, "min_repeats": 3}
-    assert experiments.paper_disagreements(table, k=1)["off"] == 3
-    # Two repeats are enough only if asked for: then the 9-sd cell counts.
-    loose = experiments.paper_disagreements(table, min_repeats=2)
-    assert (loose["off"], loose["compared"], loose["too_few"]) == (2, 4, 1)
+        "off": 2, "compared": 4, "too_few": 1, "no_spread": 1, "min_repeats": 2,
+        "level": 0.95}
+    # Two repeats are judged, with t(0.975, 1) = 12.71: sd 0.01 allows
+    # 12.71 * 0.01 * sqrt(1/2 + 1/10) = 0.0984.
+    two = pd.DataFrame({"paper": [0.9, 0.9], "ours": [0.99, 1.0], "ours_sd": [0.01, 0.01],
+                        "repeats": [2, 2]})
+    assert experiments.paper_agreement(two)["agreement"].tolist() == ["agrees", "off"]
+    # A stricter minimum leaves them unjudged.
+    assert experiments.paper_disagreements(two, min_repeats=3)["too_few"] == 2
 
 
 def test_oob_paired_by_hand():

@@ -2,14 +2,12 @@
 
 import json
 import math
-from types import SimpleNamespace
 
 import numpy as np
-import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from sdwec import comparison, methods, plots
+from sdwec import methods, plots
 from sdwec.solver import IterationRecord
 
 
@@ -413,34 +411,36 @@ def test_frontier_on_trees_used_leaves_abstaining_points_out():
     # The abstaining 0.52 is in no trace, so the fitted axis does not reach down to it.
     assert min(min(np.asarray(t.y, dtype=float)) for t in fig.data) > 0.52
     # Said under the title (a note under the plot collided with the legend there).
-    assert "1 SDWEC setting(s) with every weight zero" in fig.layout.title.text
-    assert "0.520" in fig.layout.title.text
+    assert "Not drawn: 1 setting(s) where the ensemble keeps no tree" in fig.layout.title.text
+    assert "λ ≤ 0.001" in fig.layout.title.text and "0.520" in fig.layout.title.text
 
 
-def test_frontier_error_bars_over_splits():
+def test_frontier_bands_are_the_interval_of_the_mean():
+    from scipy import stats
+
     from sdwec import frontier as fr
 
     a, b = _sweep_frame(), _sweep_frame()
     b["test_accuracy"] = b["test_accuracy"] + 0.02
     mean = fr.over_splits([a, b])
     assert list(mean["test_accuracy"]) == pytest.approx(list(a["test_accuracy"] + 0.01))
-    assert list(mean["test_accuracy_sd"]) == pytest.approx([0.02 / np.sqrt(2)] * 3)
     fig = plots.frontier(mean, fr.pareto(mean), _peers_frame())
-    # A band, not a bar per point: from mean - sd to mean + sd at 2, 6 and 10 trees, where
-    # the means are 0.73, 0.77, 0.81 and sd = 0.02 / sqrt(2) = 0.01414.
+    # A band, not a bar per point: the t interval of the mean of two values 0.02 apart is
+    # mean ± t(0.975, 1) · sd / √2, sd = 0.02 / √2, at 2, 6 and 10 trees (means 0.73, 0.77,
+    # 0.81).
     sweep = _trace(fig, "SDWEC (λ sweep)")
     assert sweep.error_y.array is None
-    band = _trace(fig, "SDWEC (λ sweep) ± sd")
-    sd = 0.02 / np.sqrt(2)
+    band = _trace(fig, "SDWEC (λ sweep): 95% interval of the mean (shaded; dashed on other "
+                       "curves)")
+    half = stats.t.ppf(0.975, 1) * (0.02 / np.sqrt(2)) / np.sqrt(2)
     # The band has its own legend entry, right after its curve's, in the same group.
     assert band.fill == "toself" and band.showlegend is not False
-    assert band.legendrank == sweep.legendrank + 1
+    assert band.legendrank == sweep.legendrank + 1 and band.legendgroup == sweep.legendgroup
     assert list(band.x) == [2, 6, 10, 10, 6, 2]
-    assert list(band.y) == pytest.approx([0.73 + sd, 0.77 + sd, 0.81 + sd,
-                                          0.81 - sd, 0.77 - sd, 0.73 - sd])
-    assert band.legendgroup == sweep.legendgroup  # one legend click hides both
-    assert _trace(fig, "bagging").error_y.array is None  # one split: no bars
-    assert not [t for t in fig.data if t.name == "bagging ± sd"]
+    expected = [min(m + half, 1) for m in (0.73, 0.77, 0.81)] + \
+        [max(m - half, 0) for m in (0.81, 0.77, 0.73)]
+    assert list(band.y) == pytest.approx(expected)
+    assert "mean over 2 splits, 95% interval of the mean" in fig.layout.title.text
 
 
 def test_paper_comparison_and_training_time():
@@ -452,7 +452,7 @@ def test_paper_comparison_and_training_time():
     fig = plots.paper_comparison(table)
     assert list(_trace(fig, "SDWEC-B").x) == [0.9605, 0.8126]
     assert _trace(fig, "SDWEC-B").marker.color == methods.get("SDWEC-B").color
-    assert list(_trace(fig, "bagging").customdata[0]) == ["wine"]
+    assert _trace(fig, "bagging").customdata[0][0] == "wine"
     assert list(_trace(fig, "agreement").y) == pytest.approx([0.80 - 0.02, 1.0])  # lowest value
     times = pd.DataFrame({"dataset": ["wine", "wine"], "m": [142, 142], "l": [200, 100],
                           "seconds": [0.02, 0.01], "paper_seconds": [0.05, 0.03]})
@@ -473,61 +473,32 @@ def test_member_weights_marks_the_pinned_weights():
         plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])
 
 
-def test_lambda_scrubber_by_hand():
-    # Three trees, three λ: the first abstains, the second keeps tree 1, the third all three.
-    W = np.array([[0.0, 0.0, 0.5], [0.0, 2.0, 1.0], [0.0, 0.0, 0.25]])
-    path = comparison.LambdaPath(lams=np.array([0.01, 1.0, 100.0]), weights=W,
-                                 val_accuracy=np.array([0.5, 0.75, 1.0]),
-                                 test_accuracy=np.array([0.4, 0.6, 0.8]),
-                                 bagging={"validation": 0.9, "test": 0.7})
-    fig = plots.lambda_scrubber(path, lam=0.9)
-    assert fig.layout.sliders[0].active == 1  # the grid's nearest λ
-    assert tuple(fig.layout.yaxis2.range) == (0, 1.0)  # accuracy bars start at 0
-    stems, bars, here, heading = (fig.frames[2].data[i] for i in range(4))
-    assert list(stems.x) == [0, 0, None, 1, 1, None, 2, 2, None]
-    assert list(stems.y) == [0.0, 0.5, None, 0.0, 1.0, None, 0.0, 0.25, None]
-    assert list(bars.y) == [0.8, 1.0, 0.7, 0.9] and list(bars.text) == [
-        "0.800", "1.000", "0.700", "0.900"]
-    assert (list(here.x), list(here.y)) == ([3], [0.8])
-    assert heading.text == ("λ = 100: 3 of 3 trees, test accuracy 0.800",)
-    assert list(fig.frames[1].data[2].x) == [1]
-    # The abstaining λ: no stem, no marker on the log axis, and the heading says so.
-    stems, _, here, heading = (fig.frames[0].data[i] for i in range(4))
-    assert list(stems.x) == [] and list(here.x) == [None] and list(here.y) == [None]
-    assert heading.text == ("λ = 0.01: abstains (no tree kept), test accuracy 0.400",)
-    # The line of every λ leaves the abstaining one out.
-    assert list(fig.data[4].x) == [1, 3]
-    # The split it rests on, named in every heading; the bars' labels at their base.
-    one = plots.lambda_scrubber(path, lam=0.9, split="first split (seed 3), 42 test rows")
-    assert one.frames[1].data[3].text == (
-        "λ = 1: 1 of 3 trees, test accuracy 0.600 (first split (seed 3), 42 test rows)",)
-    assert one.frames[1].data[1].insidetextanchor == "start"
-    # Validation pale, and hatched only where the weights were fitted on it (SDWEC's, not
-    # bagging's), as on the Explorer's accuracy chart; values dark on the pale bars.
-    bars = one.frames[1].data[1]
-    assert list(bars.marker.pattern.shape) == ["", "/", "", ""]
-    assert list(bars.insidetextfont.color) == ["#ffffff", "#111111", "#ffffff", "#111111"]
-
-
 # --------------------------------------------------------------------------- issue 21: sizes
 
 
-def test_method_comparison_bars_start_at_zero_with_the_spread():
-    rows = [{"method": "SDWEC", "test": 0.783, "validation": 0.9, "test_sd": 0.051,
-             "validation_sd": 0.02, "splits": 10, "used": "28 / 200"},
-            {"method": "single", "test": 0.6, "validation": 0.55, "test_sd": 0.04,
-             "validation_sd": 0.03, "splits": 10, "used": "1"}]
+def test_method_comparison_bars_start_at_zero_with_interval_and_dots():
+    from sdwec import intervals
+
+    sdwec_values = [1.0] * 9 + [0.81]  # mean 0.981: mean ± sd would pass 1
+    mean, lo, hi = intervals.mean_interval(sdwec_values, 0, 1)
+    rows = [{"method": "SDWEC", "test": mean, "validation": 0.9, "test_lo": lo, "test_hi": hi,
+             "test_values": sdwec_values, "validation_values": [0.9] * 10,
+             "validation_lo": 0.9, "validation_hi": 0.9, "splits": 10, "used": "28 / 200"},
+            {"method": "single", "test": 0.6, "validation": 0.55, "test_lo": 0.55,
+             "test_hi": 0.65, "test_values": [0.6] * 10, "splits": 10, "used": "1"}]
     fig = plots.method_comparison(rows)
     # From 0: 0.600 is drawn 0.600 / 0.783 of SDWEC's height, not a quarter of it.
     assert tuple(fig.layout.yaxis.range) == (0.0, 1.0)
     test = _trace(fig, "test")
-    assert list(test.error_y.array) == [0.051, 0.04]
-    assert [row[1] for row in test.customdata] == ["0.783 ± 0.051", "0.600 ± 0.040"]
-    assert "10 splits" in fig.layout.title.text
-    # An error bar past 1 keeps its whole length on the axis.
-    high = plots.method_comparison([{"method": "SDWEC", "test": 0.98, "validation": 0.99,
-                                     "test_sd": 0.03, "validation_sd": 0.0}])
-    assert tuple(high.layout.yaxis.range) == pytest.approx((0.0, 1.01))
+    # The error bar reaches the interval's ends, never past 1.
+    assert test.error_y.array[0] + mean == pytest.approx(1.0)
+    assert mean - test.error_y.arrayminus[0] == pytest.approx(lo)
+    assert [row[1] for row in test.customdata] == [f"{mean:.3f} [{lo:.3f}, 1.000]",
+                                                   "0.600 [0.550, 0.650]"]
+    assert "10 splits" in fig.layout.title.text and "interval" in fig.layout.title.text
+    # Each split is a dot on its bar.
+    dots = _trace(fig, "test, per split")
+    assert len(dots.y) == 20 and max(dots.y) <= 1.0
 
 
 def test_method_comparison_labels_clear_of_whiskers_and_in_sample_bars_marked():
@@ -546,7 +517,7 @@ def test_method_comparison_labels_clear_of_whiskers_and_in_sample_bars_marked():
     assert validation.marker.pattern.fillmode == "overlay"  # the bar's colour stays under it
     assert "fitted on these rows" in validation.customdata[0][2]
     assert validation.customdata[1][2] == ""
-    assert "hatched: fit uses the validation rows" in fig.layout.title.text
+    assert "hatched: fit on validation" in fig.layout.title.text
     assert _trace(fig, "test").marker.pattern.shape is None
     # Nothing fitted on the validation rows: no hatching, no note.
     plain = plots.method_comparison(rows[1:])
@@ -646,22 +617,25 @@ def test_frontier_axis_holds_every_band_and_stops_at_one():
 
     mean, peers = near_one()
     fig = plots.frontier(mean, fr.pareto(mean), peers)
-    # bagging's error bar stops at 1, 0.0015 above its mean.
+    # bagging's error bar stops at 1, 0.0015 above its mean (its interval is clipped there).
     assert list(_trace(fig, "bagging").error_y.array) == pytest.approx([0.0015])
+    assert list(peers.loc[peers["method"] == "bagging", "test_accuracy_hi"]) == [1.0]
     # Plotly fits the axis to what is shown, bands and error bars included, clipped to
     # [0, 1] (tests/test_plots_drawn.py reads the range Chromium draws).
     axis = fig.layout.yaxis
     assert axis.autorange is True and axis.range is None
     assert (axis.autorangeoptions.clipmin, axis.autorangeoptions.clipmax) == (0.0, 1.0)
-    band = _trace(fig, "SDWEC (λ sweep) ± sd")
-    # 0.999 + 0.0028 passes 1; the band stops there, as does every error bar.
+    band = _trace(fig, "SDWEC (λ sweep): 95% interval of the mean (shaded; dashed on other "
+                       "curves)")
+    # The interval of the mean near 0.999 passes 1 unclipped; the band stops there, as does
+    # every error bar.
     assert max(band.y) == 1.0
     for trace in fig.data:
         ys = np.asarray(trace.y, dtype=float)
         bar = trace.error_y
         top = ys + (np.asarray(bar.array) if bar.array is not None else 0)
         bottom = ys - (np.asarray(bar.arrayminus) if bar.arrayminus is not None else 0)
-        assert 0.0 <= bottom.min() and top.max() <= 1.0, trace.name
+        assert 0.0 <= np.nanmin(bottom) and np.nanmax(top) <= 1.0, trace.name
 
 
 def test_frontier_hovers_hold_no_float_noise():
@@ -675,7 +649,8 @@ def test_frontier_hovers_hold_no_float_noise():
     fig = plots.frontier(mean, fr.pareto(mean), _peers_frame())
     _assert_no_noise(fig)
     hover = _trace(fig, "SDWEC (λ sweep)").text[0]
-    assert hover.startswith("SDWEC λ=0.3 β=15 γ=15 ε=1") and "test 0.720 ± 0.000" in hover
+    assert hover.startswith("SDWEC λ=0.3 β=15 γ=15 ε=1")
+    assert "test 0.720 [0.720, 0.720]" in hover and "±" not in hover
 
 
 def _texts(fig):
@@ -861,20 +836,31 @@ def test_no_role_is_pink_where_methods_are():
     assert not [role for role, colour in methods.ROLE_COLORS.items() if pinkish(colour)]
 
 
-def test_paper_comparison_draws_the_spread_over_repeats_as_error_bars():
+def test_paper_comparison_draws_the_interval_of_our_mean_as_error_bars():
     import pandas as pd
 
+    # wine: mean 0.98 in [0.95, 1.00] (clipped at 1 by the interval); sonar: one repeat.
     table = pd.DataFrame({"dataset": ["wine", "sonar"], "method": ["bagging", "bagging"],
-                          "paper": [0.97, 0.80], "ours": [0.95, 0.78],
-                          "ours_sd": [0.02, np.nan]})
+                          "paper": [0.97, 0.80], "ours": [0.98, 0.78],
+                          "ours_lo": [0.95, np.nan], "ours_hi": [1.0, np.nan],
+                          "repeats": [10, 1], "tolerance": [0.0304, np.nan],
+                          "agreement": ["agrees", "too few repeats"]})
     trace = _trace(plots.paper_comparison(table), "bagging")
-    # ± 1 sd, symmetric, in the method's colour; one repeat (NaN) draws no bar.
-    assert trace.error_y.type == "data" and trace.error_y.symmetric is not False
-    assert list(trace.error_y.array) == [0.02, 0.0]
+    # Asymmetric bars from the interval, in the method's colour; no bar for one repeat.
+    assert trace.error_y.type == "data" and trace.error_y.symmetric is False
+    assert list(trace.error_y.array) == pytest.approx([0.02, 0.0])
+    assert list(trace.error_y.arrayminus) == pytest.approx([0.03, 0.0])
     assert trace.error_y.color == methods.get("bagging").color
-    assert trace.customdata[0][1] == "0.020"  # the hover says the sd
-    # Without the column (an older table) there are no bars.
-    plain = _trace(plots.paper_comparison(table.drop(columns="ours_sd")), "bagging")
+    # No bar reaches past a perfect score.
+    tops = np.asarray(trace.y, dtype=float) + np.asarray(trace.error_y.array, dtype=float)
+    assert tops.max() <= 1.0
+    wine, sonar = (row[1] for row in trace.customdata)
+    assert "95% interval of our mean over 10 repeats: [0.950, 1.000]" in wine
+    assert "gap 0.010, allowed 0.030" in wine and wine.endswith(": agrees")
+    assert "one repeat gives no interval" in sonar and "not judged: too few repeats" in sonar
+    # Without the interval's columns (an older table) there are no bars.
+    plain = _trace(plots.paper_comparison(table.drop(columns=["ours_lo", "ours_hi"])),
+                   "bagging")
     assert plain.error_y.array is None
 
 
@@ -892,10 +878,10 @@ def test_sdwec_a_and_b_are_told_apart_by_hue():
     assert abs(hue("#393b79") - hue("#6b6ecf")) < 10  # the old pair failed this
 
 
-def test_frontier_bands_are_named_in_the_legend_and_random_is_not_bagging_grey():
-    # Two splits of a random-subsets curve: its band is in the legend beside its curve, in
-    # a colour that is not bagging's grey (a grey band read as bagging's), nor black (whose
-    # 10 % tint is a grey too).
+def test_frontier_fills_one_band_and_draws_the_others_as_lines():
+    # Two splits of a random-subsets curve: its interval is two dashed lines in its own
+    # colour (not bagging's grey), in its curve's legend group; only SDWEC's band is filled,
+    # so no two fills overlap into one colour.
     from sdwec import frontier as fr
 
     a, b = _peers_frame(), _peers_frame()
@@ -903,21 +889,28 @@ def test_frontier_bands_are_named_in_the_legend_and_random_is_not_bagging_grey()
     a["abstains"] = b["abstains"] = False
     peers = fr.over_splits([a, b])
     sweep = fr.over_splits([_sweep_frame(), _sweep_frame()])
-    fig = plots.frontier(sweep, fr.pareto(sweep), peers)
+    sweep["test_accuracy_hi"] = sweep["test_accuracy"] + 0.01  # some width to draw
+    sweep["select_test_accuracy_hi"] = sweep["select_test_accuracy"] + 0.01
+    fig = plots.frontier(sweep, fr.pareto(sweep), peers, shown=("random", "SDWEC-select"))
     curve = _trace(fig, "random subsets")
-    band = _trace(fig, "random subsets ± sd")
-    assert band.showlegend is not False and band.legendgroup == curve.legendgroup
-    assert band.legendrank == curve.legendrank + 1
-    assert band.visible == curve.visible
-    bagging = _trace(fig, "bagging")
-    # bagging, a single ensemble, keeps an error bar and no band.
-    assert bagging.error_y.array is not None
-    assert not [t for t in fig.data if t.name == "bagging ± sd"]
+    edges = _trace(fig, "random subsets: 95% interval of the mean")
+    assert edges.legendgroup == curve.legendgroup and edges.visible == curve.visible
+    assert edges.fill is None and edges.line.dash == "dash"
+    # Its outline, unfilled: above the means 0.61 and 0.63 at k = 1 and 2, then back below.
+    assert list(edges.x) == [1, 2, 2, 1]
+    ys = list(edges.y)
+    assert ys[0] > 0.61 > ys[3] and ys[1] > 0.63 > ys[2]
     colour = methods.get("random").color.lower()
     r, g, b_ = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
     assert colour != methods.get("bagging").color.lower()
     assert max(r, g, b_) - min(r, g, b_) > 60  # a hue, not a grey or black
-    assert band.fillcolor.startswith("rgba({}, {}, {},".format(r, g, b_))
+    assert edges.line.color.startswith("rgba({}, {}, {},".format(r, g, b_))
+    filled = [t for t in fig.data if t.fill == "toself"]
+    assert [t.legendgroup for t in filled] == ["SDWEC (λ sweep)"]
+    assert _trace(fig, "SDWEC-select: 95% interval of the mean").fill is None
+    # bagging, a single ensemble, keeps an error bar and no band.
+    assert _trace(fig, "bagging").error_y.array is not None
+    assert not [t for t in fig.data if t.name.startswith("bagging:")]
 
 
 def test_frontier_title_sits_lower_than_other_figures_clear_of_the_toolbar():
@@ -996,3 +989,135 @@ def test_the_rule_none_is_not_called_a_threshold():
     fig = plots.member_weights([0.0, 0.0], [0.6, 0.7], threshold=0.0, raw=[-0.1, -0.2])
     assert list(_trace(fig, fig.data[1].name).y) == [0.0, 0.0]
     assert fig.layout.annotations[-1].text == "no weight above 0: the ensemble abstains"
+
+
+def _three_splits_one_abstaining():
+    """Three splits of the sweep and the peers where split 2 keeps no tree at λ = 0.1 (and
+    at size 1 of random subsets), and every split keeps none at λ = 0.01."""
+    import pandas as pd
+
+    sweeps, peers = [], []
+    for split in range(3):
+        sweep = _sweep_frame()
+        empty = dict(sweep.iloc[0], lam=0.01, params="λ=0.01", n_selected=0, sparsity=1.0,
+                     abstains=True, val_accuracy=0.55, test_accuracy=0.54)
+        sweep = pd.concat([pd.DataFrame([empty]), sweep], ignore_index=True)
+        sweep["test_accuracy"] += 0.01 * split
+        peer = _peers_frame()
+        peer["abstains"] = False
+        if split == 1:
+            sweep.loc[1, ["n_selected", "sparsity", "abstains", "test_accuracy"]] = \
+                [0, 1.0, True, 0.54]
+            peer.loc[1, ["n_selected", "sparsity", "abstains"]] = [0, 1.0, True]
+        sweeps.append(sweep)
+        peers.append(peer)
+    return sweeps, peers
+
+
+def test_frontier_draws_partly_abstaining_settings_hollow_and_off_the_front():
+    from sdwec import frontier as fr
+
+    sweeps, peers = _three_splits_one_abstaining()
+    sweep, peer = fr.over_splits(sweeps), fr.over_splits(peers)
+    front = fr.pareto(sweep, "test_accuracy")
+    assert 0.1 not in list(front["lam"])  # one split of three keeps no tree there
+    fig = plots.frontier(sweep, front, peer, front_on="test_accuracy")
+    points = _trace(fig, "SDWEC (λ sweep)")
+    lams = [row[0] for row in points.customdata]
+    assert 0.01 not in lams  # every split abstains: not drawn
+    at = lams.index(0.1)
+    assert points.marker.symbol[at] == "circle-open"
+    assert [s for i, s in enumerate(points.marker.symbol) if i != at] == ["circle"] * 2
+    # The legend shows a trace's first marker: the filled one.
+    assert points.marker.symbol[0] == "circle"
+    assert "1 of 3 splits keep no tree" in points.text[at]
+    assert not [t for i, t in enumerate(points.text) if i != at and "keep no tree" in t]
+    # Its mean mixes in the constant guess: (2 + 0 + 2) / 3 trees.
+    assert np.asarray(points.x, dtype=float)[at] == pytest.approx(4 / 3)
+    # Never on (or ringed as) the front, even when handed a front that holds it.
+    ring = _trace(fig, "SDWEC Pareto front (chosen on test)")
+    assert pytest.approx(4 / 3) not in list(ring.x)
+    forced = plots.frontier(sweep, sweep, peer, front_on="test_accuracy")
+    assert pytest.approx(4 / 3) not in list(_trace(forced, "SDWEC Pareto front (chosen on "
+                                                          "test)").x)
+    select = _trace(fig, "SDWEC-select")
+    assert select.marker.symbol[-1] == "circle-open-dot"  # hollow, told apart from its ring
+    # The peers' curve: the size-1 random subsets get a hollow ring in the curve's group.
+    rings = _trace(fig, "random subsets: some splits keep no tree")
+    assert rings.legendgroup == _trace(fig, "random subsets").legendgroup
+    assert rings.showlegend is False and rings.marker.symbol == "circle-open"
+    assert "1 of 3 splits keep no tree" in rings.customdata[0][3]
+    title = fig.layout.title.text
+    assert "Not drawn: 1 setting(s) where every split keeps no tree" in title
+    assert "λ ≤ 0.01" in title
+    assert "Hollow: 2 setting(s) where some splits keep no tree" in title  # SDWEC + random
+
+
+def test_frontier_single_ensemble_with_an_abstaining_split_is_hollow():
+    from sdwec import frontier as fr
+
+    splits = []
+    for split in range(3):
+        peer = _peers_frame()
+        peer["abstains"] = False
+        if split == 0:
+            peer.loc[0, ["n_selected", "sparsity", "abstains"]] = [0, 1.0, True]
+        splits.append(peer)
+    peer = fr.over_splits(splits)
+    sweep = fr.over_splits([_sweep_frame()] * 3)
+    bagging = _trace(plots.frontier(sweep, fr.pareto(sweep), peer), "bagging")
+    assert list(bagging.marker.symbol) == ["square-open"]
+    assert "1 of 3 splits keep no tree" in bagging.customdata[0][2]
+
+
+def test_frontier_intervals_stay_inside_what_is_possible():
+    from sdwec import frontier as fr
+
+    # Tree counts 1, 1, 12 of l = 50: mean ± t · sd / √3 would pass below 0.
+    splits = []
+    for n in (1, 1, 12):
+        sweep = _sweep_frame()
+        sweep.loc[0, ["n_selected", "sparsity"]] = [n, 1 - n / 50]
+        sweep["test_accuracy"] = [0.99, 1.0, 1.0] if n == 12 else [1.0, 0.95, 1.0]
+        splits.append(sweep)
+    sweep = fr.over_splits(splits)
+    fig = plots.frontier(sweep, fr.pareto(sweep), _peers_frame(), x="sparsity")
+    for trace in fig.data:
+        ys = np.asarray(trace.y, dtype=float)
+        assert np.nanmin(ys) >= 0 and np.nanmax(ys) <= 1, trace.name
+        xs = np.asarray(trace.x, dtype=float)
+        assert np.nanmin(xs) >= 0 and np.nanmax(xs) <= 1, trace.name
+    hover = _trace(fig, "SDWEC (λ sweep)").text[0]
+    trees = hover.split("<br>")[1]
+    low = float(trees.split("[")[1].split(",")[0])
+    assert low == 0.0 and trees.startswith("4.7 [")  # clipped at 0, not negative
+
+
+def test_frontier_title_says_which_splits_it_shows():
+    from sdwec import frontier as fr
+
+    one = plots.frontier(_sweep_frame(), fr.pareto(_sweep_frame()), _peers_frame())
+    assert "(test accuracy; one split)" in one.layout.title.text
+    ten = fr.over_splits([_sweep_frame()] * 10)
+    fig = plots.frontier(ten, fr.pareto(ten), _peers_frame(), "val_accuracy")
+    assert "(validation accuracy; mean over 10 splits, 95% interval of the mean)" in \
+        fig.layout.title.text
+
+
+def test_frontier_keeps_the_legend_choices_across_figures():
+    # Plotly keeps what a reader toggled in the legend when a new figure has the same
+    # uirevision, matching traces by uid: the same for every λ and second-sweep state.
+    from sdwec import frontier as fr
+
+    plain = plots.frontier(_sweep_frame(), fr.pareto(_sweep_frame()), _peers_frame())
+    moved = _sweep_frame(second="beta")
+    moved["lam"] = moved["lam"] * 10
+    other = plots.frontier(moved, fr.pareto(moved), _peers_frame(), second="beta",
+                           accuracy="val_accuracy", x="sparsity")
+    assert plain.layout.uirevision is not None
+    assert plain.layout.uirevision == other.layout.uirevision
+    assert _trace(plain, "bagging").uid == _trace(other, "bagging").uid == "bagging"
+    assert _trace(plain, "random subsets").uid == _trace(other, "random subsets").uid
+    for fig in (plain, other):
+        uids = [t.uid for t in fig.data]
+        assert None not in uids and len(set(uids)) == len(uids)

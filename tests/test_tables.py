@@ -14,9 +14,15 @@ def test_frontier_rows_get_labels_and_their_spread():
                                       "test_accuracy"])
     assert list(shown.columns) == ["parameters", "trees used", "sparsity",
                                    "validation accuracy", "test accuracy"]
-    assert shown.iloc[0].tolist() == ["λ=1", "28.1 ± 6.5", "0.860", "0.9000",
-                                      "0.783 ± 0.051"]
-    # Without columns: every column but the sd ones, in order.
+    # A lone sd is a spread, printed as such, never as "mean ± sd" (which leaves [0, 1]).
+    assert shown.iloc[0].tolist() == ["λ=1", "28.1 (sd 6.5)", "0.860", "0.9000",
+                                      "0.783 (sd 0.051)"]
+    # With an interval beside the column, the interval is the summary.
+    front["test_accuracy_lo"], front["test_accuracy_hi"] = [0.745], [0.821]
+    front["n_selected_lo"], front["n_selected_hi"] = [23.2], [33.0]
+    shown = tables.for_people(front, ["n_selected", "test_accuracy"])
+    assert shown.iloc[0].tolist() == ["28.1 [23.2, 33]", "0.783 [0.745, 0.821]"]
+    # Without columns: every column but the sd and interval ones, in order.
     assert list(tables.for_people(front).columns) == ["parameters", "trees used", "sparsity",
                                                       "validation accuracy", "test accuracy"]
     with pytest.raises(ValueError, match="no column 'nope'"):
@@ -45,3 +51,20 @@ def test_timing_rows():
     assert list(shown.columns) == ["dataset", "training rows m", "classifiers l",
                                    "seconds (measured)", "paper's m", "paper's seconds"]
     assert shown.iloc[0].tolist() == ["wine", "142", "100", "0.0123", "nan", "0.03"]
+
+
+def test_an_interval_is_folded_in_and_wins_over_the_sd():
+    import numpy as np
+
+    paper = pd.DataFrame({"dataset": ["wine", "sonar"], "ours": [0.9812, 0.78],
+                          "ours_lo": [0.9571, np.nan], "ours_hi": [1.0, np.nan],
+                          "ours_sd": [0.034, np.nan], "n_selected": [12.5, 3.0],
+                          "n_selected_lo": [8.25, np.nan], "n_selected_hi": [16.75, np.nan],
+                          "agreement": ["agrees", "too few repeats"]})
+    shown = tables.for_people(paper)
+    # Neither the interval's ends nor the sd are columns of their own.
+    assert list(shown.columns) == ["dataset", "this reproduction", "trees used",
+                                   "against the paper"]
+    # Never "0.981 ± 0.034" (which passes 1): the interval, and the mean alone without one.
+    assert list(shown["this reproduction"]) == ["0.981 [0.957, 1.000]", "0.780"]
+    assert list(shown["trees used"]) == ["12.5 [8.25, 16.8]", "3"]

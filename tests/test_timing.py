@@ -94,11 +94,11 @@ def test_table5_times_the_first_l_trees_on_the_training_votes(small_pool, monkey
     # be the first l members' votes on the training split, one cell per (dataset, l).
     seen = []
 
-    def fake_seconds(H, y, repeats=1, **params):
+    def fake_runs(H, y, repeats=1, **params):
         seen.append((H.copy(), np.asarray(y).copy(), repeats))
-        return 0.5
+        return (0.7, 0.4, 0.5)
 
-    monkeypatch.setattr(timing, "weight_finding_seconds", fake_seconds)
+    monkeypatch.setattr(timing, "weight_finding_runs", fake_runs)
     loads = []
 
     def load(name, n_trees, seed):
@@ -108,6 +108,9 @@ def test_table5_times_the_first_l_trees_on_the_training_votes(small_pool, monkey
     table = timing.table5(["wine"], [8, 4], seed=3, repeats=2, load=load)
     assert loads == [("wine", 8, 3)]  # one pool of max(sizes) trees
     assert list(table["l"]) == [4, 8] and list(table["seconds"]) == [0.5, 0.5]
+    # The runs' spread beside their median: the fastest and the slowest of the three.
+    assert list(table["seconds_min"]) == [0.4, 0.4] and list(table["seconds_max"]) == [0.7, 0.7]
+    assert list(table["runs"]) == [3, 3]
     assert table["m"].iloc[0] == len(small_pool.y_train)
     votes = np.column_stack([t.predict(small_pool.X_train) for t in small_pool.estimators])
     votes = small_pool.classes[votes.astype(int)]

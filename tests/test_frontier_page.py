@@ -1,0 +1,50 @@
+"""The Frontier page in a real browser: one screen at a projector's 1280 × 720.
+
+Reuses tests/test_browser.py's server (``streamlit run`` on a free port, its own empty pool
+cache) and Chromium; a small pool and three splits keep it quick.
+"""
+
+import pytest
+
+from tests.test_browser import (CHARTS, LOAD_MS, _clean, _idle, _needs_chromium,  # noqa: F401
+                                _open, browser, server)
+
+pytestmark = pytest.mark.browser
+
+QUERY = "?dataset=sonar&l=50&r=3"
+WIDTH, HEIGHT = 1280, 720
+
+#: Where the chart, its plot area and its legend are drawn, in window pixels.
+_BOXES = """el => {
+  const r = el.getBoundingClientRect(), s = el._fullLayout._size;
+  const legend = el.querySelector('.legend .bg').getBoundingClientRect();
+  const title = document.querySelector('h1').getBoundingClientRect();
+  return {chart: [r.left, r.top, r.right, r.bottom],
+          plot: [r.left + s.l, r.top + s.t, r.left + s.l + s.w, r.top + s.t + s.h],
+          legend: [legend.left, legend.top, legend.right, legend.bottom],
+          title: [title.top, title.bottom]};
+}"""
+
+
+@pytest.fixture
+def small_window(browser):
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def test_the_chart_and_its_legend_fit_one_projector_screen(small_window, server):
+    page = small_window
+    _open(page, f"{server}/frontier{QUERY}", CHARTS)
+    _clean(page, 1)
+    boxes = page.locator(CHARTS).first.evaluate(_BOXES)
+    left, top, right, bottom = boxes["legend"]
+    plot = boxes["plot"]
+    # Without scrolling: the plot and every legend row inside the window.
+    assert 0 <= plot[1] and plot[3] <= HEIGHT, boxes
+    assert 0 <= left and right <= WIDTH and 0 <= top and bottom <= HEIGHT, boxes
+    # Right under the page's title: one row of controls between them, nothing else.
+    assert boxes["chart"][1] - boxes["title"][1] < 140, boxes
+
+

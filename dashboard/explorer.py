@@ -195,7 +195,7 @@ def _abstention(config, refs, results, abstaining, abstain):
     lead = ("Nearest settings that keep trees" if everywhere else
             "No setting tried keeps trees on every split; the one that keeps them on the most")
     st.warning(f"{text} {lead} (solved on the {rows}, not the test rows): "
-               + "; ".join(f"**{f.describe()}**" for f in found))
+               + " Or: ".join(f"**{f.describe()}**" for f in found))
     cols = st.columns(len(found))
     for i, (col, f) in enumerate(zip(cols, found)):
         col.button(f"Apply: {f.setting()}", key=f"explorer_remedy_{i}",

@@ -1181,7 +1181,9 @@ def frontier_rows_note(ref, splits):
             f"{split_rows(n_val, 'validation rows', 'accuracy points')} and "
             f"{split_rows(n_test, 'test rows')}.")
     if splits == 1:
-        return note + " Steps of that size are one row; raise *Splits* to see the spread."
+        return note + (" Steps of that size are one row; the intervals are the exact "
+                       "binomial intervals of each accuracy over this split's rows. Raise "
+                       "*Splits* to see how much the splits differ.")
     return note + (f" Curves and points are means over {splits} splits, each with the 95 % "
                    "interval of the mean (inside what the number can be): SDWEC's as a "
                    "shaded band, every other curve's as dashed lines (listed as “…: 95% "

@@ -273,7 +273,8 @@ def test_explorer_switches_to_sdwec_oob():
     assert shown["Classifiers used"] == f"{sol.n_selected} / 10"
     # The headline names the method whose number it is.
     assert "Test accuracy (SDWEC)" not in shown
-    assert shown["Test accuracy (SDWEC-OOB)"] == f"{acc:.4f}"
+    lo, hi = _clopper_pearson(round(acc * len(p.y_test)), len(p.y_test))
+    assert shown["Test accuracy (SDWEC-OOB)"] == f"{acc:.3f} [{lo:.3f}, {hi:.3f}]"
     assert any("SDWEC-OOB (ours" in i.value for i in at.info)
     assert at.selectbox(key="cfg_fit").value == "oob" and at.query_params["fit"] == "oob"
     at.selectbox(key="cfg_fit").set_value("paper").run()
@@ -812,10 +813,14 @@ def test_frontier_over_splits_shows_means():
     mean = frontier.over_splits(sweeps)
     front = at.dataframe[0].value
     expected = frontier.pareto(mean, "val_accuracy")
-    # "mean ± sd" over the 3 splits, to 3 decimals.
-    shown = [float(v.split(" ± ")[0]) for v in front["validation accuracy"]]
+    # "mean [lo, hi]" over the 3 splits, to 3 decimals, the interval of the mean by hand.
+    shown = [float(v.split(" [")[0]) for v in front["validation accuracy"]]
     assert shown == pytest.approx(list(expected["val_accuracy"]), abs=5e-4)
-    assert all(" ± " in v for v in front["test accuracy"])
+    values = np.column_stack([s.set_index("params").loc[expected["params"], "test_accuracy"]
+                              for s in sweeps])
+    for cell, row in zip(front["test accuracy"], values):
+        mean, lo, hi = _t_interval(row)
+        assert cell == f"{mean:.3f} [{lo:.3f}, {hi:.3f}]"
     assert any("means over 3 splits" in c.value for c in at.caption)
     # The rows note is true for all three splits, not the first one's count alone.
     tests = [len(pool.load_pool("wine", "binary", n_trees=10, seed=s).y_test) for s in range(3)]
@@ -1452,9 +1457,10 @@ def test_frontier_caption_says_what_is_drawn_over_splits():
     _ok(at)
     captions = " ".join(c.value for c in at.caption)
     assert "means over 3 splits" in captions
-    assert "each curve with a shaded band of ± one standard deviation" in captions
-    assert "a point with an error bar of ± one standard deviation" in captions
-    assert "bars are ± one standard deviation" not in captions  # the old, half-true line
+    assert "each with the 95 % interval of the mean" in captions
+    assert "SDWEC's as a shaded band, every other curve's as dashed lines" in captions
+    assert "A hollow point is a setting where some splits keep no tree" in captions
+    assert "standard deviation" not in captions  # mean ± sd leaves what is possible
     intro = " ".join(m.value for m in at.markdown)
     assert "on the same pools and splits" in intro and "same pool and split" not in intro
 

@@ -451,7 +451,7 @@ def test_broken_link_is_repaired(page, server):
 
 
 PAGES = {"explorer": ("", '[data-testid="stMetric"]'),
-         "frontier": ("frontier", '[data-testid="stPlotlyChart"]'),
+         "frontier": ("frontier", CHARTS),
          "paper": ("paper", "h1"),
          "how_it_works": ("how_it_works", '[data-testid="stPlotlyChart"]'),
          "your_data": ("your_data", '[data-testid="stFileUploader"]')}

@@ -55,6 +55,9 @@ def _delta(diff):
 #: value that still does not fit wraps instead of losing its spread to an ellipsis.
 HEADLINE_CSS = """<style>
 .st-key-explorer_headline [data-testid="stMetricValue"] { font-size: 1.3rem; }
+/* One large split's four decimals ("0.9982 [0.9973, 0.9988]") on one line too. */
+.st-key-explorer_headline .st-key-explorer_fine [data-testid="stMetricValue"] {
+  font-size: 1.1rem; }
 .st-key-explorer_headline [data-testid="stMetricValue"] p { white-space: normal; }
 /* The comparison with bagging and its "vs bagging" wrap: on one line they ended in "…" at
    1280 px ("+5 of 12,597 test rows (+0.04 …") and "vs bagging" was squeezed to nothing. */
@@ -78,7 +81,9 @@ def _headline(summary, results, l):
     diff = comparison.paired(results, "bagging")
     text, color, arrow = _delta(diff)
     st.html(HEADLINE_CSS)
-    cols = st.container(key="explorer_headline").columns(4)
+    fine = sdwec_row["splits"] == 1 and sdwec_row.get("test_rows", 0) >= 1000
+    box = st.container(key="explorer_headline")
+    cols = (box.container(key="explorer_fine") if fine else box).columns(4)
     cols[0].metric(f"Test accuracy ({sdwec_row['method']})", _accuracy_text(sdwec_row, "test"),
                    delta=text,
                    delta_color=color, delta_arrow=arrow, delta_description="vs bagging",
@@ -99,9 +104,9 @@ def _headline(summary, results, l):
         used = (mean_interval(sdwec_row["n_selected"], sdwec_row["n_selected_lo"],
                               sdwec_row["n_selected_hi"], 1) + f" / {l}")
     cols[2].metric("Sparsity", sparsity, help="1 − (non-zero weights) / l (eq. 12). "
-                   + (INTERVAL_HELP if sdwec_row["splits"] > 1 else ""))
+                   + (COUNT_HELP if sdwec_row["splits"] > 1 else ""))
     cols[3].metric("Classifiers used", used,
-                   help=INTERVAL_HELP if sdwec_row["splits"] > 1 else None)
+                   help=COUNT_HELP if sdwec_row["splits"] > 1 else None)
     # Several splits: their per-split line goes in the caption under the first charts, with
     # the paired sentence (the headline and the first chart fit one 1280×720 screen); which
     # splits abstain is said by the abstention warning.
@@ -152,6 +157,10 @@ INTERVAL_HELP = ("[lo, hi] is the 95 % interval of the mean over the splits (Stu
                  "kept inside what the number can be); with one split, an accuracy's exact "
                  "binomial interval over its rows.")
 
+#: The same for a count of trees or a sparsity (one split's is exact: no interval).
+COUNT_HELP = ("[lo, hi] is the 95 % interval of the mean over the splits (Student t, kept "
+              "inside what the number can be).")
+
 #: Why the splits' counts and spread are not those of independent samples.
 OVERLAP_NOTE = ("The splits reuse the dataset's rows, so they are not independent: spread "
                 "and p are optimistic.")
@@ -192,7 +201,7 @@ def _abstention(config, refs, results, abstaining, abstain):
         return
     everywhere = any(f.everywhere for f in found)
     found = [f for f in found if f.everywhere] if everywhere else found[:1]
-    lead = ("Nearest settings that keep trees" if everywhere else
+    lead = ("Nearest settings that keep trees on every split" if everywhere else
             "No setting tried keeps trees on every split; the one that keeps them on the most")
     st.warning(f"{text} {lead} (solved on the {rows}, not the test rows): "
                + " Or: ".join(f"**{f.describe()}**" for f in found))
@@ -265,7 +274,7 @@ def show_explorer(config):
         plotly_chart(services.convergence_figure(ref, config, result, log),
                      key="explorer_convergence")
     st.markdown(comparison.paired_sentence(diff))
-    st.caption(_rows_note(results) + per_split +
+    st.caption(_rows_note(results) + services.budget_note(ref) + per_split +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
     _pin_section(config, results, pinned_results)
@@ -397,11 +406,24 @@ def _pin_section(config, live_results, pinned_results):
     shared = comparison.shared_members(live_results[0].solution.weights,
                                        pinned_results[0].solution.weights)
     st.markdown(f"Test accuracy, live {sentence}")
-    st.caption(f"On the first split they share {shared['both']} kept trees; only the live "
-               f"one keeps {shared['only_first']} more, only the pinned one "
-               f"{shared['only_second']} more. The weights chart marks the pinned weights "
-               f"with light grey ticks: the pinned configuration cut its weights at its own "
-               f"threshold, not at the line drawn there.")
+    st.caption(_shared_note(shared, live_results[0].solution.threshold,
+                            pinned_results[0].solution.threshold))
+
+
+def _shared_note(shared, live_threshold, pinned_threshold):
+    """Which kept trees the live and the pinned configuration share on the first split."""
+    def trees(n):
+        return f"{n} tree" if n == 1 else f"{n} trees"
+
+    apart = [f"{trees(n)} only the {who} one keeps" for n, who in
+             ((shared["only_first"], "live"), (shared["only_second"], "pinned")) if n]
+    text = (f"On the first split they keep {trees(shared['both'])} in common"
+            + (f"; {' and '.join(apart)}." if apart else ", and no other."))
+    text += " The weights chart marks the pinned weights with light grey ticks"
+    if np.isclose(live_threshold, pinned_threshold, equal_nan=True):
+        return text + "."
+    return text + (": the pinned configuration cut its weights at its own threshold, not at "
+                   "the line drawn there.")
 
 
 def measured_note(measured, splits=1):
@@ -572,10 +594,13 @@ def show_downloads(ref, config, result):
     vote = ("one vote each (SDWEC-OOB's equal votes: the files' `weight` column is 1 on "
             "every kept tree, `solver_weight` holds Algorithm 1's weights that chose them)"
             if voting.vote_of(fit_on) == "equal" else "their SDWEC weights")
-    st.caption(f"The files hold the weights the ensemble votes with, and their provenance "
-               f"(`fit`: {voting.fit_name(fit_on)}, `vote`: {voting.vote_of(fit_on)}). The "
-               f"model file holds an `SDWECClassifier` with only the selected trees, voting "
-               f"with {vote}, so it predicts what this page scores: "
+    files = (f"The files hold the weights the ensemble votes with, and their provenance "
+             f"(`fit`: {voting.fit_name(fit_on)}, `vote`: {voting.vote_of(fit_on)}).")
+    if abstains:  # no model file to describe
+        st.caption(files)
+        return
+    st.caption(f"{files} The model file holds an `SDWECClassifier` with only the selected "
+               f"trees, voting with {vote}, so it predicts what this page scores: "
                f"`joblib.load(path).predict(X)` with X's columns in the dataset's order "
                f"(`sdwec` must be importable: `pip install .` in this project; load only files "
                f"you trust).")

@@ -1181,9 +1181,11 @@ def frontier_rows_note(ref, splits):
             f"{split_rows(n_val, 'validation rows', 'accuracy points')} and "
             f"{split_rows(n_test, 'test rows')}.")
     if splits == 1:
-        return note + (" Steps of that size are one row; the intervals are the exact "
-                       "binomial intervals of each accuracy over this split's rows. Raise "
-                       "*Splits* to see how much the splits differ.")
+        return note + budget_note(ref) + (
+            " Steps of that size are one row; the intervals are the exact binomial "
+            "intervals of each accuracy over this split's rows. Raise *Splits* to see how "
+            "much the splits differ.")
+    note += budget_note(ref)
     return note + (f" Curves and points are means over {splits} splits, each with the 95 % "
                    "interval of the mean (inside what the number can be): SDWEC's as a "
                    "shaded band, every other curve's as dashed lines (listed as “…: 95% "
@@ -1432,6 +1434,19 @@ def upload_max_samples(dataset, n_trees, seed=0):
                 dataset, dataset.task, n_trees, seed, max_samples=m)):
             return m
     return budgeted.max_samples
+
+
+def budget_note(ref):
+    """A sentence for pages that show an upload's pool grown on a row budget ('' otherwise):
+    its trees saw fewer rows than full bootstraps, and the budget followed this server's
+    speed, so the same file can get another pool elsewhere."""
+    m = ref.key.max_samples
+    if m is None:
+        return ""
+    return (f" Each tree of this upload's pool grew on at most {m:,} rows: a row budget "
+            f"chosen from this server's measured speed to keep training short (on a less "
+            f"busy server the same file may get another budget, or full bootstraps, and "
+            f"other numbers); *Your data* offers full bootstraps, the paper's.")
 
 
 def upload_plan(dataset, config):

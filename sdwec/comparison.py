@@ -195,8 +195,9 @@ def over_splits(results):
         ``test_lo``/``test_hi`` and ``validation_lo``/``validation_hi`` (the 95 % t interval
         of the mean over the splits, clipped to [0, 1]; with one split the exact binomial
         interval over its rows: :mod:`sdwec.intervals`), ``test_values`` and
-        ``validation_values`` (per split), ``test_rows`` and ``validation_rows`` (in all), ``test_sd``, ``validation_sd`` (sample standard
-        deviations, 0 for one split: not a summary to show), ``used`` and, for SDWEC,
+        ``validation_values`` (per split), ``test_rows`` and ``validation_rows`` (in all),
+        ``test_sd``, ``validation_sd`` (sample standard deviations, 0 for one split: not a
+        summary to show), ``used`` and, for SDWEC,
         ``sparsity``, ``n_selected`` with their ``_lo``/``_hi`` (NaN for one split: a count
         has no sampling interval) and ``_sd``, and ``abstaining_splits``; ``splits``.
     """
@@ -768,13 +769,21 @@ def paired_sentence(diff, rows_name="test rows"):
                 f"independent and the real p is larger).")
     if differing == 0:
         return f"{text}: no difference on any split."
+    # The t interval and the sign test can disagree: say which one the verdict follows.
+    excludes = diff.lo > 0 or diff.hi < 0
     needed = sign_test_needs(diff.alpha)
     if differing < needed:
         return (f"{text}: no clear difference (a sign test needs at least {needed} splits that "
                 f"differ to show one at p < {diff.alpha:g}; "
-                f"{differing} {'differs' if differing == 1 else 'differ'} here).")
+                f"{differing} {'differs' if differing == 1 else 'differ'} here)."
+                + (" The interval of the mean excludes 0, but it takes the differences for "
+                   "smooth and roughly normal, which a few splits moving in whole rows are "
+                   "not: choose more splits to test it." if excludes else ""))
     return (f"{text}: no clear difference (sign test over the splits, "
-            f"p = {significant(diff.p_value, 2)}).")
+            f"p = {significant(diff.p_value, 2)})."
+            + (" The interval of the mean excludes 0, but it takes the differences for smooth "
+               "and roughly normal, which splits moving in whole rows are not; the verdict "
+               "follows the sign test, which assumes neither." if excludes else ""))
 
 
 #: How far (in the other splits' standard deviations, floored at one test row) a split's

@@ -37,7 +37,7 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from sdwec import comparison, intervals, methods, oob, paper
-from sdwec.formatting import mean_sd
+from sdwec.formatting import mean_interval
 from sdwec.methods import FAIR_REFERENCE
 from sdwec.pool import is_cached, load_pool
 
@@ -243,15 +243,22 @@ def _means(df, value="accuracy"):
     return table[[m for m in method_rows() if m in table.columns]]
 
 
+def _interval_cells(df):
+    """Per (dataset, method): the mean test accuracy over the repeats and the 95 % interval
+    of that mean (``sdwec.intervals``, inside [0, 1]) as text, ``0.9512 [0.9377, 0.9647]``;
+    the mean alone where one repeat leaves no spread. Rows: datasets; columns: methods."""
+    def cell(values):
+        return mean_interval(*intervals.mean_interval(values.to_numpy(float), 0.0, 1.0), 4)
+
+    return df.groupby(["dataset", "method"], sort=False)["accuracy"].agg(cell).unstack()
+
+
 def summary_table(df):
-    """Mean ± standard deviation of the test accuracy per dataset and method (Markdown cells;
-    the mean alone where one repeat leaves no spread)."""
-    grouped = df.groupby(["dataset", "method"], sort=False)["accuracy"]
-    mean, std = grouped.mean().unstack(), grouped.std(ddof=1).unstack()
-    order = [m for m in method_rows() if m in mean.columns]
-    cells = pd.DataFrame({m: [mean_sd(mean.loc[d, m], std.loc[d, m], 4) for d in mean.index]
-                          for m in order}, index=mean.index)
-    return cells.loc[list(dict.fromkeys(df["dataset"]))]
+    """The mean test accuracy over the repeats with the 95 % interval of that mean, per
+    dataset and method (Markdown cells; the mean alone where one repeat leaves no spread)."""
+    cells = _interval_cells(df)
+    order = [m for m in method_rows() if m in cells.columns]
+    return cells[order].loc[list(dict.fromkeys(df["dataset"]))]
 
 
 def wins_ties_losses(df, reference=FAIR_REFERENCE):
@@ -308,12 +315,12 @@ def abstentions(df):
 def _paper_comparison(df):
     means = _means(df)
     sparsity = _means(df, "sparsity")
-    std = df.groupby(["dataset", "method"], sort=False)["accuracy"].std(ddof=1).unstack()
+    cells = _interval_cells(df)
     rows = []
     for name in means.index:
         row = {"dataset": paper.PAPER_ROW_NAMES.get(name, name)}
         for method in method_rows("paper"):
-            ours = mean_sd(means.loc[name, method], std.loc[name, method], 4)
+            ours = cells.loc[name, method]
             if method.startswith("SDWEC"):
                 ours += f" ({sparsity.loc[name, method]:.2f})"
             # the paper's experiments are binary: no published number for other tasks
@@ -376,9 +383,10 @@ def write_report(df, out_dir, command, wall_seconds):
         "the training split, weights found on the validation split, accuracy on the test "
         "split. Weighted plurality vote; ties and abstentions (every weight zero) go to the "
         "most frequent validation class (docs/combiners.md).", "",
-        "## Table 3: ours (mean ± sd over repeats; SDWEC sparsity in parentheses) / paper", "",
+        "## Table 3: ours (mean over repeats [95 % interval of the mean]; SDWEC sparsity in "
+        "parentheses) / paper", "",
         _markdown(_paper_comparison(df)), "",
-        "## All methods: test accuracy, mean ± sd", "",
+        "## All methods: test accuracy, mean [95 % interval of the mean]", "",
         _markdown(summary_table(df).reset_index()), "",
         "## Mean sparsity per method", "",
         _markdown(_means(df, "sparsity").reset_index(), ".3f"), "",
@@ -500,15 +508,13 @@ def oob_paired(df, method="SDWEC-OOB", alpha=comparison.ALPHA):
 
 
 def oob_dataset_table(df):
-    """Mean ± sd of the test accuracy per dataset and method (the mean alone where one split
-    leaves no spread), with the mean trees kept."""
-    grouped = df.groupby(["dataset", "method"], sort=False)
-    mean = grouped["accuracy"].mean().unstack()
-    std = grouped["accuracy"].std(ddof=1).unstack()
-    kept = grouped["n_selected"].mean().unstack()
-    order = [m for m in _row_order(df) if m in mean.columns]
-    cells = pd.DataFrame({m: [f"{mean_sd(mean.loc[d, m], std.loc[d, m], 4)} ({kept.loc[d, m]:.0f})"
-                              for d in mean.index] for m in order}, index=mean.index)
+    """The mean test accuracy per dataset and method with the 95 % interval of that mean
+    (the mean alone where one split leaves no spread), and the mean trees kept."""
+    accuracy = _interval_cells(df)
+    kept = df.groupby(["dataset", "method"], sort=False)["n_selected"].mean().unstack()
+    order = [m for m in _row_order(df) if m in accuracy.columns]
+    cells = pd.DataFrame({m: [f"{accuracy.loc[d, m]} ({kept.loc[d, m]:.0f})"
+                              for d in accuracy.index] for m in order}, index=accuracy.index)
     return cells.loc[list(dict.fromkeys(df["dataset"]))]
 
 
@@ -609,9 +615,10 @@ def write_oob_report(df, out_dir, command, wall_seconds, exploration=EXPLORATION
 
     The report has the targets of issue 15 (on the confirmation splits), then for the
     exploration and the confirmation splits separately (or all splits, when there are at
-    most ``exploration``): the mean over datasets per method, every dataset's mean ± sd and
-    trees kept, and each new method against full bagging, a random subset of the same size,
-    reduce-error on the same votes and SDWEC-B (wins/ties/losses and Wilcoxon p).
+    most ``exploration``): the mean over datasets per method, every dataset's mean with its
+    95 % interval and trees kept, and each new method against full bagging, a random subset
+    of the same size, reduce-error on the same votes and SDWEC-B (wins/ties/losses and
+    Wilcoxon p).
 
     Returns
     -------
@@ -647,7 +654,8 @@ def write_oob_report(df, out_dir, command, wall_seconds, exploration=EXPLORATION
         lines += [f"## {title[0].upper()}{title[1:]}", "",
                   "### Mean over datasets", "",
                   _markdown(summary), "",
-                  "### Test accuracy per dataset: mean ± sd (mean trees kept)", "",
+                  "### Test accuracy per dataset: mean [95 % interval of the mean] (mean "
+                  "trees kept)", "",
                   _markdown(oob_dataset_table(part).reset_index()), ""]
         for method, references in OOB_COMPARISONS.items():
             for reference in references:

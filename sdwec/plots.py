@@ -8,6 +8,8 @@ functions (:mod:`sdwec.solver`) rather than re-deriving the formulas.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 try:
@@ -42,8 +44,11 @@ def _title(text):
 
 def scoped(fig, scope):
     """``fig`` with ``scope`` (which splits it shows, e.g. ``"split 1 of 10"``) added to the
-    first line of its title and of every frame's title; ``fig`` itself when ``scope`` is
-    empty.  A copy: cached figures are shared."""
+    first line of its title and of every frame's title; nothing when ``scope`` is empty.
+
+    Changes ``fig`` in place (a copy of a 200-bar figure cost 20 ms of a slider move): call
+    it on a figure just built, never on one a cache shares.
+    """
     if not scope:
         return fig
 
@@ -51,11 +56,10 @@ def scoped(fig, scope):
         head, sep, tail = (text or "").partition("<br>")
         return f"{head} · {scope}{sep}{tail}" if head else scope
 
-    fig = go.Figure(fig)
     fig.layout.title.text = add(fig.layout.title.text)
-    if fig.frames:
-        fig.frames = [go.Frame(frame).update(layout_title_text=add(frame.layout.title.text))
-                      if frame.layout.title.text else frame for frame in fig.frames]
+    for frame in fig.frames:
+        if frame.layout.title.text:
+            frame.layout.title.text = add(frame.layout.title.text)
     return fig
 
 
@@ -417,11 +421,10 @@ def _scrub_titles(paths):
     if r == 1:
         one = int(n_test[0])
         return (f"One split: {rows}; accuracy intervals 95 % exact binomial over its rows",
-                f"Weights at this λ by tree index ({one:,} test rows)",
+                "Weights at this λ by tree index",
                 f"Accuracy, 95 % interval<br>over this split's {one:,} test rows",
                 f"Trees used and test accuracy at every λ<br>(this λ ringed; {bagging})")
-    weights = (f"Weights of split 1 of {r} by tree index ({int(n_test[0]):,} test rows; "
-               "each split grows ")
+    weights = f"Weights of split 1 of {r} by tree index (each split grows "
     accuracy = f"Accuracy: mean of {r} splits ({int(n_test.sum()):,} test rows in all),<br>"
     trees = f"Trees used and test accuracy: means of {r} splits<br>(hollow: some splits "
     return (f"Means of {r} splits ({rows} in all) with 95 % intervals, as in the headline",
@@ -489,20 +492,32 @@ def lambda_scrubber(paths, lam=None):
         weights = dict(type="scatter", mode="lines", x=x, y=y, customdata=label, xaxis="x",
                        yaxis="y", line=dict(color=sdwec, width=3),
                        hovertemplate="%{customdata}<extra></extra>")
-        accuracy = dict(type="bar", xaxis="x2", yaxis="y2", x=[0, 1],
-                        y=[test[j], paths.validation[j]],
-                        error_y=_error([test[j], paths.validation[j]],
-                                       [paths.test_lo[j], paths.validation_lo[j]],
-                                       [paths.test_hi[j], paths.validation_hi[j]]),
+        # Bagging's bars are in every frame although they never change: a frame that
+        # restyles one bar trace of a subplot without a redraw removes the subplot's other
+        # bar traces (the bagging bars vanished at the first move).
+        accuracy = dict(type="bar", xaxis="x2", yaxis="y2", x=[0, 1, 2, 3],
+                        y=[test[j], paths.validation[j], bagging["test"],
+                           bagging["validation"]],
+                        error_y=_error([test[j], paths.validation[j], bagging["test"],
+                                        bagging["validation"]],
+                                       [paths.test_lo[j], paths.validation_lo[j],
+                                        bagging["test_lo"], bagging["validation_lo"]],
+                                       [paths.test_hi[j], paths.validation_hi[j],
+                                        bagging["test_hi"], bagging["validation_hi"]]),
                         customdata=[f"SDWEC test: {test_text[j]}{where}",
-                                    f"SDWEC validation: {val_text[j]}{where}"],
-                        # As on the Explorer's accuracy chart: validation pale and hatched
-                        # (the weights were fitted on those rows), values dark on it.
-                        marker=dict(color=[sdwec, sdwec], opacity=[1, 0.55],
-                                    pattern=dict(shape=["", "/"], solidity=0.25,
+                                    f"SDWEC validation: {val_text[j]}{where}",
+                                    f"bagging test: {bag_text[0]}{where}",
+                                    f"bagging validation: {bag_text[1]}{where}"],
+                        # As on the Explorer's accuracy chart: validation pale, SDWEC's
+                        # hatched (its weights were fitted on those rows), values dark on it.
+                        marker=dict(color=[sdwec, sdwec, bag, bag],
+                                    opacity=[1, 0.55, 1, 0.55],
+                                    pattern=dict(shape=["", "/", "", ""], solidity=0.25,
                                                  fillmode="overlay", fgcolor="#333333")),
-                        text=[f"{test[j]:.3f}", f"{paths.validation[j]:.3f}"],
-                        insidetextfont=dict(color=["#ffffff", "#111111"]),
+                        text=[f"{test[j]:.3f}", f"{paths.validation[j]:.3f}",
+                              f"{bagging['test']:.3f}", f"{bagging['validation']:.3f}"],
+                        insidetextfont=dict(color=["#ffffff", "#111111", "#ffffff",
+                                                   "#111111"]),
                         textposition="inside", insidetextanchor="start",
                         hovertemplate="%{customdata}<extra></extra>")
         status = f"{trees[j]} of {l} trees"
@@ -536,20 +551,9 @@ def lambda_scrubber(paths, lam=None):
         return out
 
     traces = list(range(5 if r > 1 else 4))
-    # Drawn once: bagging (the same at every λ) and every λ's place among the others.
-    fixed = [dict(type="bar", xaxis="x2", yaxis="y2", x=[2, 3],
-                  y=[bagging["test"], bagging["validation"]],
-                  error_y=_error([bagging["test"], bagging["validation"]],
-                                 [bagging["test_lo"], bagging["validation_lo"]],
-                                 [bagging["test_hi"], bagging["validation_hi"]]),
-                  customdata=[f"bagging test: {bag_text[0]}{where}",
-                              f"bagging validation: {bag_text[1]}{where}"],
-                  marker=dict(color=[bag, bag], opacity=[1, 0.55]),
-                  text=[f"{bagging['test']:.3f}", f"{bagging['validation']:.3f}"],
-                  insidetextfont=dict(color=["#ffffff", "#111111"]),
-                  textposition="inside", insidetextanchor="start",
-                  hovertemplate="%{customdata}<extra></extra>"),
-             dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers+lines",
+    # Drawn once: bagging's place and its splits' dots (the same at every λ) and every λ's
+    # place among the others.
+    fixed = [dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers+lines",
                   x=used[drawn], y=test[drawn],
                   marker=dict(size=7, color=COLORS["dropped"],
                               line=dict(width=1.5, color="#8c8c8c"),
@@ -1115,6 +1119,13 @@ def _band_name(rows, filled):
     return f"{what} (shaded; dashed on other curves)" if filled else what
 
 
+def _uid(name):
+    """A trace's uid from its name: Plotly builds CSS selectors from uids (a colour bar's
+    ``.cb<uid>``), so only letters, digits, ``-`` and ``_`` (``"SDWEC (λ sweep)"`` broke the
+    chart of a second sweep)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
+
+
 def _band(rows, x, column, colour, group, visible, rank, filled=True):
     """The interval of ``column`` (``<column>_lo`` to ``<column>_hi``) along a curve, or None.
 
@@ -1145,7 +1156,7 @@ def _band(rows, x, column, colour, group, visible, rank, filled=True):
                  # Never a hover or click target: a click inside a band is for the points.
                  hoverinfo="skip", hoveron="points", legendgroup=group, legendrank=rank + 1,
                  visible=visible, name=f"{group}: {_band_name(rows, filled)}",
-                 showlegend=filled, uid=f"band {group}")
+                 showlegend=filled, uid=_uid(f"band {group}"))
     if filled:
         return dict(trace, x=xs + xs[::-1], y=upper + lower[::-1], fill="toself",
                     fillcolor=_rgba(colour, 0.12), line=dict(width=0, color=colour))
@@ -1169,28 +1180,46 @@ def _splits_title(sweep, peers):
 
 def _not_drawn(sweep, peers, label, accuracy):
     """Lines under the title: settings not drawn (every split keeps no tree) and those drawn
-    hollow (some splits keep none), counted over SDWEC and every peer."""
+    hollow (some splits keep none), counted per method over SDWEC and every peer."""
     counted = [f for f in (sweep, peers) if len(f)]
     if not counted:
         return []
     k = np.concatenate([_splits(f)[0] for f in counted])
     r = np.concatenate([_splits(f)[1] for f in counted])
-    every, some = int(((k == r) & (k > 0)).sum()), int(((k > 0) & (k < r)).sum())
+    # The sweep's rows are SDWEC's settings whatever the registry calls the method.
+    names = np.concatenate([np.full(len(f), "SDWEC", dtype=object) if f is sweep
+                            else _method_names(f) for f in counted])
+    empty, some = (k == r) & (k > 0), (k > 0) & (k < r)
     lines = []
-    if every:
+    if empty.any():
         where = "every split keeps" if r.max() > 1 else "the ensemble keeps"
-        text = f"Not drawn: {every} setting(s) where {where} no tree"
-        if len(sweep) and "lam" in sweep:
-            k_sweep, r_sweep = _splits(sweep)
-            empty = sweep[(k_sweep == r_sweep) & (k_sweep > 0)]
-            if not empty.empty:
-                text += (f" (SDWEC at λ ≤ {significant(empty['lam'].max())} predicts the "
-                         f"most frequent class: {label} {empty[accuracy].iloc[0]:.3f})")
-        lines.append(text + ".")
-    if some:
-        lines.append(f"Hollow: {some} setting(s) where some splits keep no tree (never on "
-                     "the front).")
+        parts = []
+        for name in dict.fromkeys(names[empty]):
+            n = int((empty & (names == name)).sum())
+            part = f"{n} {name} setting{'s' if n > 1 else ''}"
+            if len(sweep) and "lam" in sweep and name == "SDWEC":
+                k_sweep, r_sweep = _splits(sweep)
+                rows = sweep[(k_sweep == r_sweep) & (k_sweep > 0)]
+                part += (f" (λ ≤ {significant(rows['lam'].max())}: the most frequent class, "
+                         f"{label} {rows[accuracy].iloc[0]:.3f})")
+            parts.append(part)
+        lines.append(f"Not drawn, {where} no tree: " + "; ".join(parts) + ".")
+    if some.any():
+        n = int(some.sum())
+        lines.append(f"Hollow: {n} setting{'s' if n > 1 else ''} where some splits keep no "
+                     "tree (never on the front).")
     return lines
+
+
+def _method_names(frame):
+    """Each row's method as the legend names it."""
+    def name(method):
+        try:
+            return methods.get(str(method)).label
+        except KeyError:
+            return str(method)
+
+    return np.array([name(m) for m in frame["method"]], dtype=object)
 
 
 def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees",
@@ -1272,7 +1301,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="lines",
             name=method.label, legendgroup=method.label, visible=visible(method.name),
-            legendrank=rank(method.name), uid=method.label,
+            legendrank=rank(method.name), uid=_uid(method.label),
             line=dict(width=1.5, color=method.color, dash=method.dash), **hover))
         partly = _partly(rows)
         if partly.any():
@@ -1283,7 +1312,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
                 type="scatter", x=ringed[column], y=ringed[accuracy], mode="markers",
                 name=f"{method.label}: some splits keep no tree", legendgroup=method.label,
                 showlegend=False, visible=visible(method.name), cliponaxis=False,
-                uid=f"{method.label} hollow",
+                uid=_uid(f"{method.label} hollow"),
                 marker=dict(size=9, symbol="circle-open", color=method.color,
                             line=dict(width=2)),
                 customdata=hover["customdata"][partly],
@@ -1298,7 +1327,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers",
             name=method.label, visible=visible(method.name), cliponaxis=False,
-            legendrank=rank(method.name), uid=method.label,
+            legendrank=rank(method.name), uid=_uid(method.label),
             error_y=_error_bar(rows, accuracy, method.color),
             marker=dict(size=16 if method.name == "bagging" else 11, symbol=symbol,
                         color=method.color, line=dict(width=width, color="black")),
@@ -1328,7 +1357,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         symbol, width = _markers(rows, sdwec.symbol)
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers", name=name,
-            legendgroup=name, cliponaxis=False, legendrank=100, uid=name,
+            legendgroup=name, cliponaxis=False, legendrank=100, uid=_uid(name),
             marker=dict(size=9, symbol=symbol, color=colour,
                         line=dict(width=width, color="white")),
             customdata=rows[list(SWEEP_CUSTOMDATA)].to_numpy(dtype=float),
@@ -1344,7 +1373,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[select], mode="markers", name=name,
             legendgroup=name, visible=visible(select_style.name), cliponaxis=False,
-            legendrank=rank(select_style.name), uid=name,
+            legendrank=rank(select_style.name), uid=_uid(name),
             marker=dict(size=7, symbol=symbol, color=select_style.color,
                         line=dict(width=width)),
             customdata=np.column_stack([[significant(v, 4) for v in rows["lam"]],
@@ -1371,14 +1400,14 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         traces.append(dict(type="scatter", x=ordered[column], y=ordered[accuracy],
                            mode="markers" if single else "lines", name=front_name,
                            hoverinfo="skip", cliponaxis=False, legendrank=110,
-                           uid="SDWEC Pareto front",
+                           uid=_uid("SDWEC Pareto front"),
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5)),
                            line=dict(color=COLORS["pareto"], width=2.5,
                                      shape="hv" if x == "trees" else "vh")))
     elif not front.empty:
         traces.append(dict(type="scatter", x=front[column], y=front[accuracy],
-                           mode="markers", name=front_name, uid="SDWEC Pareto front",
+                           mode="markers", name=front_name, uid=_uid("SDWEC Pareto front"),
                            hoverinfo="skip", cliponaxis=False, legendrank=110,
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5))))

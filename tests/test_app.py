@@ -360,8 +360,16 @@ def test_pin_compares_the_live_configuration_with_the_pinned_one():
     both = int(np.sum((live.weights > 0) & (pinned.weights > 0)))
     only_live = int(np.sum((live.weights > 0) & (pinned.weights == 0)))
     only_pinned = int(np.sum((live.weights == 0) & (pinned.weights > 0)))
-    assert any(f"they share {both} kept trees; only the live one keeps {only_live} more, "
-               f"only the pinned one {only_pinned} more" in c.value for c in at.caption)
+    def trees(n):
+        return f"{n} tree" if n == 1 else f"{n} trees"
+
+    apart = [f"{trees(n)} only the {who} one keeps"
+             for n, who in ((only_live, "live"), (only_pinned, "pinned")) if n]
+    common = f"On the first split they keep {trees(both)} in common" + (
+        f"; {' and '.join(apart)}." if apart else ", and no other.")
+    assert any(common in c.value for c in at.caption), [c.value for c in at.caption]
+    # λ differs, β, γ, ε do not: the same threshold, so no "its own threshold" sentence.
+    assert not any("at its own threshold" in c.value for c in at.caption)
     traces = [t for figure in _charts(at) for t in figure["data"]]
     (ticks,) = [t for t in traces if t.get("name", "").startswith("pinned")]
     assert ticks["name"] == f"pinned: its {pinned.n_selected} kept trees (its own threshold)"

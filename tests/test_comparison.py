@@ -257,9 +257,13 @@ def test_paired_sentences():
         "SDWEC-OOB is worse (sign test over the splits, p = 0.0039; the splits share rows, "
         "so they are not independent and the real p is larger).")
     few = comparison.paired_difference([0.9, 0.9, 0.9], [0.8, 0.8, 0.8], n_rows=10)
+    # Three equal differences: an interval of no width excludes 0, and the sentence says
+    # why the verdict still waits for more splits.
     assert comparison.paired_sentence(few).endswith(
         "(SDWEC better on 3, tied 0, worse 0): no clear difference (a sign test needs at "
-        "least 6 splits that differ to show one at p < 0.05; 3 differ here).")
+        "least 6 splits that differ to show one at p < 0.05; 3 differ here). The interval of "
+        "the mean excludes 0, but it takes the differences for smooth and roughly normal, "
+        "which a few splits moving in whole rows are not: choose more splits to test it.")
     same = comparison.paired_difference([0.8, 0.8], [0.8, 0.8], n_rows=10)
     assert comparison.paired_sentence(same) == (
         "vs bagging: 0 points [0, 0] over 2 splits (SDWEC better on 0, tied 2, worse 0): no "
@@ -432,3 +436,17 @@ def test_over_splits_intervals_stay_possible():
     lo, hi = comparison.intervals.binomial_interval(round(0.9 * 21), 21)
     assert (one["test_lo"], one["test_hi"]) == (lo, hi)
     assert np.isnan(one["n_selected_lo"])
+
+
+def test_the_sentence_says_which_test_the_verdict_follows_when_they_disagree():
+    # Vehicle's case: 0 better, 6 tied, 4 worse by one row of 85: the t interval of the mean
+    # excludes 0 (every difference is ≤ 0), the sign test over 4 differing splits cannot
+    # reach p < 0.05 (it needs 6).
+    diff = comparison.paired_difference([0.8] * 6 + [0.8 - 1 / 85] * 4, [0.8] * 10, n_rows=85)
+    assert diff.hi < 0 and not diff.supported
+    sentence = comparison.paired_sentence(diff)
+    assert "no clear difference" in sentence
+    assert "The interval of the mean excludes 0" in sentence and "more splits" in sentence
+    # Where the interval holds 0, nothing is added.
+    mixed = comparison.paired_difference([0.8, 0.9, 0.7], [0.8, 0.8, 0.8], n_rows=10)
+    assert "excludes 0" not in comparison.paired_sentence(mixed)

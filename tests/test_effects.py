@@ -4,14 +4,17 @@ The sentences live in :data:`sdwec.teaching.EFFECTS` (the sidebar's tooltips and
 show them), each with the claim it makes: which way the number of trees kept goes as the
 parameter rises, and how often. Here each parameter is swept on small pools of every shipped
 dataset (NSL-KDD aside: its pool alone would take this file's time) over several splits and
-several λ, and the claim is checked on the mean count over the splits:
+several λ, and the claim is checked on the mean count over the splits. Each sweep runs over
+its slider's whole range, both ends included (a subset can hide where a count turns, as
+γ's low end did):
 
 * ``"always"``: no step of the sweep goes the other way;
 * ``"almost always"``: at least nine in ten of the steps that change the count go the stated
   way;
 * ``"usually"``: at least two in three do;
 * ``"either way"`` (direction ``"depends"``): each way at least one in four, and both ways
-  are seen on one dataset (at different λ) and at one λ (on different datasets).
+  are seen on one dataset (at different λ) and at one λ (on different datasets); where the
+  text says which way each part of the range goes, each part has its own test.
 """
 
 from pathlib import Path
@@ -20,7 +23,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.config import BETA_RANGE, EPS_GRID, GAMMA_RANGE, LAMBDA_GRID, Config
+from dashboard.config import (BETA_RANGE, EPS_GRID, GAMMA_RANGE, ITERATIONS_RANGE,
+                              LAMBDA_GRID, Config)
 from sdwec import datasets, solver, teaching
 from sdwec.paper import PRESETS
 from sdwec.pool import build_pool
@@ -31,10 +35,26 @@ SEEDS = (0, 1, 2)
 #: The λ at which every other parameter is swept: from where most settings abstain to where
 #: most trees are kept.
 LAMS = (0.1, 0.5, 1.0, 10.0, 100.0)
-#: Each parameter's values, in rising order (the threshold rules: strictest first).
-VALUES = {"beta": (0.0, 5.0, 15.0, 35.0, 100.0), "gamma": (5.0, 15.0, 30.0, 60.0),
-          "eps": (0.01, 0.1, 1.0, 10.0), "iterations": (5, 25, 50),
+
+
+def _across(slider_range, inner):
+    """A linear slider's low end, ``inner`` (denser near the low end, where counts move
+    most) and its high end."""
+    low, high = slider_range[:2]
+    assert all(low < v < high for v in inner)
+    return (low, *inner, high)
+
+
+#: Each parameter's values, in rising order (the threshold rules: strictest first): every
+#: slider's whole range, the log-scale ones at every position.
+VALUES = {"beta": _across(BETA_RANGE, (1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 35.0, 50.0, 75.0)),
+          "gamma": _across(GAMMA_RANGE, (2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0,
+                                         70.0)),
+          "eps": EPS_GRID, "iterations": _across(ITERATIONS_RANGE, (2, 5, 10, 25, 50)),
           "threshold": THRESHOLD_ORDER}
+#: Quantifiers a "depends" sentence uses for one part of the range; each part's own test
+#: below checks it.
+PART_QUANTIFIERS = {"gamma": ("usually",)}
 #: The share of the changing steps that must go the stated way.
 SHARE = {"almost always": 0.9, "usually": 2 / 3}
 #: "either way": the share each way must reach.
@@ -121,7 +141,15 @@ def test_each_sentence_states_its_claim(name):
         assert effect.how_often in text
         assert not [w for w in words if w != effect.how_often and w in text]
     else:
-        assert not [w for w in words if w in text]
+        assert not [w for w in words if w in text and w not in PART_QUANTIFIERS.get(name, ())]
+
+
+def test_sweeps_cover_every_sliders_whole_range():
+    for name, slider in [("beta", BETA_RANGE), ("gamma", GAMMA_RANGE),
+                         ("iterations", ITERATIONS_RANGE)]:
+        assert (VALUES[name][0], VALUES[name][-1]) == slider[:2], name
+    assert VALUES["eps"] == EPS_GRID
+    assert set(VALUES["threshold"]) == set(solver.THRESHOLDS)
 
 
 @pytest.mark.parametrize("name", ["beta", "gamma", "eps", "iterations", "threshold"])
@@ -138,9 +166,9 @@ def test_threshold_rules_keep_more_in_their_order_on_every_split(sweep):
 def test_adaptive_threshold_is_never_below_the_papers():
     rng = np.random.default_rng(0)
     w = np.concatenate([[0.0], rng.exponential(1.0, 200)])
-    for beta in (0.0, 5.0, 15.0, 35.0):
-        for gamma in (1.0, 5.0, 15.0, 60.0):
-            for eps in (0.001, 0.1, 1.0, 10.0):
+    for beta in (0.0, 1.0, 5.0, 15.0, 35.0, BETA_RANGE[1]):
+        for gamma in (GAMMA_RANGE[0], 2.0, 5.0, 15.0, 60.0, GAMMA_RANGE[1]):
+            for eps in EPS_GRID:
                 paper = solver.paper_threshold(beta, gamma, eps)
                 assert (solver.adaptive_thresholds(w, beta, gamma, eps) >= paper - 1e-12).all()
 
@@ -152,10 +180,20 @@ def test_lambda_usually_keeps_more_at_the_defaults_and_at_preset_a(sweep):
 
 
 def test_a_small_lambda_switches_every_tree_off_at_the_defaults(sweep):
-    assert "0.01 or less" in EFFECTS["lam"].text
+    assert "0.01 or less switches every tree off on every shipped dataset" in \
+        EFFECTS["lam"].text
     for name in sweep.votes:
         for lam in (g for g in LAMBDA_GRID if g <= 0.01):
             assert (sweep.kept(name, lam=lam) == 0).all(), (name, lam)
+
+
+def test_on_some_datasets_every_tree_stays_off_up_to_a_larger_lambda(sweep):
+    """So that no reader takes a λ just above 0.01 to keep trees: "some" is at least two
+    datasets abstaining on every split at every λ of the grid up to the one stated."""
+    assert "on some every tree stays off up to λ = 0.2" in EFFECTS["lam"].text
+    off = [name for name in sweep.votes
+           if all((sweep.kept(name, lam=lam) == 0).all() for lam in LAMBDA_GRID if lam <= 0.2)]
+    assert len(off) >= 2, off
 
 
 def test_beta_zero_puts_the_threshold_at_zero_and_keeps_the_most(sweep):
@@ -185,6 +223,49 @@ def test_beta_goes_both_ways_by_dataset_and_by_lambda(sweep):
     assert any(len(v) == 2 for k, v in ways.items() if k[0] == "lam")
 
 
+def test_gamma_from_the_low_end_cuts_trees_up_to_the_default_lambda(sweep):
+    """At every λ of the grid up to the default, on every dataset, γ = 1 keeps at least
+    twice γ = 5's trees (mean over splits), and at λ = 2 or less every tree on every split."""
+    text = EFFECTS["gamma"].text
+    assert "depends on where γ starts" in text
+    assert ("At λ up to the default 10, γ = 1 keeps at least twice as many trees as γ = 5 "
+            "(every tree at λ = 2 or less)") in text
+    assert DEFAULTS["lam"] == 10.0
+    for name, votes in sweep.votes.items():
+        for lam in (g for g in LAMBDA_GRID if g <= DEFAULTS["lam"]):
+            low, five = sweep.kept(name, lam=lam, gamma=1.0), sweep.kept(name, lam=lam, gamma=5.0)
+            assert low.mean() >= 2 * five.mean(), (name, lam, low, five)
+            if lam <= 2.0:
+                assert (low == votes[0].n_members).all(), (name, lam, low)
+
+
+def test_gamma_above_five_usually_keeps_more(sweep):
+    assert "above γ = 5 a larger γ usually keeps more" in EFFECTS["gamma"].text
+    up, down, same = _ways([s for s in sweep.steps("gamma") if s[2] >= 5.0])
+    assert up / (up + down) >= SHARE["usually"], (up, down, same)
+
+
+def test_gamma_count_is_lowest_in_between_up_to_the_default_lambda(sweep):
+    """Both ends of the γ slider keep more trees than its fewest, on every dataset at every
+    swept λ up to the default."""
+    assert "so the count is lowest in between" in EFFECTS["gamma"].text
+    for name in sweep.votes:
+        for lam in (g for g in LAMS if g <= DEFAULTS["lam"]):
+            counts = [sweep.kept(name, lam=lam, gamma=g).mean() for g in VALUES["gamma"]]
+            assert min(counts) < min(counts[0], counts[-1]), (name, lam, counts)
+
+
+def test_gamma_from_the_low_end_keeps_more_at_a_large_lambda(sweep):
+    """From λ = 200 the low end turns: γ = 1 keeps fewer than γ = 5 on most (over half the)
+    datasets, at every such λ of the grid."""
+    assert "At λ = 200 or more, γ = 1 keeps fewer trees than γ = 5 on most datasets" in \
+        EFFECTS["gamma"].text
+    for lam in (g for g in LAMBDA_GRID if g >= 200.0):
+        fewer = [name for name in sweep.votes if sweep.kept(name, lam=lam, gamma=1.0).mean()
+                 < sweep.kept(name, lam=lam, gamma=5.0).mean()]
+        assert len(fewer) > len(sweep.votes) / 2, (lam, fewer)
+
+
 def test_iterations_push_weights_under_the_threshold(sweep):
     """Within one run, fewer weights stand above the threshold after the last iteration than
     after the first, usually (the mechanism the k sentence names; also what the Explorer's
@@ -192,7 +273,9 @@ def test_iterations_push_weights_under_the_threshold(sweep):
     fewer = more = 0
     for votes in sweep.votes.values():
         for lam in LAMS:
-            for sol in solver.solve_many(votes, **dict(DEFAULTS, lam=lam)):
+            # The slider's most iterations: the history spans every k it offers.
+            params = dict(DEFAULTS, lam=lam, iterations=ITERATIONS_RANGE[1])
+            for sol in solver.solve_many(votes, **params):
                 first, last = (int(np.sum(r.weights > sol.threshold))
                                for r in (sol.history[0], sol.history[-1]))
                 fewer += last < first

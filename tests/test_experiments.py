@@ -126,3 +126,20 @@ def test_untrained_jobs_names_the_pools_not_on_disk(tmp_path, monkeypatch):
     pool.load_pool("wine", "binary", n_trees=10, seed=1)  # trains and stores seed 1's pool
     assert experiments.untrained_jobs(["wine"], 2, n_trees=10) == [("wine", 0)]
     assert experiments.untrained_jobs(["wine"], 2, n_trees=20) == [("wine", 0), ("wine", 1)]
+
+
+def test_report_cells_are_the_interval_of_the_mean_inside_one():
+    import math
+
+    from scipy import stats
+
+    rows = pd.DataFrame({"dataset": ["wine"] * 4 + ["sonar"],
+                         "method": ["SDWEC-B"] * 4 + ["SDWEC-B"],
+                         "accuracy": [1.0, 1.0, 1.0, 0.9, 0.8],
+                         "repeat": [0, 1, 2, 3, 0]})
+    cells = experiments.summary_table(rows)
+    values = np.array([1.0, 1.0, 1.0, 0.9])
+    half = stats.t.ppf(0.975, 3) * values.std(ddof=1) / math.sqrt(4)
+    # mean ± sd would print 0.975 ± 0.05 (past 1); the interval stops at 1.
+    assert cells.loc["wine", "SDWEC-B"] == f"{values.mean():.4f} [{values.mean() - half:.4f}, 1.0000]"
+    assert cells.loc["sonar", "SDWEC-B"] == "0.8000"  # one repeat: no interval

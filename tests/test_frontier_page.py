@@ -48,3 +48,24 @@ def test_the_chart_and_its_legend_fit_one_projector_screen(small_window, server)
     assert boxes["chart"][1] - boxes["title"][1] < 140, boxes
 
 
+
+
+def test_a_second_sweep_and_back_draws_the_chart(small_window, server):
+    # A second swept parameter adds a colour bar, whose CSS selector Plotly builds from the
+    # traces' uids; then back to none. Each time the chart is drawn, never an error in its
+    # place.
+    page = small_window
+    _open(page, f"{server}/frontier{QUERY}", CHARTS)
+    _clean(page, 1)
+    for choice in ("β", "none"):
+        before = page.locator(CHARTS).first.evaluate("el => JSON.stringify(el.data.length)")
+        box = page.get_by_test_id("stSelectbox").filter(has_text="Second sweep").first
+        box.locator("input").click()
+        page.get_by_role("option", name=choice).first.click()
+        page.wait_for_function(
+            "([sel, n]) => { const el = document.querySelector(sel);"
+            " return el && el.data && JSON.stringify(el.data.length) !== n; }",
+            arg=[CHARTS, before], timeout=LOAD_MS)
+        _clean(page, 1)
+        assert "could not be drawn" not in page.locator("body").inner_text()
+        assert page.locator(CHARTS).first.evaluate("el => el._fullData.length") > 5

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import plotly.io as pio
@@ -411,8 +412,8 @@ def test_frontier_on_trees_used_leaves_abstaining_points_out():
     # The abstaining 0.52 is in no trace, so the fitted axis does not reach down to it.
     assert min(min(np.asarray(t.y, dtype=float)) for t in fig.data) > 0.52
     # Said under the title (a note under the plot collided with the legend there).
-    assert "Not drawn: 1 setting(s) where the ensemble keeps no tree" in fig.layout.title.text
-    assert "λ ≤ 0.001" in fig.layout.title.text and "0.520" in fig.layout.title.text
+    assert ("Not drawn, the ensemble keeps no tree: 1 SDWEC setting (λ ≤ 0.001: the most "
+            "frequent class, test accuracy 0.520)") in fig.layout.title.text
 
 
 def test_frontier_bands_are_the_interval_of_the_mean():
@@ -1048,9 +1049,8 @@ def test_frontier_draws_partly_abstaining_settings_hollow_and_off_the_front():
     assert rings.showlegend is False and rings.marker.symbol == "circle-open"
     assert "1 of 3 splits keep no tree" in rings.customdata[0][3]
     title = fig.layout.title.text
-    assert "Not drawn: 1 setting(s) where every split keeps no tree" in title
-    assert "λ ≤ 0.01" in title
-    assert "Hollow: 2 setting(s) where some splits keep no tree" in title  # SDWEC + random
+    assert "Not drawn, every split keeps no tree: 1 SDWEC setting (λ ≤ 0.01" in title
+    assert "Hollow: 2 settings where some splits keep no tree" in title  # SDWEC + random
 
 
 def test_frontier_single_ensemble_with_an_abstaining_split_is_hollow():
@@ -1121,3 +1121,40 @@ def test_frontier_keeps_the_legend_choices_across_figures():
     for fig in (plain, other):
         uids = [t.uid for t in fig.data]
         assert None not in uids and len(set(uids)) == len(uids)
+        # Plotly builds CSS selectors from uids (".cb" + uid for a colour bar): a space or
+        # a parenthesis broke the second sweep's chart in the browser.
+        assert all(re.fullmatch(r"[A-Za-z0-9_-]+", uid) for uid in uids), uids
+
+
+def test_frontier_counts_what_it_leaves_out_per_method():
+    # Five SDWEC settings and one Lasso point keep no tree on any split: the title names
+    # each, so the SDWEC count matches the CSV's rows for SDWEC.
+    import pandas as pd
+
+    from sdwec import frontier as fr
+
+    sweep = _sweep_frame()
+    zeros = [dict(sweep.iloc[0], params=f"λ={lam}", param=lam, lam=lam, n_selected=0,
+                  sparsity=1.0, val_accuracy=0.53, test_accuracy=0.52, abstains=True)
+             for lam in (0.001, 0.002, 0.005, 0.01, 0.02)]
+    sweep = pd.concat([pd.DataFrame(zeros), sweep], ignore_index=True)
+    lasso = fr._frame("lasso", ["α=1", "α=0.1"], [1.0, 0.1], [0, 4], 50, [0.5, 0.8],
+                      [0.5, 0.78])
+    peers = pd.concat([_peers_frame(), lasso], ignore_index=True)
+    fig = plots.frontier(sweep, fr.pareto(sweep), peers)
+    title = fig.layout.title.text
+    assert "5 SDWEC settings (λ ≤ 0.02" in title
+    assert f"1 {methods.get('lasso').label} setting" in title
+
+
+def test_scoped_names_the_split_in_every_title_line_one():
+    history = [IterationRecord(iteration=i, nonconvex_cost=1.0 / i, relaxed_cost=2.0 / i,
+                               n_selected=3, weights=np.array([1.0, 0.5, 0.0]))
+               for i in range(1, 4)]
+    fig = plots.weights_over_iterations(history, [np.full(3, 0.3)] * 3)
+    first = fig.layout.title.text
+    assert plots.scoped(fig, "") is fig and fig.layout.title.text == first
+    plots.scoped(fig, "split 1 of 10")
+    assert fig.layout.title.text.split("<br>")[0].endswith(" · split 1 of 10")
+    assert all(f.layout.title.text.split("<br>")[0].endswith(" · split 1 of 10")
+               for f in fig.frames)

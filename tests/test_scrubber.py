@@ -137,10 +137,15 @@ def test_first_frame_at_the_sidebar_lambda_is_the_headline(paths, headlines):
     assert fig.layout.sliders[0].active == j and fig.frames[j].name == f"{lam:g}"
     for data in (fig.data, fig.frames[j].data):  # drawn first, and the frame itself
         _, bars, here, heading = (data[i].to_plotly_json() for i in range(4))
-        assert list(bars["y"]) == [sdwec["test"], sdwec["validation"]]
+        # SDWEC's test and validation bars, then bagging's (in every frame: a frame that
+        # left them out removed them from the chart at the first move).
+        assert list(bars["y"]) == [sdwec["test"], sdwec["validation"], bagging["test"],
+                                   bagging["validation"]]
         for i, split in enumerate(("test", "validation")):
             assert _interval(bars, i) == pytest.approx(
                 (sdwec[f"{split}_lo"], sdwec[f"{split}_hi"]), abs=1e-12)
+            assert _interval(bars, 2 + i) == pytest.approx(
+                (bagging[f"{split}_lo"], bagging[f"{split}_hi"]), abs=1e-12)
         assert list(here["x"]) == [sdwec["n_selected"]] and list(here["y"]) == [sdwec["test"]]
         assert _interval(here) == pytest.approx((sdwec["test_lo"], sdwec["test_hi"]), abs=1e-12)
         assert _interval(here, axis="error_x")[1] == pytest.approx(sdwec["n_selected_hi"])
@@ -149,11 +154,9 @@ def test_first_frame_at_the_sidebar_lambda_is_the_headline(paths, headlines):
         test = mean_interval(sdwec["test"], sdwec["test_lo"], sdwec["test_hi"])
         assert heading["text"][0].startswith(
             f"λ = {lam:g}: {trees} of {N_TREES} trees, test accuracy {test}")
-    # Bagging is drawn once, outside the frames, with its interval.
-    bag = next(t for t in fig.data if t.type == "bar" and list(t.x) == [2, 3])
-    assert list(bag.y) == [bagging["test"], bagging["validation"]]
-    assert _interval(bag.to_plotly_json(), 0) == pytest.approx(
-        (bagging["test_lo"], bagging["test_hi"]), abs=1e-12)
+    # Every frame holds the same bagging bars.
+    assert {tuple(f.data[1].y[2:]) for f in fig.frames} == {(bagging["test"],
+                                                             bagging["validation"])}
 
 
 def test_every_frame_stays_possible_and_marks_abstention(pools, paths):
@@ -241,7 +244,8 @@ def test_by_hand():
     assert fig.layout.yaxis2.range[0] == 0  # accuracy bars start at 0
     stems, bars, here, heading, dots = (fig.frames[1].data[i] for i in range(5))
     assert list(stems.x) == [1, 1, None] and list(stems.y) == [0.0, 2.0, None]
-    assert list(bars.y) == [0.5, 0.625] and list(bars.text) == ["0.500", "0.625"]
+    assert list(bars.y) == pytest.approx([0.5, 0.625, 0.7, 0.85])
+    assert list(bars.text) == ["0.500", "0.625", "0.700", "0.850"]
     assert list(dots.y) == [0.6, 0.4, 0.75, 0.5]
     assert list(here.x) == [0.5] and here.marker.symbol == "circle-open"
     lo, hi = paths.test_lo[1], paths.test_hi[1]
@@ -259,8 +263,8 @@ def test_by_hand():
     assert list(everything.x) == [0.5, 2.5]
     assert list(everything.marker.symbol) == ["circle-open", "circle"]
     # Validation pale and hatched where the weights were fitted on it, as on the Explorer.
-    assert list(bars.marker.pattern.shape) == ["", "/"]
-    assert list(bars.insidetextfont.color) == ["#ffffff", "#111111"]
+    assert list(bars.marker.pattern.shape) == ["", "/", "", ""]
+    assert list(bars.insidetextfont.color) == ["#ffffff", "#111111", "#ffffff", "#111111"]
     with pytest.raises(ValueError, match="same λ grid"):
         comparison.paths_over_splits([first, comparison.LambdaPath(
             lams=lams[:2], weights=first.weights[:, :2], val_accuracy=lams[:2],
@@ -288,7 +292,7 @@ def test_explorer_scrubber_at_the_sidebar_lambda_is_the_headline():
     sdwec = comparison.over_splits(comparison.compare_many(pools, **PARAMS, lam=lam))[0]
     frame = scrubber["frames"][j]["data"]
     bars, here, heading = frame[1], frame[2], frame[3]["text"][0]
-    assert bars["y"] == [sdwec["test"], sdwec["validation"]]
+    assert bars["y"][:2] == [sdwec["test"], sdwec["validation"]]
     assert here["x"][0] == sdwec["n_selected"]
     test = mean_interval(sdwec["test"], sdwec["test_lo"], sdwec["test_hi"])
     trees = mean_interval(sdwec["n_selected"], sdwec["n_selected_lo"], sdwec["n_selected_hi"],
@@ -307,8 +311,8 @@ def test_explorer_scrubber_at_the_sidebar_lambda_is_the_headline():
 
 # --------------------------------------------------------------------------- drawn in Chromium
 
-#: Step to one frame as the slider does; read back what is drawn: each SDWEC accuracy bar's
-#: error bar (data units), the λ line, and the fill of the marker of this λ.
+#: Step to one frame as the slider does; read back what is drawn: each accuracy bar's error
+#: bar (data units), how many bars are drawn, the λ line, and the fill of the marker of this λ.
 _STEP_JS = """async (name) => {
   const gd = document.getElementById('gd');
   await Plotly.animate(gd, [name], {mode: 'immediate', frame: {duration: 0, redraw: false},
@@ -323,7 +327,9 @@ _STEP_JS = """async (name) => {
   const here = [...gd.querySelectorAll('.scatterlayer .trace')]
     .find(t => t.querySelectorAll('.point').length === 1 && t.querySelector('.errorbar'));
   const point = here && here.querySelector('.point');
-  return {errors, line, fill: point ? point.style.fill : null};
+  const drawn = [...gd.querySelectorAll('.barlayer .point path')]
+    .filter(p => p.getAttribute('d') && p.getAttribute('d') !== 'M0,0Z').length;
+  return {errors, line, fill: point ? point.style.fill : null, bars: drawn};
 }"""
 
 
@@ -350,7 +356,11 @@ def test_frames_drawn_by_plotly_show_each_lambda_s_intervals(paths):
                 drawn = tab.evaluate(_STEP_JS, f"{LAMBDA_GRID[j]:g}")
                 assert drawn["line"] == fig.frames[j].data[3].text[0]
                 expected = [(paths.test_lo[j], paths.test_hi[j]),
-                            (paths.validation_lo[j], paths.validation_hi[j])]
+                            (paths.validation_lo[j], paths.validation_hi[j]),
+                            (paths.bagging["test_lo"], paths.bagging["test_hi"]),
+                            (paths.bagging["validation_lo"], paths.bagging["validation_hi"])]
+                # Bagging's two bars stay beside SDWEC's at every step.
+                assert drawn["bars"] == 4, (j, drawn)
                 # Within a pixel of the interval (the axis is ~240 px for 0..1.03).
                 assert np.allclose(drawn["errors"], expected, atol=0.006), (j, drawn)
                 if paths.abstaining_splits[j] < SPLITS:

@@ -494,3 +494,14 @@ def test_a_worker_s_start_up_is_counted_only_when_a_worker_trains(monkeypatch):
     assert (low, high) == pytest.approx((trees[0] + 1.0, trees[1] + 4.0))
     # The measured start-up lies inside the term it is counted with.
     assert services.UPLOAD_START_SECONDS[0] <= 1.1 and 2.4 <= services.UPLOAD_START_SECONDS[1]
+
+
+def test_a_row_budget_is_said_where_its_numbers_are_shown():
+    from types import SimpleNamespace
+
+    from dashboard import services
+
+    budgeted = SimpleNamespace(key=SimpleNamespace(max_samples=1_000))
+    note = services.budget_note(budgeted)
+    assert "at most 1,000 rows" in note and "full bootstraps" in note
+    assert services.budget_note(SimpleNamespace(key=SimpleNamespace(max_samples=None))) == ""

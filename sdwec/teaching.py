@@ -400,9 +400,9 @@ EFFECTS = {
     "gamma": Effect("gamma", "depends", "either way",
                     "Whether a larger γ keeps more trees or fewer depends on where γ starts. "
                     "At λ up to the default 10, γ = 1 keeps at least twice as many trees as "
-                    "γ = 5 (every tree at λ = 2 or less); above γ = 5 a larger γ usually keeps "
-                    "more, so the count is lowest in between. At λ = 200 or more, γ = 1 keeps "
-                    "fewer trees than γ = 5 on most datasets."),
+                    "γ = 5 (every tree at λ = 2 or less); above γ = 5 a larger γ usually "
+                    "keeps more, so the count is lowest in between. At λ = 200 or more, "
+                    "γ = 1 keeps fewer trees than γ = 5 on most datasets."),
     "eps": Effect("eps", "fewer", "almost always",
                   "A larger ε almost always keeps fewer trees; a smaller ε keeps more."),
     "iterations": Effect("iterations", "fewer", "usually",

@@ -255,7 +255,7 @@ def test_gamma_count_is_lowest_in_between_up_to_the_default_lambda(sweep):
             assert min(counts) < min(counts[0], counts[-1]), (name, lam, counts)
 
 
-def test_gamma_from_the_low_end_keeps_more_at_a_large_lambda(sweep):
+def test_gamma_one_keeps_fewer_than_five_at_a_large_lambda(sweep):
     """From λ = 200 the low end turns: γ = 1 keeps fewer than γ = 5 on most (over half the)
     datasets, at every such λ of the grid."""
     assert "At λ = 200 or more, γ = 1 keeps fewer trees than γ = 5 on most datasets" in \

@@ -55,9 +55,10 @@ with guard("the frontier"):
     front_column = "val_accuracy" if front_on == "validation" else "test_accuracy"
     front = frontier.pareto(sweep, accuracy=front_column)
     name = None if second is None else SECOND_SWEEPS[second][0]
-    figure = plots.frontier(sweep, front, peers, column, second=name,
-                            x=x_axis,
-                            front_on=front_column)
+    figure = plots.frontier(sweep, front, peers, column, second=name, x=x_axis,
+                            front_on=front_column,
+                            current=dict(lam=config.lam, beta=config.beta,
+                                         gamma=config.gamma, eps=config.eps))
     # Drawn in place (dashboard.charts): the same chart receives each new figure, so what
     # the teacher hid or showed in the legend stays (the figure's uirevision); a click on an
     # SDWEC point opens the Explorer with its parameters at once.

@@ -98,7 +98,14 @@ def build_parser(prog="python -m sdwec"):
     """
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="SDWEC Explorer: reproduce the paper's experiments from the command line.")
+        description="SDWEC Explorer from the command line. 'reproduce' reruns the paper's "
+                    "Table 3 experiment (with modern peers, or the out-of-bag suite) and writes "
+                    "a CSV of every row and a Markdown report; 'frontier' writes the "
+                    "accuracy-vs-sparsity points of an SDWEC λ sweep and of the peers, one CSV "
+                    "per dataset; 'warm' trains the shipped datasets' default pools into the "
+                    "disk cache, so the dashboard opens them without training; 'dashboard' "
+                    "starts the Streamlit dashboard. Run '%(prog)s COMMAND --help' for a "
+                    "command's options.")
     parser.add_argument("--version", action="version", version=f"sdwec {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -146,8 +153,14 @@ def build_parser(prog="python -m sdwec"):
         description="Sweep SDWEC's λ on a log grid (other parameters fixed, SDWEC-B's by "
                     "default) on one pool per dataset, add the peers' points and curves "
                     "(bagging, WMV, QFWEC, NNLS, single tree, reduce-error, orientation, random "
-                    "subsets, positive Lasso path), and write them as CSV with a 'pareto_val' "
-                    "column, one file per dataset.")
+                    "subsets, positive Lasso path), and write them as CSV, one file per "
+                    "dataset. The 'pareto_val' column marks the front of validation accuracy "
+                    "against sparsity over every method's points together (SDWEC's and the "
+                    "peers'; abstaining points are never on it): an SDWEC point is marked "
+                    "only where no point of any method is as accurate and as sparse and better "
+                    "on one. For SDWEC's own front, take "
+                    "sdwec.frontier.pareto(df[df['method'] == 'SDWEC']) of the CSV read with "
+                    "pandas.")
     fr.add_argument("--dataset", "--datasets", dest="dataset", required=True,
                     type=_dataset_list, metavar="NAMES",
                     help="dataset name, several comma-separated (one CSV each), or 'all'")

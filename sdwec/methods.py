@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import MISSING, dataclass, replace
+from dataclasses import fields as dataclass_fields
 
 import numpy as np
 
@@ -554,14 +555,19 @@ BUILTIN = (
 
 _REGISTRY: dict[str, Method] = {}
 
+_REQUIRED_FIELDS = tuple(f.name for f in dataclass_fields(Method)
+                         if f.default is MISSING and f.default_factory is MISSING)
 
-def register(method: Method | None = None, /, **fields) -> Method:
+
+def register(method: Method | None = None, /, *positional, **fields) -> Method:
     """Add a method at the end of the list.
 
     Parameters
     ----------
     method : Method, optional
         The method; or give its fields as keywords (``name=..., label=..., ...``).
+    **fields
+        The fields of :class:`Method`, as keywords only.
 
     Returns
     -------
@@ -569,10 +575,18 @@ def register(method: Method | None = None, /, **fields) -> Method:
 
     Raises
     ------
+    TypeError
+        If fields are given positionally (``register("name", "label", ...)``).
     ValueError
         If the name is taken or the colour is another method's or a role's
         (:data:`ROLE_COLORS`).
     """
+    if positional or (method is not None and not isinstance(method, Method)):
+        # Method's field order is long and partly optional: keywords keep the call readable.
+        required = ", ".join(f"{name}=..." for name in _REQUIRED_FIELDS)
+        raise TypeError(f"register takes a Method or its fields as keywords; got "
+                        f"{1 + len(positional)} positional argument(s). Pass the fields as "
+                        f"keywords: register({required})")
     if method is None:
         method = Method(**fields)
     elif fields:

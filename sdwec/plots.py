@@ -1178,6 +1178,16 @@ def _splits_title(sweep, peers):
     return "one split"
 
 
+def _current_row(sweep, current):
+    """The row of ``sweep`` at the setting ``current`` (λ, β, γ, ε), or None."""
+    if current is None or sweep.empty or not {"lam", "beta", "gamma", "eps"} <= set(sweep):
+        return None
+    match = np.ones(len(sweep), dtype=bool)
+    for name in ("lam", "beta", "gamma", "eps"):
+        match &= np.isclose(sweep[name].to_numpy(float), float(current[name]), rtol=1e-9)
+    return sweep[match].iloc[0] if match.any() else None
+
+
 def _not_drawn(sweep, peers, label, accuracy):
     """Lines under the title: settings not drawn (every split keeps no tree) and those drawn
     hollow (some splits keep none), counted per method over SDWEC and every peer."""
@@ -1223,7 +1233,7 @@ def _method_names(frame):
 
 
 def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="trees",
-             front_on="val_accuracy", shown=FRONTIER_CORE):
+             front_on="val_accuracy", shown=FRONTIER_CORE, current=None):
     """Accuracy against ensemble size: an SDWEC sweep, its Pareto front and the peers.
 
     Settings where every split abstains (every weight zero, a constant guess of the most
@@ -1263,6 +1273,10 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     shown : collection of str, default=FRONTIER_CORE
         Methods visible when the figure opens; the others are ``visible="legendonly"``.
         SDWEC's sweep and front are always shown.
+    current : dict, optional
+        The sidebar's setting (``lam``, ``beta``, ``gamma``, ``eps``): its point of the
+        sweep, if the sweep holds it, is marked "you are here" (the Explorer's setting), so
+        a reader sees where the Explorer's numbers sit on the trade-off.
 
     Returns
     -------
@@ -1411,6 +1425,15 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
                            hoverinfo="skip", cliponaxis=False, legendrank=110,
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5))))
+    here = _current_row(drawn(sweep), current)
+    if here is not None:
+        traces.append(dict(
+            type="scatter", x=[here[column]], y=[here[accuracy]], mode="markers",
+            name="the sidebar's setting (the Explorer's)", uid="sidebar-setting",
+            cliponaxis=False, legendrank=105, hoverinfo="skip",
+            # A black cross over the point: the front's near-black, in a shape no method has.
+            marker=dict(symbol="x-thin-open", size=22, color=COLORS["pareto"],
+                        line=dict(width=3, color=COLORS["pareto"]))))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
     title = f"Accuracy vs ensemble size ({label}; {_splits_title(sweep, peers)})"
     for line in _not_drawn(sweep, peers, label, accuracy):

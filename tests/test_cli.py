@@ -1,5 +1,6 @@
 """The command line end to end: reproduce (local and Dask), frontier, help and errors."""
 
+import argparse
 import re
 from pathlib import Path
 
@@ -7,8 +8,8 @@ import pandas as pd
 import pytest
 
 import sdwec
-from sdwec import experiments, paper
-from sdwec.__main__ import main
+from sdwec import experiments, frontier, paper
+from sdwec.__main__ import build_parser, main
 
 SMALL = ["--datasets", "wine,sonar", "--repeats", "2", "--trees", "10", "--quiet"]
 
@@ -77,6 +78,46 @@ def test_help_explains_every_option(capsys):
         assert exc.value.code == 0
         text = capsys.readouterr().out
         assert all(option in text for option in options)
+
+
+def test_top_level_help_says_what_every_command_does(capsys):
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(sub.choices) == {"reproduce", "frontier", "warm", "dashboard"}
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    # The description, not argparse's own list of commands below it.
+    description = capsys.readouterr().out.split("positional arguments:")[0]
+    description = " ".join(description.split())
+    for name in sub.choices:
+        assert f"'{name}'" in description, name
+    assert "COMMAND --help" in description
+
+
+def test_frontier_help_and_csv_agree_on_pareto_val(tmp_path, cache, capsys):
+    with pytest.raises(SystemExit):
+        main(["frontier", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "'pareto_val' column marks the front" in text and "every method's points" in text
+    out = tmp_path / "f.csv"
+    assert main(["frontier", "--dataset", "wine", "--trees", "10", "--points", "6",
+                 "--out", str(out), "--quiet"]) == 0
+    df = pd.read_csv(out)
+    # Brute force: a point is on the front when no point of any method is at least as
+    # accurate and as sparse and better on one; an (accuracy, sparsity) pair counts once.
+    acc, sp, off = df["val_accuracy"].to_numpy(), df["sparsity"].to_numpy(), df["abstains"]
+    expected, seen = [], set()
+    for i in range(len(df)):
+        dominated = any(not off[j] and acc[j] >= acc[i] and sp[j] >= sp[i]
+                        and (acc[j] > acc[i] or sp[j] > sp[i]) for j in range(len(df)))
+        expected.append(not off[i] and not dominated and (acc[i], sp[i]) not in seen)
+        if expected[-1]:
+            seen.add((acc[i], sp[i]))
+    assert df["pareto_val"].tolist() == expected
+    # The help's recipe for SDWEC's own front: it holds every SDWEC point of the joint front.
+    own = frontier.pareto(df[df["method"] == "SDWEC"])
+    assert not own.empty
+    assert set(df.loc[df["pareto_val"] & (df["method"] == "SDWEC"), "params"]) <= set(own["params"])
 
 
 def test_bad_arguments_get_messages_not_tracebacks(capsys, cache, tmp_path):

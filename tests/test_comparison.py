@@ -253,7 +253,8 @@ def test_paired_sentences():
                                          names=("SDWEC-OOB", "bagging"))
     assert comparison.paired_sentence(worse) == (
         # -9 ± t(0.975, 9) · 3.162 / √10 = -9 ± 2.262: [-11.3, -6.74]
-        "vs bagging: −9 points [−11, −6.7] over 10 splits (SDWEC-OOB better on 0, tied 1, worse 9): "
+        "vs bagging: −9 points [−11, −6.7] over 10 splits (SDWEC-OOB better on 0, tied 1, "
+        "worse 9): "
         "SDWEC-OOB is worse (sign test over the splits, p = 0.0039; the splits share rows, "
         "so they are not independent and the real p is larger).")
     few = comparison.paired_difference([0.9, 0.9, 0.9], [0.8, 0.8, 0.8], n_rows=10)

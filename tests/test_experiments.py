@@ -141,5 +141,6 @@ def test_report_cells_are_the_interval_of_the_mean_inside_one():
     values = np.array([1.0, 1.0, 1.0, 0.9])
     half = stats.t.ppf(0.975, 3) * values.std(ddof=1) / math.sqrt(4)
     # mean ± sd would print 0.975 ± 0.05 (past 1); the interval stops at 1.
-    assert cells.loc["wine", "SDWEC-B"] == f"{values.mean():.4f} [{values.mean() - half:.4f}, 1.0000]"
+    low = values.mean() - half
+    assert cells.loc["wine", "SDWEC-B"] == f"{values.mean():.4f} [{low:.4f}, 1.0000]"
     assert cells.loc["sonar", "SDWEC-B"] == "0.8000"  # one repeat: no interval

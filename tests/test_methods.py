@@ -133,6 +133,26 @@ def test_registration_is_checked():
     assert "x" not in methods.names()
 
 
+def test_positional_fields_are_refused_with_the_keywords_to_use():
+    """docs/methods.md: register takes a Method or its fields as keywords."""
+    fields = dict(name="x", label="x", kind="point", fit=first_half, description="", reference="",
+                  source="ours", color="#123456")
+    keywords = ("register(name=..., label=..., kind=..., fit=..., description=..., "
+                "reference=..., source=..., color=...)")
+    for args, kwargs in [(tuple(fields.values()), {}), (("x",), dict(fields, name=None))]:
+        kwargs.pop("name", None)
+        with pytest.raises(TypeError, match="Pass the fields as keywords") as raised:
+            methods.register(*args, **kwargs)
+        assert keywords in str(raised.value)
+    assert "x" not in methods.names()
+    # A Method given positionally is still accepted.
+    added = methods.register(methods.Method(**fields))
+    try:
+        assert methods.get("x") is added
+    finally:
+        methods.unregister("x")
+
+
 def test_a_method_returning_the_wrong_shape_is_named(small_pool):
     broken = methods.Method(name="broken", label="broken", kind="point",
                             fit=lambda pool: np.ones(3), description="", reference="",

@@ -1158,3 +1158,18 @@ def test_scoped_names_the_split_in_every_title_line_one():
     assert fig.layout.title.text.split("<br>")[0].endswith(" · split 1 of 10")
     assert all(f.layout.title.text.split("<br>")[0].endswith(" · split 1 of 10")
                for f in fig.frames)
+
+
+def test_frontier_marks_the_sidebars_setting():
+    from sdwec import frontier as fr
+
+    sweep = _sweep_frame()
+    row = sweep.iloc[1]
+    here = dict(lam=row["lam"], beta=row["beta"], gamma=row["gamma"], eps=row["eps"])
+    fig = plots.frontier(sweep, fr.pareto(sweep), _peers_frame(), current=here)
+    mark = _trace(fig, "the sidebar's setting (the Explorer's)")
+    assert list(mark.x) == [row["n_selected"]] and list(mark.y) == [row["test_accuracy"]]
+    # A setting the sweep does not hold (another β) is not marked.
+    other = plots.frontier(sweep, fr.pareto(sweep), _peers_frame(),
+                           current=dict(here, beta=here["beta"] + 1))
+    assert not [t for t in other.data if t.name.startswith("the sidebar's setting")]

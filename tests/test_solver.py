@@ -382,6 +382,36 @@ def test_extreme_parameters_give_finite_weights():
         assert all(np.isfinite(r.nonconvex_cost) and np.isfinite(r.relaxed_cost) for r in sol.history)
 
 
+def _no_data_weight(beta, gamma, eps, iterations=25):
+    """Algorithm 1 at λ = 0 by hand: one scalar, each pass a step ŵ − f'(ŵ)/(f''(ŵ) + 2)
+    (the minimiser of eq. 10 without the data term), clipped at 0."""
+    w = 1.0
+    for _ in range(iterations):
+        g = gamma / (abs(w) + eps)
+        logistic = 1.0 / (1.0 + np.exp(g * w))  # σ(−g w)
+        slope = np.tanh(g * w) - beta * logistic
+        curvature = g * (1.0 / np.cosh(g * w) ** 2 + beta * logistic * (1.0 - logistic))
+        w = max(w - slope / (curvature + 2.0), 0.0)
+    return w
+
+
+@pytest.mark.parametrize("m,l,seed", [(40, 7, 0), (300, 30, 1)])
+def test_lambda_zero_keeps_every_member_or_none(m, l, seed):
+    """docs/algorithm.md, "λ = 0": one weight for all, whatever the votes, so line 15 keeps
+    every member (SDWEC-A's β, γ, ε; threshold "none") or none (SDWEC-B's)."""
+    H, y = random_votes(m, l, seed)
+    for preset, kept in (("SDWEC-A", l), ("SDWEC-B", 0)):
+        params = dict(PRESETS[preset], lam=0.0)
+        value = _no_data_weight(params["beta"], params["gamma"], params["eps"])
+        g = params["gamma"] / params["eps"]
+        threshold = -np.log(np.exp(1e-3 * g / params["beta"]) - 1.0) / g  # P(t) = 1e-3
+        assert (value > threshold) == bool(kept), (preset, value, threshold)
+        sol = solve(H, y, **params)
+        np.testing.assert_allclose(sol.raw_weights, value, rtol=1e-9)
+        assert sol.n_selected == kept
+        assert solve(H, y, **params, threshold="none").n_selected == l
+
+
 # ----------------------------------------------------------------- validation
 
 GOOD_H = np.array([[1, -1], [-1, 1], [1, 1]])

@@ -83,8 +83,15 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from benchmarks.common import (CHART_COMPONENT, CHART_CONTAINERS, CHARTS, load_average,
-                               machine, percentile, table)
+from benchmarks.common import (
+    CHART_COMPONENT,
+    CHART_CONTAINERS,
+    CHARTS,
+    load_average,
+    machine,
+    percentile,
+    table,
+)
 from benchmarks.load import LAUNCH_ARGS, UCI, Server
 
 ROOT = Path(__file__).resolve().parent.parent

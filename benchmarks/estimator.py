@@ -24,10 +24,18 @@ import time
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.datasets import (load_breast_cancer, load_digits, load_iris, load_wine,
-                              make_classification)
-from sklearn.ensemble import (BaggingClassifier, HistGradientBoostingClassifier,
-                              RandomForestClassifier)
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_digits,
+    load_iris,
+    load_wine,
+    make_classification,
+)
+from sklearn.ensemble import (
+    BaggingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.metrics import accuracy_score, log_loss, roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier

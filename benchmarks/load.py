@@ -58,8 +58,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import numpy as np
 
-from benchmarks.common import (CHART_CONTAINERS, CHARTS, healthy, machine, percentile, stop,
-                               table)
+from benchmarks.common import CHART_CONTAINERS, CHARTS, healthy, machine, percentile, stop, table
 
 ROOT = Path(__file__).resolve().parent.parent
 UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", "wdbc", "wine",

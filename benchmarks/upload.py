@@ -227,11 +227,11 @@ def _child_stages(path):
 
     data = timed("read", lambda: Path(path).read_bytes())
     try:
-        timed("preview", lambda: datasets.inspect_csv(data))
+        timed("preview", lambda data=data: datasets.inspect_csv(data))
     except DataError as refused:
         return {"times": times, "refused": str(refused), "baseline": baseline,
                 "peak": _peak_rss()}
-    ds = timed("parse", lambda: datasets.from_csv(data, name=Path(path).name))
+    ds = timed("parse", lambda data=data: datasets.from_csv(data, name=Path(path).name))
     del data
     rate = timed("rate probe", lambda: budget.measure_rate(ds.X, ds.y))
     n, d = ds.X.shape

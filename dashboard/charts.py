@@ -26,8 +26,12 @@ from pathlib import Path
 import numpy as np
 import plotly
 import streamlit as st
-from _plotly_utils.utils import (PlotlyJSONEncoder, is_homogeneous_array, is_skipped_key,
-                                   to_typed_array_spec)
+from _plotly_utils.utils import (
+    PlotlyJSONEncoder,
+    is_homogeneous_array,
+    is_skipped_key,
+    to_typed_array_spec,
+)
 
 #: Streamlit serves ``<app directory>/static`` at ``app/static/``.
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"

@@ -28,13 +28,22 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard import jobs
-from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS, USER_DATA, dataset_splits
-from sdwec import (comparison, datasets, experiments, frontier, methods, plots, pool,
-                   solver, timing, voting)
+from dashboard.config import LAMBDA_GRID, POOL_SIZES, SECOND_SWEEPS, USER_DATA, dataset_splits
+from sdwec import (
+    budget,
+    comparison,
+    datasets,
+    experiments,
+    frontier,
+    methods,
+    plots,
+    pool,
+    solver,
+    timing,
+    voting,
+)
 from sdwec.errors import DataError
 from sdwec.formatting import points
-from dashboard.config import POOL_SIZES
-from sdwec import budget
 
 #: Bounds of the caches. Pools: two datasets' 10 default splits and a few more, so that a
 #: 10-split configuration never evicts its own pools, nor a switch back and forth between

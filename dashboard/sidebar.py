@@ -15,9 +15,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from dashboard import budget, charts, launch, scroll
+from dashboard import budget, charts, launch, scroll, services
 from dashboard import config as cfg
-from dashboard import services
 from dashboard.guard import guard
 from sdwec import datasets
 from sdwec.paper import PRESETS

@@ -5,11 +5,10 @@ import streamlit as st
 from dashboard import services
 from dashboard.charts import plotly_chart
 from dashboard.config import SECOND_SWEEPS
+from dashboard.frontier_view import FIT_CSS, csv_name, single_ensembles
+from dashboard.frontier_view import intro as frontier_intro
 from dashboard.glossary import show_glossary, term_markdown
 from dashboard.guard import guard
-from dashboard.frontier_view import FIT_CSS, csv_name
-from dashboard.frontier_view import intro as frontier_intro
-from dashboard.frontier_view import single_ensembles
 from dashboard.sidebar import open_clicked_point, page_setup, show_config_problems
 from sdwec import frontier, plots, tables
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up and run the whole test suite on a fresh machine:
 #   Debian's chromium for the browser tests and nginx for the serving tests (apt, when
-#   missing), a virtual environment in .venv with requirements-dev.txt, then pytest.  Extra
-#   arguments go to pytest.
+#   missing), a virtual environment in .venv with requirements-dev.txt, then ruff and pytest.
+#   Extra arguments go to pytest (and skip ruff).
 # Without arguments (what CI runs) a second run follows: the library's tests in .venv-min,
 # on the oldest versions sdwec supports (requirements-min.txt, the lower bounds of
 # pyproject.toml). SDWEC_MIN_TESTS=0 skips it; the exit code is non-zero if either run fails.
@@ -22,6 +22,10 @@ if [ "$#" -gt 0 ] || [ "${SDWEC_MIN_TESTS:-1}" = 0 ]; then
   exec .venv/bin/python -m pytest "$@"
 fi
 status=0
+# The linter first (pyflakes, import order, pycodestyle's errors: pyproject.toml): a finding
+# fails the run, the tests still run.
+echo "== ruff check =="
+.venv/bin/python -m ruff check . || status=$?
 .venv/bin/python -m pytest || status=$?
 
 # The library's tests (no dashboard, browser, serving or install tests: those need the

@@ -12,12 +12,11 @@ spread, better/tied/worse counts and a sign test), so a page never shows noise a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import functools
 import math
 import threading
 import weakref
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import binomtest

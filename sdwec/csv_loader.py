@@ -20,9 +20,8 @@ import csv
 import io
 import itertools
 import os
-from pathlib import Path
-
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd

@@ -23,7 +23,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import (
-    BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier,
+    BaggingClassifier,
+    ExtraTreesClassifier,
+    RandomForestClassifier,
 )
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split

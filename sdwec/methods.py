@@ -40,13 +40,12 @@ of :func:`sweep_colors` instead, so they never borrow another method's colour.
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, replace
 from dataclasses import fields as dataclass_fields
 
 import numpy as np
-
-import weakref
 
 from sdwec import combiners, oob
 from sdwec.solver import PRESETS

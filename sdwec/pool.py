@@ -31,8 +31,15 @@ from sdwec import datasets
 from sdwec.cache import CACHE_ENV, cache_dir
 from sdwec.cluster import on_dask_cluster
 from sdwec.errors import DataError
-from sdwec.votes import Votes, compress_votes, encode_labels, stack_votes
-from sdwec.votes import _from_rows, _row_keys, _unique_keys  # compress_votes' own steps
+from sdwec.votes import (  # compress_votes' own steps
+    Votes,
+    _from_rows,
+    _row_keys,
+    _unique_keys,
+    compress_votes,
+    encode_labels,
+    stack_votes,
+)
 
 __all__ = [
     "Pool", "PoolKey", "split_indices", "build_pool", "load_pool", "is_cached",

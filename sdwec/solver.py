@@ -25,7 +25,8 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve, lstsq
 from scipy.linalg.blas import dsyrk
 from threadpoolctl import ThreadpoolController
 
-from sdwec.paper import PRESETS  # re-exported: the paper's two settings (Table 3)
+from sdwec.paper import PRESETS  # noqa: F401  (re-exported: the paper's two settings)
+
 # compress and correctness_matrix stay importable from here (their home until the votes
 # got a module of their own).
 from sdwec.votes import Votes, compress, correctness_matrix  # noqa: F401

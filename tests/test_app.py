@@ -20,9 +20,20 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import config as dashboard_config
 from dashboard.config import Config, config_from_query, config_to_query
-from tests.apptest_charts import chart_figures
-from sdwec import DataError, combiners, convergence, datasets, experiments, export, frontier, methods, pool, solver
+from sdwec import (
+    DataError,
+    combiners,
+    convergence,
+    datasets,
+    experiments,
+    export,
+    frontier,
+    methods,
+    pool,
+    solver,
+)
 from sdwec.formatting import points, significant
+from tests.apptest_charts import chart_figures
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
@@ -674,9 +685,10 @@ def test_one_split_driving_the_spread_is_named():
 def _split_notes_app(accuracies, abstaining, outlier, mean, sd):
     def script(accuracies, abstaining, outlier, mean, sd):
         import numpy as np
+        import streamlit as st
+
         from dashboard.explorer import _split_notes
         from sdwec.comparison import SplitSpread
-        import streamlit as st
         st.caption(_split_notes(SplitSpread(np.array(accuracies), abstaining, outlier, mean,
                                             sd)))
 

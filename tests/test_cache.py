@@ -74,7 +74,8 @@ def test_under_the_cap_nothing_is_deleted(cache, monkeypatch):
 
 
 def test_an_entry_whose_lock_is_held_is_not_evicted(cache, monkeypatch):
-    a, b, c = _store("a", 1000), _store("b", 2000), _store("c", 3000)
+    a = _store("a", 1000)
+    _store("b", 2000), _store("c", 3000)
     size = a.stat().st_size
     monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(int(1.5 * size)))
     # Another builder holds "a"'s lock (a second open of the lock file: flock locks belong

@@ -23,8 +23,14 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.config import (BETA_RANGE, EPS_GRID, GAMMA_RANGE, ITERATIONS_RANGE,
-                              LAMBDA_GRID, Config)
+from dashboard.config import (
+    BETA_RANGE,
+    EPS_GRID,
+    GAMMA_RANGE,
+    ITERATIONS_RANGE,
+    LAMBDA_GRID,
+    Config,
+)
 from sdwec import datasets, solver, teaching
 from sdwec.paper import PRESETS
 from sdwec.pool import build_pool

@@ -6,8 +6,16 @@ cache) and Chromium; a small pool and three splits keep it quick.
 
 import pytest
 
-from tests.test_browser import (CHARTS, LOAD_MS, _clean, _idle, _needs_chromium,  # noqa: F401
-                                _open, browser, server)
+from tests.test_browser import (  # noqa: F401
+    CHARTS,
+    LOAD_MS,
+    _clean,
+    _idle,
+    _needs_chromium,
+    _open,
+    browser,
+    server,
+)
 
 pytestmark = pytest.mark.browser
 

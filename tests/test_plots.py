@@ -398,6 +398,7 @@ def test_frontier_second_parameter_gets_one_trace_per_value():
 
 def test_frontier_on_trees_used_leaves_abstaining_points_out():
     import pandas as pd
+
     from sdwec.frontier import pareto
 
     sweep = _sweep_frame()

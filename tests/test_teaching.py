@@ -4,7 +4,6 @@ import math
 import re
 
 import numpy as np
-
 import pytest
 
 from sdwec import plots, teaching

@@ -15,12 +15,12 @@ serves the ``static`` folder beside the main script.
 
 from pathlib import Path
 
+import streamlit as st
+
 from dashboard import services
 from dashboard.charts import ensure_plotly_js, plotly_chart
 from dashboard.sidebar import page_setup
 from sdwec import comparison
-
-import streamlit as st
 
 ensure_plotly_js(Path(__file__).resolve().parent / "static")
 

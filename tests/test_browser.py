@@ -399,7 +399,10 @@ def test_how_it_works(page, server):
 
 
 def test_paper(page, server):
-    _open(page, f"{server}/paper{QUERY}", "h1")
+    # Ready when the stored Table 3's chart is drawn (counted before it was, the page's
+    # charts could be counted as 0 and then found 1).
+    _open(page, f"{server}/paper{QUERY}", CHARTS)
+    _idle(page)
     _clean(page, page.locator('[data-testid="stPlotlyChart"]').count())
     charts_before = page.locator('[data-testid="stPlotlyChart"]').count()
     # The live-run expander starts collapsed once results/reproduction holds a stored run.

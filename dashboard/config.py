@@ -41,7 +41,7 @@ SEED_RANGE = (0, 9999, 1)
 #: How many stratified splits (seeds ``seed .. seed + r - 1``) the Explorer and the Frontier
 #: average over. The default follows the dataset's size (:func:`dataset_splits`).
 SPLIT_CHOICES = SPLIT_STEPS
-#: What SDWEC is fitted on: the paper's validation votes, or our SDWEC-OOB (issue 15):
+#: What SDWEC is fitted on: the paper's validation votes, or our SDWEC-OOB (docs/oob.md):
 #: the training rows' out-of-bag votes stacked with the validation rows, equal votes.
 FITS = ("paper", "oob")
 #: The solver parameters a pin holds, in its query-string order.

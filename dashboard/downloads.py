@@ -6,7 +6,7 @@ a file handed over at every rerun would be stored and sent on every slider move)
 *any* session, sweeps unreferenced files: the first sweep marks the file, the second deletes
 it.  In a class of fifteen sessions two runs end within a fraction of a second, so the
 browser's fetch of the file could meet a 404 (the fault benchmark saw it on 1 to 4 of 15
-downloads, with or without the proxy: issue 23).
+downloads, with or without the proxy).
 
 :func:`install` wraps the running server's media file manager (its instance, not
 Streamlit's class) so that the built file is referenced by the session that clicked, at a

@@ -5,7 +5,7 @@ want`); the registry starts ``python -m sdwec _pool-job`` (or attaches to the on
 running for that pool), and the worker trains the pool into the disk cache through
 :func:`sdwec.pool.load_pool`, so its progress is the cache's progress file that the page
 already shows for any other builder (:func:`sdwec.pool.training_progress`).  Why another
-process, not the page's script thread (as before issue 22) or another thread: a thread
+process, not the page's script thread or another thread: a thread
 cannot be stopped from outside, so Cancel would wait for the next progress report (20 trees,
 a minute on NSL-KDD) and a closed tab's training went on; the page's run stays blocked while
 it trains; and the training shares the server's GIL and memory.  A worker process at low

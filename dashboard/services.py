@@ -549,7 +549,7 @@ def cold_start_note(config):
     pool is ready.
 
     However short the training: a move of the seed, the splits or l must say how many
-    pools it trains before they start (issue 21, point 1); a note under 10 s went unsaid,
+    pools it trains before they start: a note under 10 s went unsaid,
     so after an upload a one-step seed move trained its new pool with no word.  The note
     is redrawn away when the pools land (:func:`on_pools_landed`)."""
     try:
@@ -704,7 +704,7 @@ def get_pools(refs):
 #: Training whose estimate (the range's high end) reaches this runs in a worker process
 #: (dashboard/jobs.py) with a Cancel button; shorter training runs in the page, where
 #: starting a process (about 2 s) would cost more than it saves.  ``$SDWEC_OFF_PAGE_SECONDS``
-#: overrides it (``inf``: always in the page, as before issue 22; benchmarks/jobs.py).
+#: overrides it (``inf``: always in the page; benchmarks/jobs.py measures both).
 def _off_page_seconds(default=OFF_PAGE_DEFAULT_SECONDS):
     text = os.environ.get("SDWEC_OFF_PAGE_SECONDS")
     try:
@@ -1242,7 +1242,7 @@ def stored_reproduction():
     return _stored(REPRODUCTION_CSV)
 
 
-#: Where ``python -m sdwec reproduce --suite oob`` wrote the out-of-bag study (issue 15).
+#: Where ``python -m sdwec reproduce --suite oob`` wrote the out-of-bag study (docs/oob.md).
 OOB_CSV = REPRODUCTION_CSV.parent.parent / "oob" / "results.csv"
 
 

@@ -5,7 +5,7 @@ Streamlit keeps every file PUT to ``/_stcore/upload_file/<session>/<file>`` in i
 websocket has been closed for ``server.disconnectedSessionTTL`` (120 s by default).  The
 upload address is open to any connected session, whether or not a widget ever asks for the
 file: eight raw 150 MiB uploads into one session were all kept (+1.2 GiB), and still held
-150 s after the websocket closed (issue 22).
+150 s after the websocket closed.
 
 :func:`install` puts an :class:`UploadPolicy` on the running server's manager (its
 instance's methods are wrapped; Streamlit's classes are not touched).  It tells two kinds of

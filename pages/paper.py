@@ -152,7 +152,7 @@ st.markdown(
     "collapses identical rows of the vote matrix before iterating (see "
     "docs/algorithm.md); the machines differ, so compare how the times grow with l and m "
     "as much as the times themselves.")
-show_doc_section("algorithm.md", "Exact speed-ups (issue 6)",
+show_doc_section("algorithm.md", "Exact speed-ups",
                  label="Why our solver is faster: exact speed-ups (docs/algorithm.md)")
 cols = st.columns(2)
 time_names = cols[0].multiselect("Datasets", datasets.names(),

@@ -36,7 +36,7 @@ guarantees:
   (empty) stay: deleting a lock file another process may hold open would let two builders
   in at once.
 
-Why a small module and not a library (the decision issue 12 asked for):
+Why a small module and not a library:
 
 * ``joblib.Memory`` (already a dependency) writes atomically but has no lock, so two
   processes that miss together both compute: minutes each for an NSL-KDD pool on two cores,

@@ -172,7 +172,7 @@ def majority(P, y=None, classes=None) -> np.ndarray:
 def _member_tallies(v: Votes, block=16_384):
     """Rows each member got right and rows it voted on (floats; whole numbers for counts)."""
     # counts @ bool matrix is an integer product numpy does without BLAS: 0.28 s on 113,000
-    # x 200 votes, against 0.06 s for float blocks through BLAS (issue 22). Counts are whole
+    # x 200 votes, against 0.06 s for float blocks through BLAS. Counts are whole
     # numbers far below 2**53, so the float sums are exact.
     counts = v.counts.astype(float)
     right, voted = np.zeros(v.n_members), np.zeros(v.n_members)

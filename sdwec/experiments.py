@@ -572,7 +572,7 @@ def _blocks(df, exploration=EXPLORATION_SPLITS):
 
 
 def oob_targets(df, exploration=EXPLORATION_SPLITS):
-    """The targets of issue 15, measured on the confirmation splits (Markdown lines).
+    """The out-of-bag study's targets (docs/oob.md), measured on the confirmation splits (Markdown lines).
 
     The better of the two new methods is chosen on the exploration splits (higher mean
     accuracy over datasets), never on the confirmation splits.
@@ -616,7 +616,7 @@ def oob_targets(df, exploration=EXPLORATION_SPLITS):
 def write_oob_report(df, out_dir, command, wall_seconds, exploration=EXPLORATION_SPLITS):
     """Write ``results.csv`` and ``report.md`` of the ``"oob"`` suite into ``out_dir``.
 
-    The report has the targets of issue 15 (on the confirmation splits), then for the
+    The report has the study's targets (docs/oob.md; on the confirmation splits), then for the
     exploration and the confirmation splits separately (or all splits, when there are at
     most ``exploration``): the mean over datasets per method, every dataset's mean with its
     95 % interval and trees kept, and each new method against full bagging, a random subset
@@ -646,7 +646,7 @@ def write_oob_report(df, out_dir, command, wall_seconds, exploration=EXPLORATION
         "(1 point = 0.01).", "",
         f"Splits 0–{exploration - 1} explore and later splits confirm: nothing below is chosen "
         "on a confirmation split.", "",
-        "## Targets of issue 15 (confirmation splits)", "",
+        "## Targets of the study (docs/oob.md; confirmation splits)", "",
         *oob_targets(df, exploration), "",
     ]
     for title, part in _blocks(df, exploration):

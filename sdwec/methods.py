@@ -523,16 +523,16 @@ BUILTIN = (
     Method("SDWEC-OOB", "SDWEC-OOB", "point", _sdwec_oob,
            "Algorithm 1 (SDWEC-B's β, γ, ε) on the out-of-bag + validation votes; λ by "
            "bisection to reach K trees (default 20 % of l), the K largest kept, equal votes",
-           "this project (issue 15); out-of-bag estimates: Breiman (1996), Out-of-bag "
+           "this project; out-of-bag estimates: Breiman (1996), Out-of-bag "
            "estimation", "ours", "#e41a1c", symbol="star-triangle-up", suites=("oob",),
            weights_from="oob+validation"),
     Method("SDWEC-OOB weighted", "SDWEC-OOB weighted", "point", _sdwec_oob_weighted,
-           "SDWEC-OOB's trees voting with their SDWEC weights", "this project (issue 15)",
+           "SDWEC-OOB's trees voting with their SDWEC weights", "this project",
            "ours", "#fb9a99", symbol="star-triangle-up-open", frontier=False,
            suites=("oob",), weights_from="oob+validation"),
     Method("SDWEC-val K", "SDWEC-val K", "point", _sdwec_val_sized,
            "SDWEC-OOB's size targeting and equal votes, fitted on the validation votes only",
-           "this project (issue 15)", "ours", "#b15928", symbol="diamond-open",
+           "this project", "ours", "#b15928", symbol="diamond-open",
            frontier=False, suites=("oob",)),
     Method("SDWEC-stable", "SDWEC-stable", "point", _sdwec_stable,
            "the K trees SDWEC-B selects most often over 20 seeded bootstrap resamples of the "
@@ -542,7 +542,7 @@ BUILTIN = (
            weights_from="oob+validation"),
     Method("SDWEC-OOB path", "SDWEC-OOB (λ path)", "curve", _sdwec_oob_path,
            "SDWEC-OOB's fit along a λ grid: each λ's selected trees, equal votes",
-           "this project (issue 15)", "ours", "#a50f15", symbol="triangle-up", picks=(),
+           "this project", "ours", "#a50f15", symbol="triangle-up", picks=(),
            weights_from="oob+validation"),
     Method("reduce-error OOB", "reduce-error ordering on the OOB + validation votes", "curve",
            _reduce_error_oob,

@@ -392,14 +392,21 @@ _DOT = dict(size=6, color="#ffffff", line=dict(width=1, color="#111111"))
 _ROOM_ABOVE_ONE = 1.03
 
 
-def _error(mean, lo, hi, floor=None):
-    """Plotly error-bar arrays that draw the interval [lo, hi] around ``mean``; a lower end
-    below ``floor`` (the edge of a log axis, where 0 has no place) is drawn to it."""
+def _asymmetric(mean, lo, hi, floor=None, **style):
+    """A Plotly error bar from ``mean`` down to ``lo`` and up to ``hi`` (an interval, a
+    range of runs): no bar where an end is NaN; a lower end below ``floor`` (the edge of a
+    log axis, where 0 has no place) is drawn to it. ``style``: color, thickness, width."""
     mean, lo, hi = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (mean, lo, hi))
     if floor is not None:
         lo = np.maximum(lo, floor)
-    return dict(type="data", symmetric=False, array=(hi - mean).tolist(),
-                arrayminus=(mean - lo).tolist(), color="#111111", thickness=1.5, width=4)
+    lo, hi = np.where(np.isnan(lo), mean, lo), np.where(np.isnan(hi), mean, hi)
+    return dict(type="data", symmetric=False, array=np.maximum(hi - mean, 0.0).tolist(),
+                arrayminus=np.maximum(mean - lo, 0.0).tolist(), **style)
+
+
+def _error(mean, lo, hi, floor=None):
+    """The scrubber's error bars: :func:`_asymmetric` in near-black."""
+    return _asymmetric(mean, lo, hi, floor, color="#111111", thickness=1.5, width=4)
 
 
 def _scrub_texts(paths):
@@ -918,10 +925,7 @@ def method_comparison(rows):
                                    "members used %{customdata[0]}<extra>" + what
                                    + "</extra>")
         if has.any():
-            trace["error_y"] = dict(type="data", symmetric=False,
-                                    array=np.where(has, hi - values, 0.0),
-                                    arrayminus=np.where(has, values - lo, 0.0),
-                                    color="#444444")
+            trace["error_y"] = _asymmetric(values, lo, hi, color="#444444")
         traces.append(trace)
         has_interval = has_interval or has.any()
         if splits > 1:
@@ -1472,11 +1476,8 @@ def _error_bar(rows, column, colour):
     interval = _interval(rows, column)
     if interval is None:
         return None
-    mean = rows[column].to_numpy(dtype=float)
     # A row without an interval (one split among several) gets no bar, not a NaN one.
-    low, high = (np.where(np.isnan(v), mean, v) for v in interval)
-    return dict(type="data", symmetric=False, array=np.maximum(high - mean, 0.0),
-                arrayminus=np.maximum(mean - low, 0.0), thickness=1, width=3, color=colour)
+    return _asymmetric(rows[column], *interval, thickness=1, width=3, color=colour)
 
 
 def _fitted_range(traces):
@@ -1541,13 +1542,9 @@ def paper_comparison(table):
                      hovertemplate=label + " on %{customdata[0]}<br>paper %{x:.3f}<br>"
                                            "%{customdata[1]}<extra></extra>")
         if {"ours_lo", "ours_hi"} <= set(rows):
-            ours = rows["ours"].to_numpy(dtype=float)
             # Asymmetric: the interval is clipped at 1, so a bar never passes a perfect score.
-            up = rows["ours_hi"].to_numpy(dtype=float) - ours
-            down = ours - rows["ours_lo"].to_numpy(dtype=float)
-            trace["error_y"] = dict(type="data", symmetric=False, array=np.nan_to_num(up),
-                                    arrayminus=np.nan_to_num(down), color=colour,
-                                    thickness=1.5, width=3)
+            trace["error_y"] = _asymmetric(rows["ours"], rows["ours_lo"], rows["ours_hi"],
+                                           color=colour, thickness=1.5, width=3)
         traces.append(trace)
     values = table[["paper", "ours"]].to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
@@ -1657,9 +1654,8 @@ def training_time(table):
             fastest = rows["seconds_min"].to_numpy(dtype=float)
             slowest = rows["seconds_max"].to_numpy(dtype=float)
             runs = rows["runs"] if "runs" in rows else [None] * len(rows)
-            trace["error_y"] = dict(type="data", symmetric=False, array=slowest - seconds,
-                                    arrayminus=seconds - fastest, color=colour,
-                                    thickness=1.5, width=3)
+            trace["error_y"] = _asymmetric(seconds, fastest, slowest, color=colour,
+                                           thickness=1.5, width=3)
             trace["customdata"] = [
                 f"median {significant(v)} s{'' if n is None else f' of {int(n)} runs'} "
                 f"(fastest {significant(a)}, slowest {significant(b)})"

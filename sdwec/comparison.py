@@ -25,7 +25,7 @@ from sdwec import combiners, intervals, solver
 from sdwec._util import plain
 from sdwec.formatting import points, significant
 
-__all__ = ["Comparison", "LambdaPath", "LambdaPaths", "PairedDifference", "accuracy_interval",
+__all__ = ["Comparison", "LambdaPath", "LambdaPaths", "PairedDifference", 
            "compare", "compare_many", "default_splits", "lambda_paths", "paths_over_splits",
            "interval_points", "lambda_path", "over_splits", "paired", "paired_difference",
            "paired_sentence",
@@ -210,9 +210,8 @@ def over_splits(results):
 
     def stats(row, name, values, high, rows=None):
         values = np.asarray(values, dtype=float)
-        mean, lo, hi = intervals.mean_interval(values, 0.0, high)
-        if r == 1 and rows is not None:
-            lo, hi = intervals.binomial_interval(round(values[0] * rows), rows)
+        mean, lo, hi = (intervals.mean_interval(values, 0.0, high) if rows is None
+                        else intervals.accuracy_interval(values, [rows]))
         row[name], row[f"{name}_lo"], row[f"{name}_hi"] = mean, lo, hi
         row[f"{name}_sd"] = float(values.std(ddof=1)) if r > 1 else 0.0
         row[f"{name}_values"] = [float(v) for v in values]
@@ -300,8 +299,8 @@ class LambdaPaths:
     """SDWEC at every λ of a grid on the pools of ``r`` splits, and what :func:`over_splits`
     makes of them at each λ: the Explorer's headline numbers for every λ of the grid.
 
-    Accuracy intervals are those of :func:`accuracy_interval`; the interval of the trees used
-    is the t interval of the mean in [0, l] (NaN with one split).
+    Accuracy intervals are those of :func:`sdwec.intervals.accuracy_interval`; the interval
+    of the trees used is the t interval of the mean in [0, l] (NaN with one split).
 
     Attributes
     ----------
@@ -343,34 +342,6 @@ class LambdaPaths:
     @property
     def splits(self):
         return len(self.paths)
-
-
-def accuracy_interval(values, rows):
-    """Mean accuracy over splits and its interval, as the Explorer reports it.
-
-    Parameters
-    ----------
-    values : array_like of shape (..., r)
-        Accuracies of ``r`` splits on the last axis.
-    rows : array_like of int, shape (r,)
-        The rows each split's accuracy is measured on.
-
-    Returns
-    -------
-    mean, lo, hi : float or ndarray of shape (...)
-        With several splits the t interval of the mean in [0, 1]
-        (:func:`sdwec.intervals.mean_interval`); with one, the exact binomial interval over
-        its rows (:func:`sdwec.intervals.binomial_interval`): one split has no spread, its
-        rows still bound what its accuracy says.
-    """
-    values = np.asarray(values, dtype=float)
-    rows = np.asarray(rows)
-    if values.shape[-1] > 1:
-        return intervals.mean_interval(values, 0.0, 1.0)
-    mean = values[..., 0]
-    # An accuracy is a count of right rows over the rows: its count is that, up to rounding.
-    lo, hi = intervals.binomial_interval(np.rint(mean * rows[0]).astype(int), int(rows[0]))
-    return (float(mean) if mean.ndim == 0 else mean), lo, hi
 
 
 def lambda_paths(pools, lams, fit_on="validation", lam=None, **params):
@@ -438,11 +409,12 @@ def paths_over_splits(paths, n_val, n_test):
     n_val, n_test = np.asarray(n_val, dtype=int), np.asarray(n_test, dtype=int)
     l = paths[0].weights.shape[0]
     used = np.column_stack([p.n_selected for p in paths])  # (n, r)
-    test = accuracy_interval(np.column_stack([p.test_accuracy for p in paths]), n_test)
-    val = accuracy_interval(np.column_stack([p.val_accuracy for p in paths]), n_val)
+    interval = intervals.accuracy_interval
+    test = interval(np.column_stack([p.test_accuracy for p in paths]), n_test)
+    val = interval(np.column_stack([p.val_accuracy for p in paths]), n_val)
     kept = intervals.mean_interval(used, 0, l)
-    bag_test = accuracy_interval([p.bagging["test"] for p in paths], n_test)
-    bag_val = accuracy_interval([p.bagging["validation"] for p in paths], n_val)
+    bag_test = interval([p.bagging["test"] for p in paths], n_test)
+    bag_val = interval([p.bagging["validation"] for p in paths], n_val)
     bagging = dict(zip(("test", "test_lo", "test_hi"), map(float, bag_test)))
     bagging.update(zip(("validation", "validation_lo", "validation_hi"), map(float, bag_val)))
     return LambdaPaths(paths=tuple(paths), lams=lams, n_trees=l, n_val=n_val, n_test=n_test,

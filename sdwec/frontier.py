@@ -236,11 +236,11 @@ def over_splits(frames, n_val=None, n_test=None):
         if column not in first:
             continue
         values = np.column_stack([f[column].to_numpy(dtype=float) for f in frames])
-        high = trees if column == "n_selected" else 1.0
-        mean, lo, hi = intervals.mean_interval(values, 0.0, high)
-        if len(frames) == 1 and rows.get(column):
-            n = rows[column]
-            lo, hi = intervals.binomial_interval(np.rint(values[:, 0] * n), n)
+        if rows.get(column):
+            mean, lo, hi = intervals.accuracy_interval(values, [rows[column]] * len(frames))
+        else:
+            high = trees if column == "n_selected" else 1.0
+            mean, lo, hi = intervals.mean_interval(values, 0.0, high)
         out[column] = mean
         out[column + "_lo"] = lo
         out[column + "_hi"] = hi

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["LEVEL", "mean_interval", "binomial_interval", "mcnemar", "McNemar"]
+__all__ = ["LEVEL", "mean_interval", "binomial_interval", "accuracy_interval", "mcnemar",
+           "McNemar"]
 
 #: Confidence level of every interval shown.
 LEVEL = 0.95
@@ -85,6 +86,34 @@ def binomial_interval(successes, trials, level=LEVEL):
         lo = np.where(k > 0, stats.beta.ppf(tail, k, n - k + 1), 0.0)
         hi = np.where(k < n, stats.beta.ppf(1 - tail, k + 1, n - k), 1.0)
     return _scalar(lo), _scalar(hi)
+
+
+def accuracy_interval(values, rows):
+    """Mean accuracy over splits and its interval: the convention for an accuracy.
+
+    Parameters
+    ----------
+    values : array_like of shape (..., r)
+        Accuracies of ``r`` splits on the last axis.
+    rows : array_like of int, shape (r,)
+        The rows each split's accuracy is measured on.
+
+    Returns
+    -------
+    mean, lo, hi : float or ndarray of shape (...)
+        With several splits the t interval of the mean in [0, 1]
+        (:func:`mean_interval`); with one, the exact binomial interval over
+        its rows (:func:`binomial_interval`): one split has no spread, its
+        rows still bound what its accuracy says.
+    """
+    values = np.asarray(values, dtype=float)
+    rows = np.asarray(rows)
+    if values.shape[-1] > 1:
+        return mean_interval(values, 0.0, 1.0)
+    mean = values[..., 0]
+    # An accuracy is a count of right rows over the rows: its count is that, up to rounding.
+    lo, hi = binomial_interval(np.rint(mean * rows[0]).astype(int), int(rows[0]))
+    return (float(mean) if mean.ndim == 0 else mean), lo, hi
 
 
 @dataclass(frozen=True)

@@ -105,3 +105,10 @@ def test_over_one_split_gives_accuracies_a_binomial_interval():
 def test_interval_text():
     assert interval_text(0.981, 0.957, 1.0) == "0.981 [0.957, 1.000]"
     assert interval_text(193.8, 179.8, 200, 1) == "193.8 [179.8, 200.0]"
+
+
+def test_an_accuracy_interval_is_binomial_on_one_split_and_t_over_several():
+    lo, hi = intervals.binomial_interval(17, 21)
+    assert intervals.accuracy_interval([17 / 21], [21]) == (pytest.approx(17 / 21), lo, hi)
+    values = [0.6, 0.7, 0.8]
+    assert intervals.accuracy_interval(values, [21] * 3) == intervals.mean_interval(values, 0, 1)

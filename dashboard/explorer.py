@@ -16,6 +16,14 @@ from dashboard.sidebar import apply_config, current_config, pin_current, unpin
 from sdwec import comparison, convergence, export, intervals, plots, remedy, voting
 from sdwec.formatting import mean_interval, points, significant
 
+# The solver's multi-class reading (sdwec.solver.MULTICLASS), said where its weights are shown.
+MULTICLASS_NOTE = (" With more than two classes SDWEC asks that the true class outscore every "
+                   "other class, the condition under which the weighted vote is right (the "
+                   "plurality reading: one solver row per row and rival class; derived "
+                   "below).")
+#: Where docs/algorithm.md derives the multi-class reading (rendered under the note).
+MULTICLASS_SECTION = "More than two classes: the plurality reading (the default)"
+
 
 def _label_formatter(classes):
     """Binary labels print as -1/+1, any other labels as they are."""
@@ -276,7 +284,11 @@ def show_explorer(config):
     st.markdown(comparison.paired_sentence(diff))
     st.caption(_rows_note(results) + services.budget_note(ref) + per_split +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
-               f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}.")
+               f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}."
+               + (MULTICLASS_NOTE if len(result.classes) > 2 else ""))
+    if len(result.classes) > 2:
+        show_doc_section("algorithm.md", MULTICLASS_SECTION,
+                         label=f"{MULTICLASS_SECTION} (docs/algorithm.md)")
     _pin_section(config, results, pinned_results)
     st.markdown(cost_note(convergence.describe(sol.history), len(sol.history)))
     show_doc_section("algorithm.md", COSTS_SECTION,

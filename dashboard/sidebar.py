@@ -207,8 +207,8 @@ def sidebar(cold_note=None, warm=None, live=None, menu=True):
     offered = cfg.task_choices(state[cfg.WIDGET_KEYS["dataset"]])
     col_task, col_splits = sb.columns(2)
     col_task.selectbox("Task", offered, disabled=len(offered) == 1, **_bound("task"),
-                       help="Binary tasks use labels ±1; multi-class tasks solve SDWEC on the "
-                            "correctness matrix.")
+                       help="Binary tasks use labels ±1; multi-class tasks ask SDWEC that the "
+                            "true class outscore every other class (the plurality reading).")
     col_splits.selectbox("Splits", cfg.SPLIT_CHOICES, **_bound("splits"),
                          help="Average over this many stratified 80/10/10 splits (seeds "
                               "seed … seed + r − 1), with their spread. The default follows "

@@ -14,9 +14,9 @@ __version__ = "0.1.0"
 
 _LAZY_MODULES = {
     "datasets", "pool", "combiners", "frontier", "experiments", "plots", "estimator",
-    "export", "paper", "timing", "votes", "methods",
+    "export", "paper", "timing", "votes", "methods", "scorers", "calibration",
 }
-_LAZY_ATTRS = {"SDWECClassifier": "estimator"}
+_LAZY_ATTRS = {"SDWECClassifier": "estimator", "lam_used": "scorers", "n_selected": "scorers"}
 
 # ``from sdwec import *`` must work on the base install: sdwec.plots needs the dashboard
 # extra (plotly), so it stays out of ``__all__`` (``sdwec.plots`` and ``from sdwec import
@@ -25,7 +25,8 @@ _NEEDS_EXTRA = {"plots"}
 
 __all__ = [
     "DataError", "Solution", "Votes", "VoteTable", "compress", "correctness_matrix", "solve",
-    "SDWECClassifier", "__version__", *sorted(_LAZY_MODULES - _NEEDS_EXTRA),
+    "SDWECClassifier", "lam_used", "n_selected", "__version__",
+    *sorted(_LAZY_MODULES - _NEEDS_EXTRA),
 ]
 
 

@@ -10,6 +10,7 @@ installed with the package (``pip install "sdwec[dashboard]"``). Run with ``--he
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import shlex
@@ -17,6 +18,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +34,8 @@ from sdwec.errors import DataError
 # level at build time: pyproject.toml), or a checkout's own app.py when run from a checkout.
 _INSTALLED_APP = Path(__file__).resolve().parent / "app" / "app.py"
 _CHECKOUT_APP = Path(__file__).resolve().parent.parent / "app.py"
+#: Seconds a child of ``sdwec dashboard`` has to exit after SIGTERM before SIGKILL.
+STOP_GRACE_SECONDS = 5.0
 
 
 def _dataset_list(text):
@@ -214,7 +219,8 @@ def build_parser(prog="python -m sdwec"):
                     "with its settings), from any folder. Unless --no-warm is given (or "
                     "SDWEC_WARM=0), 'sdwec warm' trains the shipped datasets' default pools "
                     "into the disk cache in the background at low priority (log: warm.log in "
-                    "the cache folder). Other options go to 'streamlit run', e.g. "
+                    "the cache folder); Ctrl-C or SIGTERM stops the server and the warm-up "
+                    "with its worker processes. Other options go to 'streamlit run', e.g. "
                     "--server.headless true --server.address 0.0.0.0.")
     db.add_argument("--no-warm", action="store_true",
                     help="do not warm the default pools in the background")
@@ -307,6 +313,60 @@ def _low_priority():
         os.nice(10)
 
 
+def _exit_on_signal(signum, frame):
+    sys.exit(128 + signum)
+
+
+@contextlib.contextmanager
+def _clean_exit_on_sigterm():
+    """Within the block, SIGTERM raises :class:`SystemExit` instead of killing the process
+    where it stands, so it exits through its clean-up: the cache's temporary file and
+    progress record, and joblib's abort, which stops its worker processes."""
+    if threading.current_thread() is not threading.main_thread():  # handlers need it
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _exit_on_signal)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _signal_group(pgid, signum):
+    """Send ``signum`` to the process group ``pgid``; whether any process was in it."""
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):  # empty, or no longer ours
+        return False
+    return True
+
+
+def _stop_group(process, grace=STOP_GRACE_SECONDS):
+    """Stop ``process``, the leader of its own process group, and then the rest of the group.
+
+    The leader gets SIGTERM first, so that it exits through its clean-up (``sdwec warm``
+    removes its progress record and stops joblib's workers); whatever of the group outlives
+    it (a worker it could not stop; joblib's resource trackers, which ignore SIGTERM and
+    leave once the processes they serve are gone) gets SIGTERM, then SIGKILL after
+    ``grace`` seconds.
+    Nothing may wait on ``process`` before: its unreaped pid keeps the group's id from being
+    given to another process.
+    """
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        deadline = time.monotonic() + grace
+        if not _signal_group(process.pid, signum):
+            return
+        while time.monotonic() < deadline and _signal_group(process.pid, 0):
+            time.sleep(0.05)
+
+
 def _dashboard_app():
     for app in (_INSTALLED_APP, _CHECKOUT_APP):
         if app.is_file():
@@ -344,9 +404,13 @@ def _dashboard(args, streamlit_args):
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / "warm.log", "wb") as log:
+            # A session of its own: the warm-up and the joblib workers it starts form one
+            # process group, stopped as a whole below (a terminal's Ctrl-C reaches only
+            # this process and the server).
             warmer = subprocess.Popen([sys.executable, "-m", "sdwec", "warm", "--quiet"],
                                       stdout=log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, preexec_fn=_low_priority)
+                                      stdin=subprocess.DEVNULL, preexec_fn=_low_priority,
+                                      start_new_session=True)
         print(f"Warming the default pools in the background (log: {folder / 'warm.log'})",
               flush=True)
     # The app's own launcher (dashboard/launch.py, by path: installed, its package is
@@ -354,16 +418,20 @@ def _dashboard(args, streamlit_args):
     launcher = app.parent / "dashboard" / "launch.py"
     server = subprocess.Popen([sys.executable, str(launcher), "run", str(app), *port,
                                *streamlit_args], env=env)
-    # A SIGTERM to this process stops the server (and the warmer) as Ctrl-C does.
-    signal.signal(signal.SIGTERM, lambda *_: server.terminate())
+    # SIGTERM (or the terminal closing) stops the server, and then the warmer, as Ctrl-C does.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda *_: server.terminate())
     try:
         return server.wait()
-    except KeyboardInterrupt:  # the terminal sent SIGINT to the server too
+    except KeyboardInterrupt:
+        # A terminal's Ctrl-C reached the server too, a `kill -INT` of this process did not.
+        if server.poll() is None:
+            server.terminate()
         return server.wait()
     finally:
-        if warmer is not None and warmer.poll() is None:
-            warmer.terminate()
-            warmer.wait()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        if warmer is not None:
+            _stop_group(warmer)
 
 
 def _warm(args):
@@ -372,8 +440,9 @@ def _warm(args):
     seeds = None if args.seeds is None else range(args.seeds)
     progress, bar = _pool_progress(args.quiet, warm.plan(args.datasets, n_trees=args.trees,
                                                          seeds=seeds))
-    results = warm.warm(args.datasets, n_trees=args.trees, seeds=seeds,
-                        n_jobs=args.n_jobs, progress=progress)
+    with _clean_exit_on_sigterm():  # how `sdwec dashboard` stops its warm-up
+        results = warm.warm(args.datasets, n_trees=args.trees, seeds=seeds,
+                            n_jobs=args.n_jobs, progress=progress)
     if bar is not None:
         bar.close()
     trained = [r for r in results if r.trained]
@@ -424,7 +493,7 @@ def _pool_job():
     ``(PoolKey, Dataset or None)`` read on stdin into the disk cache, at low priority."""
     # SIGTERM (Cancel) exits through the clean-up code: the cache removes its temporary
     # file and progress record instead of leaving them for an hour.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     _low_priority()
     import pickle  # only here: the input comes from the dashboard process that started us
 

@@ -175,7 +175,7 @@ class SizedFit:
 
 def fit_to_size(votes: Votes, size, *, lam_range=LAMBDA_RANGE, lam_ratio=LAMBDA_RATIO,
                 beta=_FIXED["beta"], gamma=_FIXED["gamma"], eps=_FIXED["eps"], iterations=25,
-                threshold="paper") -> SizedFit:
+                threshold="paper", multiclass="plurality") -> SizedFit:
     """SDWEC at a target ensemble size: λ by bisection on log λ, then the largest weights.
 
     The support of SDWEC's solution grows with λ (more weight on the data), though not
@@ -197,7 +197,7 @@ def fit_to_size(votes: Votes, size, *, lam_range=LAMBDA_RANGE, lam_ratio=LAMBDA_
         Smallest and largest λ considered.
     lam_ratio : float, default=LAMBDA_RATIO
         Bracket width, as ``hi / lo``, at which bisection stops.
-    beta, gamma, eps, iterations, threshold
+    beta, gamma, eps, iterations, threshold, multiclass
         As in :func:`sdwec.solve` (default: SDWEC-B's β, γ, ε).
 
     Returns
@@ -222,7 +222,7 @@ def fit_to_size(votes: Votes, size, *, lam_range=LAMBDA_RANGE, lam_ratio=LAMBDA_
 
     def solved(lam):
         sol = solve(votes, None, lam=lam, beta=beta, gamma=gamma, eps=eps,
-                    iterations=iterations, threshold=threshold)
+                    iterations=iterations, threshold=threshold, multiclass=multiclass)
         evaluations.append((lam, sol.n_selected))
         return sol
 
@@ -322,8 +322,9 @@ def stability_ranking(votes: Votes, n_resamples=STABLE_RESAMPLES, seed=0, *,
     if not isinstance(votes, Votes):
         raise TypeError(f"votes must be sdwec.votes.Votes; got {type(votes).__name__}")
     rng = np.random.default_rng(seed)
-    # The solver reads unique correctness rows; resampling those is the same bootstrap.
-    rows = votes.correctness_form
+    # For two classes the solver reads unique correctness rows, and resampling those is the
+    # same bootstrap; with more classes its rows are (row, rival) pairs, so draw the rows.
+    rows = votes.correctness_form if len(votes.classes) <= 2 else votes
     selected = np.zeros(rows.n_members)
     total = np.zeros(rows.n_members)
     for _ in range(n_resamples):

@@ -33,6 +33,13 @@ from sdwec.votes import Votes, compress, correctness_matrix  # noqa: F401
 
 THRESHOLDS = ("paper", "adaptive", "none")
 
+#: Readings of "sgn(Hw) = y" for more than two classes (the paper has two; docs/algorithm.md).
+#: ``"plurality"``: the true class outscores each rival (:attr:`Votes.plurality_form`), the
+#: condition a weighted plurality vote is right under.  ``"correctness"``: a weighted
+#: majority of the members is right (:attr:`Votes.correctness_form`), which asks more and
+#: keeps nothing when members are right on fewer than half the rows.  Equal for two classes.
+MULTICLASS = ("plurality", "correctness")
+
 # The solver's BLAS calls run on one thread.  Measured on this project's 2-core machines:
 # NSL-KDD with l = 1000 (2,259 unique rows) takes 1.9 s single-threaded against 2.6-3.0 s
 # with two threads, and on a loaded machine OpenBLAS's spinning threads make the small
@@ -196,7 +203,7 @@ def adaptive_thresholds(w, beta, gamma, eps, level=PENALTY_LEVEL):
 # --------------------------------------------------------------------------- inputs
 
 
-def check_params(lam, beta, gamma, eps, iterations, threshold):
+def check_params(lam, beta, gamma, eps, iterations, threshold, multiclass="plurality"):
     """Raise ValueError naming the first solver parameter that is out of range."""
     for name, value in (("lam", lam), ("beta", beta), ("gamma", gamma), ("eps", eps)):
         if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
@@ -213,6 +220,9 @@ def check_params(lam, beta, gamma, eps, iterations, threshold):
         raise ValueError(f"iterations must be an integer >= 1; got {iterations!r}")
     if threshold not in THRESHOLDS:
         raise ValueError(f"threshold must be one of {', '.join(map(repr, THRESHOLDS))}; got {threshold!r}")
+    if multiclass not in MULTICLASS:
+        raise ValueError(f"multiclass must be one of {', '.join(map(repr, MULTICLASS))}; got "
+                         f"{multiclass!r}")
 
 
 # --------------------------------------------------------------------------- vote table
@@ -233,15 +243,20 @@ class _Table(NamedTuple):
         return self.rows.shape[1]
 
 
-def _table(votes):
-    """The solver's table of a :class:`Votes`: its correctness form's rows and counts."""
+def _table(votes, multiclass="plurality"):
+    """The solver's table of a :class:`Votes`: the unique rows and counts of its correctness
+    form, or for more than two classes and ``multiclass="plurality"`` its plurality form."""
     if isinstance(votes, _Table):
         return votes
     if not isinstance(votes, Votes):
         raise TypeError(f"expected sdwec.votes.Votes (from compress or compress_votes); "
                         f"got {type(votes).__name__}")
-    form = votes.correctness_form
-    return _Table(rows=form.correctness, counts=form.counts.astype(float), m=form.m)
+    # Two classes: the forms are equal (tests/test_plurality.py), the correctness one cheaper.
+    form = votes.plurality_form if multiclass == "plurality" and len(votes.classes) > 2 \
+        else votes.correctness_form
+    # m is the number of rows (their total weight), as in the paper's λ/m, also where the
+    # plurality form has several rows (one per rival) for one row: λ keeps its meaning.
+    return _Table(rows=form.correctness, counts=form.counts.astype(float), m=votes.m)
 
 
 # --------------------------------------------------------------------------- solution
@@ -507,7 +522,8 @@ def line15_thresholds(w, beta, gamma, eps, threshold="paper"):
                      f"got {threshold!r}")
 
 
-def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, threshold="paper"):
+def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, threshold="paper",
+          multiclass="plurality"):
     """Find sparse non-negative ensemble weights with Algorithm 1 of the SDWEC paper.
 
     Parameters
@@ -536,6 +552,12 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
         literal reading, each weight compared with the root of ``P`` for its own
         ``γ_r = γ/(|w_r| + ε)``; under SDWEC-A it zeroes every weight.  ``"none"``: no
         thresholding.  See ``docs/algorithm.md``.
+    multiclass : {"plurality", "correctness"}, default="plurality"
+        For :class:`~sdwec.votes.Votes` of more than two classes, which condition the target
+        ``sgn(Hw) = 1`` stands for (:data:`MULTICLASS`): the true class outscores every rival
+        (one row per row and rival class; ``m`` in λ/m stays the number of rows, so a row
+        sums its misses over its rivals), or a weighted majority of members is right.  No
+        effect on two classes, where both are the paper's problem.
 
     Returns
     -------
@@ -547,11 +569,11 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
         For votes other than -1, 0, +1, labels other than ±1, NaN/inf, wrong shapes, empty
         input, or parameters out of range; the message names the problem.
     """
-    check_params(lam, beta, gamma, eps, iterations, threshold)
+    check_params(lam, beta, gamma, eps, iterations, threshold, multiclass)
     if isinstance(H, Votes):
         if y is not None:
             raise ValueError("pass y=None with Votes: they already include the labels")
-        table = _table(H)
+        table = _table(H, multiclass)
     else:
         if y is None:
             raise ValueError("y (labels in {-1, +1}) is required unless H is Votes "
@@ -560,21 +582,21 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
     lam, beta, gamma, eps = float(lam), float(beta), float(gamma), float(eps)
     with _blas_limit():
         w, history = _iterate(table, lam, beta, gamma, eps, iterations)
-    return _solution(w, history, lam, beta, gamma, eps, iterations, threshold)
+    return _solution(w, history, lam, beta, gamma, eps, iterations, threshold, multiclass)
 
 
-def _solution(w, history, lam, beta, gamma, eps, iterations, threshold):
+def _solution(w, history, lam, beta, gamma, eps, iterations, threshold, multiclass):
     """Line 15 applied to the last iteration's weights ``w``: the :class:`Solution`."""
     thr, thresholds = line15_thresholds(w, beta, gamma, eps, threshold)
     weights = np.where(w > thresholds, w, 0.0)
     params = {"lam": lam, "beta": beta, "gamma": gamma, "eps": eps,
-              "iterations": int(iterations), "threshold": threshold}
+              "iterations": int(iterations), "threshold": threshold, "multiclass": multiclass}
     return Solution(weights=weights, raw_weights=w, threshold=thr, thresholds=thresholds,
                     history=tuple(history), params=params)
 
 
 def solve_many(votes, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25,
-               threshold="paper"):
+               threshold="paper", multiclass="plurality"):
     """:func:`solve` on several vote tables at once: the splits of one configuration.
 
     The same Algorithm 1 run on every table, its iterations stacked along a leading axis, so
@@ -592,7 +614,7 @@ def solve_many(votes, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25,
     votes : sequence of Votes
         Compressed votes (:func:`compress`, :func:`sdwec.votes.compress_votes`) of the same
         ``l`` classifiers.
-    lam, beta, gamma, eps, iterations, threshold
+    lam, beta, gamma, eps, iterations, threshold, multiclass
         As in :func:`solve`.
 
     Returns
@@ -600,12 +622,12 @@ def solve_many(votes, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25,
     list of Solution
         One per table, in order.
     """
-    check_params(lam, beta, gamma, eps, iterations, threshold)
-    tables = [_table(v) for v in votes]
+    check_params(lam, beta, gamma, eps, iterations, threshold, multiclass)
+    tables = [_table(v, multiclass) for v in votes]
     if len({t.n_classifiers for t in tables}) > 1:
         raise ValueError("every vote table must have the same classifiers (columns)")
     params = dict(lam=float(lam), beta=float(beta), gamma=float(gamma), eps=float(eps),
-                  iterations=iterations, threshold=threshold)
+                  iterations=iterations, threshold=threshold, multiclass=multiclass)
     if len(tables) < 2:
         return [solve(v, None, **params) for v in votes]
     with _blas_limit():

@@ -128,6 +128,48 @@ class Votes:
         first, counts = _unique_pm1_rows(right, voted, self.counts)
         return _correctness_votes(right[first], None if voted is None else voted[first], counts)
 
+    @cached_property
+    def plurality_form(self) -> Votes:
+        """The plurality vote's condition in the solver's form: one row per (row, rival class).
+
+        A weighted plurality vote is right on a row exactly when the true class ``y`` scores
+        more than every other class ``c``: ``Σ_{r votes y} w_r − Σ_{r votes c} w_r > 0``.  Each
+        such inequality is a row with ``+1`` where a member votes ``y``, ``-1`` where it votes
+        ``c`` and ``0`` elsewhere (another class, or no vote), against a target of ``+1``:
+        Algorithm 1's form ``sgn(C w) = 1`` unchanged.  Only rivals that some member voted for
+        get a row: with ``w >= 0`` a class nobody voted for scores 0, and ``y`` beats it
+        whenever it beats any voted rival (a row whose members all vote ``y`` keeps its single
+        row, ``+1``/``0``).  Each row carries its row's count; the solver still divides its
+        data term by the number of rows (:func:`sdwec.solver.solve`), so a row sums its misses
+        over its rivals.  For two classes every row has exactly one rival and its
+        row is the correctness row: this form equals :attr:`correctness_form` bit for bit
+        (``docs/algorithm.md`` derives it; ``tests/test_plurality.py`` checks it).
+
+        Returns
+        -------
+        Votes
+            In correctness form (classes ``[-1, +1]``, every label ``+1``).
+        """
+        codes, labels = self.codes, self.labels
+        rival_voted = np.zeros((len(labels), len(self.classes)), dtype=bool)
+        rows = np.repeat(np.arange(len(labels)), codes.shape[1])
+        cast = codes.ravel().astype(np.intp)
+        rival_voted[rows[cast >= 0], cast[cast >= 0]] = True
+        rival_voted[np.arange(len(labels)), labels] = False
+        # A row without a voted rival keeps one row, its rival "nobody" (code -2 matches none).
+        lonely = ~rival_voted.any(axis=1)
+        source, rival = np.nonzero(rival_voted)
+        source = np.concatenate([source, np.flatnonzero(lonely)])
+        rival = np.concatenate([rival, np.full(lonely.sum(), -2)])
+        order = np.argsort(source, kind="stable")
+        source, rival = source[order], rival[order]
+        pair_codes = codes[source]
+        right = pair_codes == labels[source][:, None]
+        voted = right | (pair_codes == rival[:, None])
+        voted = None if voted.all() else voted
+        first, counts = _unique_pm1_rows(right, voted, self.counts[source])
+        return _correctness_votes(right[first], None if voted is None else voted[first], counts)
+
 
 def _correctness(codes, labels):
     # 2 * right - 1 in place, then 0 where no vote: the same matrix as nested np.where,

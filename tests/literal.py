@@ -36,3 +36,21 @@ def literal_sdwec(H, y, lam, beta, gamma, eps, iterations=25, dense=True):
         w = np.linalg.solve(L.T, np.linalg.solve(L, b))
         w = np.maximum(w, 0)                                             # line 13
     return w
+
+
+def literal_plurality_pairs(P, y, voted=None):
+    """The plurality reading's (row, rival) matrix written out with loops.
+
+    One row per rival class some member voted for: +1 where a member votes the label, -1
+    where it votes the rival, 0 elsewhere (another class, or no vote); a row whose members
+    all vote the label (or none votes) gives its +1/0 row once.
+    """
+    rows = []
+    for s in range(len(y)):
+        members = [r for r in range(P.shape[1]) if voted is None or voted[s, r]]
+        rivals = sorted({P[s, r] for r in members} - {y[s]})
+        for c in rivals or [None]:
+            rows.append([1 if r in members and P[s, r] == y[s]
+                         else -1 if r in members and P[s, r] == c else 0
+                         for r in range(P.shape[1])])
+    return np.array(rows, dtype=float)

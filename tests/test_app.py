@@ -966,13 +966,19 @@ def test_file_over_the_upload_limit_is_refused_on_the_page(monkeypatch):
     assert not _charts(at)
 
 
-def test_multiclass_task_runs_on_the_correctness_matrix():
+def test_multiclass_task_runs_on_the_plurality_reading_and_says_so():
     at = _app({"dataset": "wine", "l": "10", "r": "1", "task": "multiclass"})
     _ok(at)
     p = pool.load_pool("wine", "multiclass", n_trees=10, seed=0)
-    sol = solver.solve(p.votes("val"), None, **Config().solver_params())
+    sol = solver.solve(p.votes("val"), None, **Config().solver_params(),
+                       multiclass="plurality")
     assert _metrics(at)["Classifiers used"] == f"{sol.n_selected} / 10"
-    assert any("classes 1, 2, 3" in c.value for c in at.caption)
+    caption = next(c.value for c in at.caption if "classes 1, 2, 3" in c.value)
+    assert "outscore every other class" in caption
+    assert any("plurality reading" in e.label for e in at.expander)
+    # The binary task says nothing of it.
+    binary = _app({"dataset": "wine", "l": "10", "r": "1", "task": "binary"})
+    assert not any("outscore" in c.value for c in binary.caption)
 
 
 def test_upload_with_text_classes():

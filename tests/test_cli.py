@@ -273,13 +273,17 @@ def test_dashboard_runs_streamlit_on_the_app_and_warms_in_the_background(monkeyp
 
     monkeypatch.setattr(cli.subprocess, "Popen", _FakePopen)
     monkeypatch.setattr(cli.signal, "signal", lambda *args: None)
+    stopped = []
+    monkeypatch.setattr(cli, "_stop_group", stopped.append)
     monkeypatch.delenv("SDWEC_WARM", raising=False)
     monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
     _FakePopen.started = []
     assert main(["dashboard", "--port", "8642", "--server.headless", "true"]) == 0
     warmer, server = _FakePopen.started
     assert warmer.argv[1:] == ["-m", "sdwec", "warm", "--quiet"]
-    assert warmer.kwargs["preexec_fn"] is cli._low_priority and warmer.terminated
+    assert warmer.kwargs["preexec_fn"] is cli._low_priority
+    # Its own process group, stopped as a whole when the server has exited.
+    assert warmer.kwargs["start_new_session"] and stopped == [warmer]
     assert (cache / "warm.log").exists()
     app = server.argv[3]
     launcher = Path(server.argv[1])

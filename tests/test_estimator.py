@@ -32,6 +32,7 @@ from sdwec.estimator import SDWECClassifier, SDWECWarning
 from sdwec.pool import prediction_matrix
 from sdwec.solver import compress, correctness_matrix, solve
 from sdwec.votes import compress_votes, stack_votes
+from tests.literal import literal_plurality_pairs
 
 
 def expected_failed_checks(estimator):
@@ -47,8 +48,15 @@ def expected_failed_checks(estimator):
     tests/conftest.py sets it, and it passes.)
     """
     reason = "bagged members draw weighted rows differently from repeated rows"
-    return {"check_sample_weight_equivalence_on_dense_data": reason,
-            "check_sample_weight_equivalence_on_sparse_data": reason}
+    failing = {"check_sample_weight_equivalence_on_dense_data": reason,
+               "check_sample_weight_equivalence_on_sparse_data": reason}
+    if not estimator.bootstrap:
+        # Class weights act on which rows each member draws (and on the weight solve); with
+        # bootstrap=False and fully grown trees that cannot push predictions to one class as
+        # this check asks (test_class_weight_* check class_weight where it acts).
+        failing["check_class_weight_classifiers"] = (
+            "with bootstrap=False class weights only change which rows each member draws")
+    return failing
 
 
 # Small pools tie often; before the shared tie rule, n_estimators=10 failed
@@ -121,15 +129,19 @@ def test_weights_equal_solve_on_the_same_binary_votes(binary_pool, binary_model)
     assert len(binary_model.solution_.history) == 25
 
 
-def test_weights_equal_solve_on_the_multiclass_correctness_matrix():
+@pytest.mark.parametrize("multiclass", ["plurality", "correctness"])
+def test_weights_equal_solve_on_the_multiclass_matrix(multiclass):
     X, y = load_wine(return_X_y=True)
     X_tr, y_tr, X_val, y_val, _, _ = _split3(X, y)
     bagging = BaggingClassifier(n_estimators=12, random_state=1).fit(X_tr, y_tr)
-    model = SDWECClassifier(FrozenEstimator(bagging), lam=5.0, threshold="none").fit(X_val, y_val)
+    model = SDWECClassifier(FrozenEstimator(bagging), lam=5.0, threshold="none",
+                            multiclass=multiclass).fit(X_val, y_val)
     P = prediction_matrix(bagging.estimators_, X_val, bagging.classes_)
-    expected = solve(correctness_matrix(P, y_val), np.ones(len(y_val)), lam=5.0,
-                     threshold="none")
-    np.testing.assert_array_equal(model.weights_, expected.weights)
+    C = correctness_matrix(P, y_val) if multiclass == "correctness" \
+        else literal_plurality_pairs(P, y_val)
+    # The data term divides by the rows, not by the plurality reading's pairs.
+    expected = solve(C, np.ones(len(C)), lam=5.0 * len(C) / len(y_val), threshold="none")
+    np.testing.assert_allclose(model.weights_, expected.weights, rtol=0, atol=1e-12)
     assert not hasattr(model, "decision_function")  # two classes only
 
 
@@ -171,7 +183,10 @@ def test_oob_validation_fits_each_trees_out_of_bag_votes_stacked_with_the_held_o
     monkeypatch.setattr(estimator_module, "BaggingClassifier", RecordingBagging)
     monkeypatch.setattr(estimator_module, "solve", recording_solve)
     X, y = load_wine(return_X_y=True)  # three classes, no duplicated rows
-    model = SDWECClassifier(n_estimators=9, fit_on="oob+validation", random_state=0).fit(X, y)
+    # The correctness reading, whose matrix is written out below (test_plurality checks the
+    # plurality one against its own hand-built matrix).
+    model = SDWECClassifier(n_estimators=9, fit_on="oob+validation", random_state=0,
+                            multiclass="correctness").fit(X, y)
     bagging, X_pool, y_pool = seen["bagging"], seen["X"], seen["y"]
     n = len(y_pool)
     C_pool = np.empty((n, 9), dtype=int)
@@ -330,12 +345,14 @@ def test_all_zero_weights_abstain_every_class_tied_the_most_frequent_wins():
     proba = model.predict_proba(X[:2])
     np.testing.assert_allclose(proba, 1 / 3, rtol=0, atol=1e-11)  # no votes: all tied
     np.testing.assert_array_equal(proba.argmax(axis=1), [1, 1])
-    # fit never ends there: the tie order is the frequency order, and the best member is kept
-    with pytest.warns(SDWECWarning, match=r"keeps instead the single member most accurate on "
-                                          r"the weight-finding rows \(member 0, accuracy 0.286\)"):
+    # fit never ends there: the tie order is the frequency order, and the whole pool votes.
+    # Its two members tie on every row (one vote for 0, one for 2); 0 comes before 2 in the
+    # tie order, so the pool is right on class 0's 10 of 35 rows.
+    with pytest.warns(SDWECWarning, match=r"It keeps the whole pool instead, one vote each "
+                                          r"\(accuracy 0.286 on the weight-finding rows\)"):
         fitted = SDWECClassifier([FrozenEstimator(m) for m in members]).fit(X[rows], y[rows])
     np.testing.assert_array_equal(fitted.tie_order_, [1, 0, 2])
-    np.testing.assert_array_equal(fitted.weights_, [1.0, 0.0])  # right on 10 of 35 rows, not 5
+    np.testing.assert_array_equal(fitted.weights_, [1.0, 1.0])
     np.testing.assert_array_equal(fitted.predict(X[:3]), [0, 0, 0])
 
 
@@ -611,11 +628,21 @@ def test_no_member_kept_at_lam_raises_lam_tenfold_and_says_so():
     bagging = BaggingClassifier(n_estimators=30, random_state=0).fit(X_tr, y_tr)
     H = np.where(prediction_matrix(bagging.estimators_, X_val, bagging.classes_) == 1, 1, -1)
     signs = np.where(y_val == 1, 1, -1)
-    assert solve(H, signs, lam=0.1).n_selected == 0  # the issue's silent case
-    # the first of 1, 10, 100, ... whose solution keeps a member, found by hand
-    lam = next(lam for lam in 0.1 * 10.0 ** np.arange(1, 14)
-               if solve(H, signs, lam=lam).n_selected)
-    with pytest.warns(SDWECWarning, match=r"kept no member at lam=0.1: .* refitted at "
+    assert solve(H, signs, lam=0.1).n_selected == 0  # the silent case
+    # The first of 1, 10, 100, ... whose solution keeps members that vote at least as well on
+    # the held-out rows as the whole pool, found by hand: a binary weighted vote is sign(H w),
+    # a tie going to the more frequent held-out class.
+    frequent = 1 if (signs == 1).sum() > (signs == -1).sum() else -1
+
+    def right(w):
+        margins = H @ w
+        return np.mean(np.where(margins == 0, frequent, np.sign(margins)) == signs)
+
+    pool_right = right(np.ones(H.shape[1]))
+    kept = [lam for lam in 0.1 * 10.0 ** np.arange(1, 14) if solve(H, signs, lam=lam).n_selected]
+    lam = next(lam for lam in kept if right(solve(H, signs, lam=lam).weights) >= pool_right)
+    assert lam > kept[0]  # the first λ that keeps members votes worse than the pool here
+    with pytest.warns(SDWECWarning, match=r"kept no member at lam=0.1\. It was refitted at "
                                           rf"lam={lam:g}.* Pass a larger lam, or n_members"):
         model = SDWECClassifier(FrozenEstimator(bagging), lam=0.1).fit(X_val, y_val)
     assert model.lam_ == pytest.approx(lam)
@@ -724,6 +751,9 @@ DOCUMENTED = (
             estimator=DecisionTreeClassifier(max_depth=3)),
        dict(n_estimators=6, random_state=2, max_samples=0.5, max_features=0.5, bootstrap=False,
             oob_score=True)]
+    + [dict(n_estimators=6, random_state=0, calibration="temperature"),
+       dict(n_estimators=6, random_state=1, class_weight="balanced"),
+       dict(n_estimators=6, random_state=2, multiclass="correctness")]
 )
 
 
@@ -869,7 +899,7 @@ def test_oob_score_is_the_kept_trees_vote_on_the_rows_they_did_not_draw():
 
 def test_oob_score_needs_a_bagged_pool(binary_pool):
     bagging, X_val, y_val, _, _ = binary_pool
-    with pytest.raises(ValueError, match="oob_score=True need the pool's bootstrap samples"):
+    with pytest.raises(ValueError, match="oob_score=True needs the pool's bootstrap samples"):
         SDWECClassifier(FrozenEstimator(bagging), oob_score=True).fit(X_val, y_val)
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="no out-of-bag rows"):

@@ -1,0 +1,81 @@
+"""SDWECClassifier(calibration=...): probabilities fitted on the pool's out-of-bag votes."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.ensemble import BaggingClassifier
+from sklearn.frozen import FrozenEstimator
+from sklearn.metrics import log_loss
+from sklearn.model_selection import train_test_split
+
+from sdwec import calibration as calibration_module
+from sdwec import estimator as estimator_module
+from sdwec.estimator import SDWECClassifier, SDWECWarning
+
+
+def _fit(X, y, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SDWECWarning)
+        return SDWECClassifier(**{"n_estimators": 30, "random_state": 0, **params}).fit(X, y)
+
+
+def test_calibration_changes_probabilities_not_predictions():
+    X, y = load_breast_cancer(return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0, stratify=y)
+    raw = _fit(X_tr, y_tr)
+    calibrated = _fit(X_tr, y_tr, calibration="temperature")
+    np.testing.assert_array_equal(raw.weights_, calibrated.weights_)
+    np.testing.assert_array_equal(raw.predict(X_te), calibrated.predict(X_te))
+    np.testing.assert_array_equal(raw.decision_function(X_te),
+                                  calibrated.decision_function(X_te))
+    proba = calibrated.predict_proba(X_te)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert (proba > 0).all() and (proba < 1).all()
+    # Raw shares of a few trees reach exact 0 and 1; a confident miss costs ~34.5 (clipped).
+    assert np.isin(raw.predict_proba(X_te), [0.0, 1.0]).any()
+    assert log_loss(y_te, proba) < log_loss(y_te, raw.predict_proba(X_te))
+    assert raw.calibrator_ is None and calibrated.calibrator_.method == "temperature"
+
+
+def test_calibrator_is_fitted_on_the_whole_pools_out_of_bag_shares(monkeypatch):
+    seen, fitted = {}, {}
+
+    class RecordingBagging(BaggingClassifier):
+        def fit(self, X, y, **params):
+            seen.update(bagging=self, X=X, y=y)
+            return super().fit(X, y, **params)
+
+    def recording_fit(shares, y_index, method, **kwargs):
+        fitted.update(shares=shares, y_index=y_index, method=method, **kwargs)
+        return calibration_module.fit_calibrator(shares, y_index, method, **kwargs)
+
+    monkeypatch.setattr(estimator_module, "BaggingClassifier", RecordingBagging)
+    monkeypatch.setattr(estimator_module, "fit_calibrator", recording_fit)
+    X, y = load_wine(return_X_y=True)
+    _fit(X, y, calibration="sigmoid", n_estimators=9)
+    bagging, X_pool, y_pool = seen["bagging"], seen["X"], seen["y"]
+    n = len(y_pool)
+    counts, voters = np.zeros((n, 3)), np.zeros(n)
+    for tree, drawn in zip(bagging.estimators_, bagging.estimators_samples_):
+        out = ~np.isin(np.arange(n), drawn)
+        label = tree.predict(X_pool).astype(int)  # bagging's trees predict class indices
+        counts[np.flatnonzero(out), label[out]] += 1
+        voters += out
+    expected = counts / np.maximum(voters, 1)[:, None]
+    assert fitted["method"] == "sigmoid"
+    np.testing.assert_array_equal(fitted["n_voters"], voters)
+    np.testing.assert_allclose(fitted["shares"], expected, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(fitted["y_index"], y_pool)  # wine's labels are 0, 1, 2
+
+
+def test_calibration_needs_a_pool_this_estimator_bags():
+    X, y = load_wine(return_X_y=True)
+    bagging = BaggingClassifier(n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="calibration='temperature' needs the pool's bootstrap samples"):
+        SDWECClassifier(FrozenEstimator(bagging), calibration="temperature").fit(X, y)
+    with pytest.raises(ValueError, match="no out-of-bag rows, and calibration='temperature' needs them"):
+        _fit(X, y, calibration="temperature", bootstrap=False)
+    with pytest.raises(ValueError, match="calibration must be one of None, 'temperature'"):
+        _fit(X, y, calibration="platt")

@@ -729,8 +729,10 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         X, y = self._validate_X(X, y)
         check_classification_targets(y)
         sample_weight = _row_weights(sample_weight, X)
-        drawn_by = sample_weight  # the members' draws; class weights go to their fits (_bag)
+        drawn_by = sample_weight  # the user's row weights; class weights join them below
         by_class = None
+        if isinstance(self.class_weight, dict):
+            self._check_class_weight_dict(np.unique(y))
         if self.class_weight is not None:
             # The weight solve sees each class with its weight ("balanced_subsample": the
             # weights "balanced" gives; each member balances its own sample, in _bag).
@@ -760,11 +762,15 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             pool = (pool_rows, in_bag)
         else:
             if self._out_of_bag_needs():
+                instead = ", ".join(
+                    text for text, used in (("fit_on='validation'", self.fit_on != "validation"),
+                                            ("oob_score=False", self.oob_score),
+                                            ("calibration=None", self.calibration is not None))
+                    if used)
                 raise ValueError(f"{self._out_of_bag_needs()} the pool's bootstrap samples and "
                                  f"training rows, which a frozen pool does not give: let "
                                  f"SDWECClassifier bag the pool (estimator=None or an unfitted "
-                                 f"classifier) or use fit_on='validation', oob_score=False, "
-                                 f"calibration=None")
+                                 f"classifier) or use {instead}")
             if members.n_features is not None and members.n_features != X.shape[1]:
                 raise ValueError(f"X has {X.shape[1]} features, but the frozen pool was fitted "
                                  f"on {members.n_features}")
@@ -819,7 +825,10 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             self._set_oob_score(X, y_index, *pool, bagging)
         self.calibrator_ = None
         if self.calibration is not None:
-            self._calibrate(pool_votes, y_index[pool[0]], ~pool[1], weights_of(pool[0]))
+            # The user's row weights, not the class weights: probabilities estimate the data's
+            # own class mix (class_weight steers the members and the weights, not these).
+            self._calibrate(pool_votes, y_index[pool[0]], ~pool[1],
+                            None if drawn_by is None else drawn_by[pool[0]])
         return self
 
     def _calibrate(self, votes, y_index, voted, sample_weight):
@@ -850,6 +859,10 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     def _select(self, votes, prior, n_members):
         """Vote weight of every member and SDWEC's Solution (None for other methods)."""
         k = None if self.n_members is None else oob.target_size(self.n_members, n_members)
+        if k is not None and self.method == "sdwec" and self.lam != 10.0:  # not the default
+            _warn(f"lam={self.lam!r} is not used: with n_members={self.n_members!r}, λ is "
+                  f"searched for (lam_ gives the λ found). A search over lam with n_members set "
+                  f"fits the same model at every lam.")
         solution, weights, exact = None, None, True
         if self.method == "sdwec":
             solver = dict(beta=self.beta, gamma=self.gamma, eps=self.eps,
@@ -894,9 +907,11 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         else:  # bagging: the members are exchangeable draws, so the first k are a random subset
             weights = np.zeros(n_members)
             weights[:n_members if k is None else k] = 1.0
-        return self._never_worse_than_pool(votes, prior, weights, exact), solution
+        kept = self._never_worse_than_pool(votes, prior, weights, exact, k)
+        # The whole pool is no solution of the solver's: no λ (lam_ None) to report.
+        return kept, solution if kept is weights else None
 
-    def _never_worse_than_pool(self, votes, prior, weights, exact):
+    def _never_worse_than_pool(self, votes, prior, weights, exact, k=None):
         """``weights``, or the whole pool (one vote each) where the selection is degenerate.
 
         Degenerate: no member kept, or a single member not asked for whose vote is less
@@ -914,8 +929,9 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
                         f"{_why_nothing_fits(votes, self.multiclass)}")
             else:
                 what = f"kept no member: method={self.method!r} gives every member weight zero"
+            asked = "" if k is None else f" (n_members={self.n_members!r} asked for {k})"
             _warn(f"SDWECClassifier(method={self.method!r}) {what}. It keeps the whole pool "
-                  f"instead, one vote each (accuracy "
+                  f"instead{asked}, one vote each (accuracy "
                   f"{accuracy:.3f} on the weight-finding rows), so predictions are the "
                   f"pool's plurality vote. To prune, use method='reduce-error'"
                   f"{'' if self.n_members is not None else ' or n_members'}.")
@@ -933,6 +949,18 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
               f"the whole pool instead, one vote each. Pass a larger lam or n_members, or use "
               f"method='reduce-error'.")
         return pool
+
+    def _check_class_weight_dict(self, labels):
+        """A ``class_weight`` dict names labels of ``y`` with finite non-negative weights."""
+        unknown = [key for key in self.class_weight if key not in set(labels.tolist())]
+        if unknown:
+            raise ValueError(f"class_weight names {unknown}, which are not labels of y "
+                             f"{labels[:10].tolist()}: its keys must be labels of y")
+        bad = {key: value for key, value in self.class_weight.items()
+               if isinstance(value, bool) or not isinstance(value, Real)
+               or not np.isfinite(value) or value < 0}
+        if bad:
+            raise ValueError(f"class_weight's weights must be finite numbers >= 0; got {bad}")
 
     def _out_of_bag_needs(self):
         """The parameters set that need out-of-bag rows, as "a and b need" (empty: none)."""
@@ -1076,6 +1104,10 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         """
         model = cls(**params)
         model._check_params()
+        if model.calibration is not None:
+            raise ValueError(f"from_weights has no out-of-bag votes to fit "
+                             f"calibration={model.calibration!r} on: pass calibration=None, or "
+                             f"fit SDWECClassifier(calibration=...) on the data")
         members = _members_of(pool)
         preferred = [] if tie_order is None else list(np.asarray(tie_order).ravel())
         if len(set(preferred)) != len(preferred):
@@ -1087,6 +1119,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         classes = _union(known)
         model._check_two_classes(classes)
         model._set_fitted(members, weights, classes, _tie_order(classes, preferred), solution)
+        model.calibrator_ = None
         if members.n_features is not None:
             model.n_features_in_ = members.n_features
         if feature_names is None:

@@ -64,3 +64,14 @@ def test_an_unknown_class_weight_is_named():
     with pytest.raises(ValueError, match="class_weight must be None, 'balanced', "
                                          "'balanced_subsample' or a dict"):
         _fit(X, y, class_weight="even")
+
+
+@pytest.mark.parametrize("class_weight,message", [
+    ({0: 1.0, 5: 2.0}, r"class_weight names \[5\], which are not labels of y"),
+    ({0: -1.0}, r"class_weight's weights must be finite numbers >= 0; got \{0: -1.0\}"),
+    ({0: float("nan")}, "must be finite numbers >= 0"),
+])
+def test_a_class_weight_dict_must_name_labels_of_y_with_weights(class_weight, message):
+    X, y, _, _ = _imbalanced()
+    with pytest.raises(ValueError, match=message):
+        _fit(X, y, class_weight=class_weight)

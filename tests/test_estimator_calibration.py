@@ -79,3 +79,12 @@ def test_calibration_needs_a_pool_this_estimator_bags():
         _fit(X, y, calibration="temperature", bootstrap=False)
     with pytest.raises(ValueError, match="calibration must be one of None, 'temperature'"):
         _fit(X, y, calibration="platt")
+
+
+def test_from_weights_has_nothing_to_calibrate_on():
+    X, y = load_wine(return_X_y=True)
+    bagging = BaggingClassifier(n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="from_weights has no out-of-bag votes to fit "
+                                         "calibration='temperature' on"):
+        SDWECClassifier.from_weights(bagging, np.ones(5), calibration="temperature")
+    assert SDWECClassifier.from_weights(bagging, np.ones(5)).calibrator_ is None

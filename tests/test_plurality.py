@@ -159,3 +159,25 @@ def test_a_single_member_worse_than_the_pool_gives_way_to_the_pool():
     with warnings.catch_warnings():
         warnings.simplefilter("error", SDWECWarning)
         np.testing.assert_array_equal(model._never_worse_than_pool(votes, rank, two, True), two)
+
+
+def test_lam_with_n_members_is_named_as_unused():
+    X, y = _weak_data()
+    with pytest.warns(SDWECWarning, match=r"lam=0.001 is not used: with n_members=5, λ is "
+                                          r"searched for"):
+        model = SDWECClassifier(n_estimators=15, n_members=5, lam=0.001,
+                                random_state=0).fit(X, y)
+    assert model.lam_ != 0.001
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        SDWECClassifier(n_estimators=15, n_members=5, random_state=0).fit(X, y)
+    assert not any("is not used" in str(w.message) for w in caught)
+
+
+def test_the_whole_pool_kept_reports_no_lambda():
+    X, y = _weak_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SDWECWarning)
+        model = SDWECClassifier(n_estimators=20, multiclass="correctness", n_members=5,
+                                random_state=0).fit(X, y)
+    assert model.n_selected_ == 20 and model.lam_ is None and model.solution_ is None

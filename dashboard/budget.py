@@ -98,6 +98,7 @@ def training_ask(n_rows, n_features, n_trees, pools, label, budget=None):
     pools : int
         Pools that are not on disk.
     label : str
+        The dataset's name as the page shows it (Markdown; an upload's file name literal).
     budget : float, optional
         Default :func:`link_budget_seconds`.
 
@@ -126,7 +127,7 @@ def config_ask(config, budget=None):
     first = refs[0]
     shape = first.dataset.X.shape if first.dataset is not None else _shape(first.key.source)
     untrained = sum(not pool.is_cached(ref.key) for ref in refs)
-    return training_ask(*shape, first.key.n_trees, untrained, first.label, budget)
+    return training_ask(*shape, first.key.n_trees, untrained, first.shown, budget)
 
 
 def _pool_settings(config):

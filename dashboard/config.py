@@ -11,6 +11,7 @@ import functools
 import math
 from dataclasses import dataclass, replace
 
+from dashboard.echo import literal
 from sdwec import datasets
 from sdwec.comparison import SPLIT_STEPS, default_splits
 from sdwec.paper import PRESETS
@@ -172,7 +173,8 @@ def config_from_query(query, dataset_names=None, tasks=None):
         Missing keys take the defaults; numbers are clipped to the sliders' ranges and
         snapped to their grids.
     problems : list of str
-        One plain-language note per value that was ignored or changed.
+        One plain-language note (Markdown) per value that was ignored or changed; the
+        link's text in it is shown literally (:func:`dashboard.echo.literal`).
     """
     dataset_names = tuple(dataset_choices() if dataset_names is None else dataset_names)
     tasks = task_choices if tasks is None else tasks
@@ -193,26 +195,27 @@ def config_from_query(query, dataset_names=None, tasks=None):
             if not math.isfinite(value):
                 raise ValueError
         except (ValueError, OverflowError):
-            problems.append(f"`{QUERY_KEYS[name]}={text}` is not a number; using {default}.")
+            problems.append(f"{literal(f'{QUERY_KEYS[name]}={text}')} is not a number; "
+                            f"using {default}.")
             return default
         if not low <= value <= high:
             clipped = min(max(value, low), high)
-            problems.append(f"`{QUERY_KEYS[name]}={text}` is outside [{low:g}, {high:g}]; "
-                            f"using {clipped:g}.")
+            problems.append(f"{literal(f'{QUERY_KEYS[name]}={text}')} is outside "
+                            f"[{low:g}, {high:g}]; using {clipped:g}.")
             value = clipped
         return value
 
     dataset = raw("dataset")
     if dataset is None or dataset not in dataset_names:
         if dataset is not None:
-            problems.append(f"Unknown dataset `{dataset}`; using {defaults.dataset}.")
+            problems.append(f"Unknown dataset {literal(dataset)}; using {defaults.dataset}.")
         dataset = defaults.dataset if defaults.dataset in dataset_names else dataset_names[0]
     values["dataset"] = dataset
     offered = tuple(tasks(dataset))
     task = raw("task")
     if task not in offered:
         if task is not None:
-            problems.append(f"{dataset} has no task `{task}`; using {offered[0]}.")
+            problems.append(f"{dataset} has no task {literal(task)}; using {offered[0]}.")
         task = offered[0]
     values["task"] = task
     values["seed"] = int(number("seed", int, *SEED_RANGE[:2]))
@@ -227,7 +230,8 @@ def config_from_query(query, dataset_names=None, tasks=None):
     threshold = raw("threshold")
     if threshold not in THRESHOLDS:
         if threshold is not None:
-            problems.append(f"Unknown threshold rule `{threshold}`; using {defaults.threshold}.")
+            problems.append(f"Unknown threshold rule {literal(threshold)}; using "
+                            f"{defaults.threshold}.")
         threshold = defaults.threshold
     values["threshold"] = threshold
     # No `r` (or an unusable one): the dataset's default number of splits.
@@ -236,7 +240,8 @@ def config_from_query(query, dataset_names=None, tasks=None):
     values["splits"] = int(_nearest(splits, SPLIT_CHOICES))
     fit = raw("fit")
     if fit is not None and fit not in FITS:
-        problems.append(f"Unknown fit `{fit}`; using {defaults.fit} (choose {' or '.join(FITS)}).")
+        problems.append(f"Unknown fit {literal(fit)}; using {defaults.fit} (choose "
+                        f"{' or '.join(FITS)}).")
     values["fit"] = fit if fit in FITS else defaults.fit
     pin = raw("pin")
     if pin is not None:
@@ -251,8 +256,8 @@ def _read_pin(text, problems):
     pinned, pin_problems = config_from_query(query, (DEFAULT_DATASET,),
                                              lambda name: ("binary",))
     if len(parts) != len(PIN_FIELDS) or pin_problems:
-        problems.append(f"The pinned configuration `pin={text}` could not be read; it was "
-                        f"dropped (pin again from the Explorer).")
+        problems.append(f"The pinned configuration {literal(f'pin={text}')} could not be "
+                        f"read; it was dropped (pin again from the Explorer).")
         return ()
     return tuple(getattr(pinned, name) for name in PIN_FIELDS)
 

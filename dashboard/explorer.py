@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import replace
 
 import numpy as np
@@ -11,6 +12,7 @@ from dashboard import services
 from dashboard.charts import plotly_chart
 from dashboard.config import EPS_GRID, LAMBDA_GRID
 from dashboard.docs import show_doc_section
+from dashboard.echo import literal
 from dashboard.glossary import show_glossary
 from dashboard.sidebar import apply_config, current_config, pin_current, unpin
 from sdwec import comparison, convergence, export, intervals, plots, remedy, voting
@@ -18,18 +20,37 @@ from sdwec.formatting import mean_interval, points, significant
 
 # The solver's multi-class reading (sdwec.solver.MULTICLASS), said where its weights are shown.
 MULTICLASS_NOTE = (" With more than two classes SDWEC asks that the true class outscore every "
-                   "other class, the condition under which the weighted vote is right (the "
-                   "plurality reading: one solver row per row and rival class; derived "
-                   "below).")
-#: Where docs/algorithm.md derives the multi-class reading (rendered under the note).
-MULTICLASS_SECTION = "More than two classes: the plurality reading (the default)"
+                   "other class, the condition under which the weighted vote is right "
+                   "(explained below). WMV's weights, log(p / (1 − p)) of each tree's "
+                   "accuracy p, come from two-class theory: a tree right on fewer than half "
+                   "the rows gets a negative weight, so with several classes WMV can score "
+                   "below the most frequent class.")
+MULTICLASS_TITLE = "More than two classes: what SDWEC asks of the weights"
+MULTICLASS_EXPLAINED = """\
+A weighted vote over several classes is right on a row when the true class gets more weight
+than **each** other class, not when most trees are right. Say 10 trees vote on a row whose
+class is A: 4 vote A, 3 vote B, 3 vote C. Only 4 of 10 trees are right, and yet A wins.
+
+So SDWEC turns each row into one condition per rival class that some tree voted for:
+weight(A) − weight(B) > 0 and weight(A) − weight(C) > 0, and asks the weights to meet them all.
+Each condition is a row of +1 (trees voting A), −1 (trees voting the rival) and 0 (the
+others), with target +1: Algorithm 1 runs unchanged on these rows, and λ still weighs the
+data per row of the dataset. With two classes every row has one rival and this is exactly
+the paper's problem.
+
+A stricter reading, that a weighted majority of the trees be right on each row, cannot be
+met when trees are right on fewer than half the rows, as on many-class tasks: it then keeps
+no tree at all. The library offers it as `multiclass="correctness"`; this page uses the
+reading above. The derivation: docs/algorithm.md, "More than two classes".
+"""
 
 
 def _label_formatter(classes):
-    """Binary labels print as -1/+1, any other labels as they are."""
+    """Binary labels print as -1/+1, numbers as they are, text labels (an upload's: a
+    user's text) literally, as inline code."""
     if set(classes) == {-1, 1}:
         return lambda label: f"{label:+d}"
-    return str
+    return lambda label: str(label) if isinstance(label, numbers.Number) else literal(label)
 
 
 def _accuracy_text(row, split):
@@ -284,11 +305,11 @@ def show_explorer(config):
     st.markdown(comparison.paired_sentence(diff))
     st.caption(_rows_note(results) + services.budget_note(ref) + per_split +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
-               f"class, {abstain}; classes {', '.join(map(fmt, result.classes))}."
+               f"class ({abstain}; the classes are {', '.join(map(fmt, result.classes))})."
                + (MULTICLASS_NOTE if len(result.classes) > 2 else ""))
     if len(result.classes) > 2:
-        show_doc_section("algorithm.md", MULTICLASS_SECTION,
-                         label=f"{MULTICLASS_SECTION} (docs/algorithm.md)")
+        with st.expander(MULTICLASS_TITLE):
+            st.markdown(MULTICLASS_EXPLAINED)
     _pin_section(config, results, pinned_results)
     st.markdown(cost_note(convergence.describe(sol.history), len(sol.history)))
     show_doc_section("algorithm.md", COSTS_SECTION,

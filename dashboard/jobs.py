@@ -30,6 +30,7 @@ Nothing here computes anything: it starts, watches and stops processes.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import pickle
 import signal
@@ -42,6 +43,8 @@ from pathlib import Path
 
 import sdwec
 
+#: The server's log: the worker's pid is named there, not on the page.
+LOG = logging.getLogger("dashboard")
 #: A session that has not refreshed its interest for this long, and is not connected, no
 #: longer wants the job (the page polls every second; a closed tab stops within this).
 INTEREST_TIMEOUT_SECONDS = 30.0
@@ -235,6 +238,7 @@ class JobRegistry:
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                    start_new_session=True, env=_worker_env())
         job = Job(key, process)
+        LOG.info("pool training %s: worker pid %d started", key, process.pid)
         threading.Thread(target=_watch, args=(job, payload), name=f"sdwec-job-{process.pid}",
                          daemon=True).start()
         return job
@@ -261,9 +265,16 @@ def _watch(job, payload):
     except (BrokenPipeError, OSError, ValueError):  # killed before it read its input
         job.process.wait()
         err = b""
-    if job.process.returncode != 0:
+    code = job.process.returncode
+    if code != 0:
         lines = err.decode(errors="replace").strip().splitlines()
         job.error = "\n".join(lines[-5:])
+    if code > 0:
+        LOG.warning("pool training %s: worker pid %d failed (exit status %d): %s", job.key,
+                    job.pid, code, job.error.splitlines()[-1] if job.error else "no message")
+    else:
+        LOG.info("pool training %s: worker pid %d %s", job.key, job.pid,
+                 "done" if code == 0 else f"stopped (signal {-code})")
     job._finished.set()
 
 

@@ -28,6 +28,7 @@ What is converted, and what is still dropped as Streamlit drops it:
 """
 
 import functools
+import logging
 import sys
 from pathlib import Path
 
@@ -76,10 +77,24 @@ def installed():
     return bool(getattr(AppSession.request_rerun, _MARK, False))
 
 
+def _log_to_stderr():
+    """The app's and the library's log lines, INFO and up, on stderr (the replica's log):
+    what the page leaves out (a training worker's pid, a refused cache entry) is there."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    for name in ("dashboard", "sdwec"):
+        logger = logging.getLogger(name)
+        if not logger.handlers:
+            logger.addHandler(handler)
+            logger.setLevel(logging.INFO)
+            logger.propagate = False
+
+
 def main(argv=None):
     """``python -m streamlit`` with :func:`install` done first; ``argv`` defaults to the
     command line after the program name."""
     install()
+    _log_to_stderr()
     from streamlit.web import cli
 
     sys.argv = ["streamlit", *(sys.argv[1:] if argv is None else argv)]

@@ -29,6 +29,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard import jobs
 from dashboard.config import LAMBDA_GRID, POOL_SIZES, SECOND_SWEEPS, USER_DATA, dataset_splits
+from dashboard.echo import literal, plain
 from sdwec import (
     budget,
     comparison,
@@ -79,7 +80,7 @@ class PoolRef:
     dataset : sdwec.datasets.Dataset or None
         An upload's data (``None`` for a shipped dataset).
     label : str
-        The dataset's name, for messages.
+        The dataset's name, for messages and files (:attr:`shown` on the page).
     """
 
     key: pool.PoolKey
@@ -89,6 +90,12 @@ class PoolRef:
     @property
     def n_trees(self):
         return self.key.n_trees
+
+    @property
+    def shown(self):
+        """The label in the page's Markdown: an upload's is its file's name, a user's text,
+        shown literally."""
+        return self.label if self.dataset is None else literal(self.label)
 
     def with_seed(self, seed):
         """The same pool on another split."""
@@ -172,8 +179,9 @@ def _waiting_report(record, before, weight, total, prefix=""):
     left = (running / (weight * record.fraction) * (total - done)
             if record.fraction >= 0.05 else None)
     return (done, total,
-            f"{prefix}another process (pid {record.pid}) is training this pool, running for "
-            f"{_duration(running)}: {record.message}; this page uses it when it is done", left)
+            f"{prefix}another process is training this pool, running for "
+            f"{_duration(running)}: {plain(record.message)}; this page uses it when it is done",
+            left)
 
 
 def _duration(seconds):
@@ -306,7 +314,7 @@ def pool_ref(config):
     upload = user_dataset()
     if upload is None:
         raise DataError("this page address points to an uploaded file, and uploads are not "
-                        "kept after a reload or in a new session. Open *Your data* and upload "
+                        "kept after a reload or in a new session. Open \"Your data\" and upload "
                         "the file again, or pick a shipped dataset.")
     dataset = upload[1]
     key = pool.PoolKey.for_dataset(
@@ -571,7 +579,7 @@ def cold_start_note(config):
                  f"{'is' if len(todo) == 1 else 'are'} not trained yet")
     trees = (f"{first.n_trees:,} trees" if len(todo) == 1 else
              f"{len(todo)} × {first.n_trees:,} trees in all")
-    note = f"{count}: {trees} on {first.label} take roughly {duration_range(low, high)}"
+    note = f"{count}: {trees} on {first.shown} take roughly {duration_range(low, high)}"
     if first.dataset is not None:
         each = _training_range([first])
         note += ((f" ({duration_range(*each)} a pool)" if len(todo) > 1 else "") +
@@ -672,11 +680,11 @@ def get_pools(refs):
     if todo:
         pools = "" if r == 1 else f"{len(todo)} pools of " if len(todo) == r else \
             f"{len(todo)} of {r} pools of "
-        label = f"Training {pools}{first.n_trees} trees on {first.label}"
+        label = f"Training {pools}{first.n_trees} trees on {first.shown}"
         factor = _load_factor(first)
         estimate = tuple(factor * t for t in _training_range([first], pools=len(todo)))
     else:
-        label, estimate = f"Loading {r} pools of {first.label} from disk", None
+        label, estimate = f"Loading {r} pools of {first.shown} from disk", None
     progress = Progress(label, estimate)
     pools, before = [], 0.0
     try:
@@ -809,8 +817,8 @@ def _train_off_page(todo, refs=None):
     def trees(n):
         # "9 of 10 pools" beside "split 2 of 10": "9 pools" read as a miscount.
         of = f" of {len(refs)}" if 1 < n < len(refs) else ""
-        return (f"{first.n_trees:,} trees on {first.label}" if n == 1 else
-                f"{n}{of} pools of {first.n_trees:,} trees on {first.label}")
+        return (f"{first.n_trees:,} trees on {first.shown}" if n == 1 else
+                f"{n}{of} pools of {first.n_trees:,} trees on {first.shown}")
 
     what = trees(len(todo))   # what a cancel or a failure leaves untrained
     if _cancelled() & set(keys):
@@ -822,7 +830,7 @@ def _train_off_page(todo, refs=None):
     job = registry.get(first.key)
     if job is not None and job.state == "failed":
         reason = job.error.splitlines()[-1] if job.error else "no message"
-        st.error(f"Training {what} stopped with an error ({reason}). Try again, or choose "
+        st.error(f"Training {what} stopped with an error ({plain(reason)}). Try again, or choose "
                  f"fewer trees.")
         st.button("Try again", on_click=_train_again, args=(keys,), key="_train_again")
         st.stop()
@@ -873,8 +881,10 @@ def _training_panel(todo, what, session, split=(1, 1), pools=None, started=None)
     elapsed = max(0.0, time.time() - started)
     done = min(1.0, (pools - len(todo) + fraction) / pools)  # over the training's pools
     i, r = split
-    message = record.message if record is not None else "starting"
-    text = (f"Training {what} in {who} (pid {pid}): "
+    message = plain(record.message) if record is not None else "starting"
+    # No pid on the page: it tells a visitor nothing and an attacker which process to aim at
+    # (the worker's pid is in the server's log).
+    text = (f"Training {what} in {who}: "
             f"{f'split {i} of {r}: ' if r > 1 else ''}{message} · {_duration(elapsed)} elapsed")
     if done >= 0.05:
         text += f", about {_duration(elapsed * (1.0 - done) / done)} left"
@@ -1133,7 +1143,7 @@ def frontier_sweeps(refs, config, second=None):
     steps = [(f"{_splits_prefix(i, len(refs))}λ from {lams[0]:g} to {lams[-1]:g}",
               _sweep_chunk, (ref, lams, fixed, second_arg))
              for i, ref in enumerate(refs) for lams in chunks]
-    frames = _stepwise(f"SDWEC sweep on {refs[0].label}", steps)
+    frames = _stepwise(f"SDWEC sweep on {refs[0].shown}", steps)
     return [pd.concat(frames[i * len(chunks):(i + 1) * len(chunks)], ignore_index=True)
             for i in range(len(refs))]
 
@@ -1161,7 +1171,7 @@ def frontier_peers_over(refs, oob=False):
              for i, ref in enumerate(refs) for name in names]
     label = ("Fitting the peers and SDWEC-OOB (out-of-bag votes: every training row)" if oob
              else "Fitting the peers")
-    frames = _stepwise(f"{label} on {refs[0].label}", steps)
+    frames = _stepwise(f"{label} on {refs[0].shown}", steps)
     return [pd.concat(frames[i * len(names):(i + 1) * len(names)], ignore_index=True)
             for i in range(r)]
 

@@ -452,6 +452,8 @@ def _live_fragment(solver_box, view):
 def show_config_problems():
     """Show (once) what was repaired when the query string was read."""
     problems = st.session_state.pop("_cfg_problems", None)
+    # Markdown whose quoted link values are inline code (config.config_from_query): a link
+    # cannot format this warning.
     if problems:
         st.warning("Some settings in the link could not be used:\n\n"
                    + "\n".join(f"- {p}" for p in problems))

@@ -18,6 +18,13 @@ import sys
 from pathlib import Path
 
 COOKIE = "sdwec_replica"
+#: Sent with every answer of the proxy (``add_header ... always``; docs/deploy.md).
+SECURITY_HEADERS = (
+    ("X-Frame-Options", "DENY"),
+    ("Content-Security-Policy", "frame-ancestors 'none'"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+)
 TEMPLATE = Path(__file__).resolve().parent / "nginx.conf.template"
 ERRORS = Path(__file__).resolve().parent / "errors"
 
@@ -82,6 +89,8 @@ def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="2s",
         "HTTP_TIMEOUT": http_timeout, "UPLOAD_RATE": str(upload_rate),
         "UPLOADS_AT_ONCE": str(uploads_at_once),
         "UPSTREAMS": upstreams(servers),
+        "SECURITY_HEADERS": "\n".join(f'            add_header {name} "{value}" always;'
+                                       for name, value in SECURITY_HEADERS),
         "GROUP_MAP": "\n".join(f'        "{k}" sdwec_r{k};' for k, _ in numbered),
         "SESSION_MAP": "\n".join(f'        "{k}" sdwec_only{k};' for k, _ in numbered),
         "KNOWN_MAP": "\n".join(f'        "{k}" 1;' for k, _ in numbered),

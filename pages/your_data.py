@@ -12,6 +12,7 @@ import streamlit as st
 
 from dashboard import services
 from dashboard.config import USER_DATA
+from dashboard.echo import literal, plain
 from dashboard.explorer import show_explorer
 from dashboard.guard import guard
 from dashboard.sidebar import apply_config, current_config, page_setup, use_dataset
@@ -86,7 +87,8 @@ def _read(uploaded):
     if likely:
         why = ("proposed for exclusion" if proposed
                else "not excluded, since no feature would be left")
-        st.caption(f"Likely IDs (a different value in every row): {', '.join(likely)}; "
+        st.caption(f"Likely IDs (a different value in every row): "
+                   f"{', '.join(map(literal, likely))}; "
                    f"{why}.")
     preview = preview.with_exclude(exclude)
     table.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
@@ -101,9 +103,10 @@ def _read(uploaded):
                                         sample)
     if before is None or before[0] != key:
         use_dataset(USER_DATA, "auto")  # a new file or new options: use it everywhere
-    st.success(dataset.description)
+    # The file's names and labels are in it: shown as they are, never as formatting.
+    st.success(plain(dataset.description))
     if len(dataset.feature_names) <= 60:
-        st.caption("Features: " + ", ".join(dataset.feature_names))
+        st.caption("Features: " + plain(", ".join(dataset.feature_names)))
     return dataset
 
 
@@ -287,12 +290,12 @@ if uploaded is None:
             st.info("No file yet. Upload one above, or pick a shipped dataset in the sidebar.")
         st.stop()
     dataset = earlier[1]
-    st.info(f"**{dataset.name}** was uploaded earlier in this session. Upload a file above "
-            "to replace it.")
-    st.success(dataset.description)
+    st.info(f"{literal(dataset.name)} was uploaded earlier in this session. Upload a file "
+            "above to replace it.")
+    st.success(plain(dataset.description))
 if config.dataset != USER_DATA:
-    st.info(f"The sidebar's dataset is now **{config.dataset}**, so {dataset.name} is not in "
-            "use on any page.")
+    st.info(f"The sidebar's dataset is now **{config.dataset}**, so {literal(dataset.name)} is "
+            "not in use on any page.")
     st.button("Use this file again", on_click=use_dataset, args=(USER_DATA, "auto"),
               key="upload_use_again",
               help="Sets the sidebar's dataset back to *your data*: this file.")

@@ -27,7 +27,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from sdwec import __version__, datasets, experiments, frontier, pool, warm
-from sdwec.cache import cache_dir
+from sdwec.cache import CacheKeyError, cache_dir
 from sdwec.errors import DataError
 
 # The dashboard: installed inside the package (sdwec/app/, mapped from the checkout's top
@@ -482,7 +482,7 @@ def main(argv=None):
             _warm(args)
         else:
             _frontier(args)
-    except (DataError, ValueError, OSError) as exc:
+    except (DataError, ValueError, OSError, CacheKeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

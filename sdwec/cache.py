@@ -15,6 +15,14 @@ guarantees:
   checks the magic, the lengths, the key (byte for byte, so a stale entry or a hash-prefix
   collision is a miss) and the SHA-256 of the payload; an entry that fails any check, or
   that fails to unpickle, is a miss and is rebuilt, never trusted.
+* **Authenticated entries.** Unpickling runs code, and a checksum anyone can recompute proves
+  nothing about who wrote a file. So the header also holds an HMAC-SHA256 tag over the magic,
+  the header's fields (the payload's SHA-256 among them) and the key, made with a secret
+  kept *outside* the cache folder (:func:`key_file`: ``$SDWEC_CACHE_KEY_FILE``, default
+  ``~/.config/sdwec/cache.key``, created with mode 0600 at first use). The tag is checked
+  before the payload is read; an entry without a valid tag (an older format, another
+  secret, or a planted file) is a miss, logged, and is rebuilt. Processes that share a
+  cache folder must share the secret (the same file, or a copy of it).
 * **Compute once.** :func:`get_or_build` takes a per-entry ``fcntl.flock`` lock and reads again
   before building, so concurrent requests for the same missing entry (threads or processes)
   build it once and the others wait and read it. The kernel releases the lock when its
@@ -48,7 +56,9 @@ Why a small module and not a library:
 * ``pickle`` rather than ``joblib.dump``: the payload is hashed as bytes before it is
   written, and joblib's gains (memory-mapped or compressed arrays in files) do not apply.
 
-Pickles run code when loaded: keep :func:`cache_dir` a folder only you can write to.
+Pickles run code when loaded: an entry is unpickled only once its tag proves it was written
+with the secret; keep that file readable by you alone, and the cache folder writable by you
+alone too (others could still delete entries, which costs only their rebuilding).
 The lock uses ``fcntl``, so this module needs a POSIX system.
 """
 
@@ -57,10 +67,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import hmac
 import json
+import logging
 import os
 import pickle
 import re
+import secrets
 import socket
 import struct
 import tempfile
@@ -73,13 +86,21 @@ from pathlib import Path
 __all__ = ["CACHE_ENV", "cache_dir", "entry_path", "contains", "load", "store", "locked",
            "get_or_build", "BuildProgress", "progress_path", "write_progress", "read_progress",
            "STALE_PROGRESS_SECONDS", "MAX_BYTES_ENV", "DEFAULT_MAX_BYTES", "max_bytes",
-           "evict", "remove_dead_temp_files", "STALE_TEMP_SECONDS"]
+           "evict", "remove_dead_temp_files", "STALE_TEMP_SECONDS", "KEY_FILE_ENV",
+           "key_file", "CacheKeyError"]
+
+LOG = logging.getLogger(__name__)
 
 CACHE_ENV = "SDWEC_CACHE_DIR"
 """Environment variable naming the cache folder."""
+KEY_FILE_ENV = "SDWEC_CACHE_KEY_FILE"
+"""Environment variable naming the file that holds the secret the entries are signed with."""
 
-_MAGIC = b"SDWEC-CACHE\x02\n"
+_MAGIC = b"SDWEC-CACHE\x03\n"
+_OLD_MAGIC = b"SDWEC-CACHE"  # any format's start: an entry of an older one has no tag
 _HEADER = struct.Struct(">Q32sQ")  # key length, SHA-256 of the payload, payload length
+_TAG_SIZE = 32  # HMAC-SHA256 of the magic, the header and the key, after the header
+_MIN_SECRET_BYTES = 32
 _SUFFIX = ".pkl"
 _TEMP_PREFIX = ".tmp-"
 #: A temporary file this old belongs to a writer that died, whatever its host (an entry is
@@ -130,6 +151,108 @@ def max_bytes() -> int | None:
     return int(float(match.group(1)) * _UNITS[match.group(2)])
 
 
+class CacheKeyError(RuntimeError):
+    """The cache's secret (:func:`key_file`) cannot be read, created or trusted."""
+
+
+def key_file() -> Path:
+    """File holding the secret that signs the entries: ``$SDWEC_CACHE_KEY_FILE`` if set, else
+    ``$XDG_CONFIG_HOME/sdwec/cache.key`` (``~/.config/sdwec/cache.key``).
+
+    It must not be inside the cache folder: whoever can write there could replace it.
+    """
+    env = os.environ.get(KEY_FILE_ENV)
+    if env:
+        return Path(env).expanduser()
+    config = os.environ.get("XDG_CONFIG_HOME")
+    return (Path(config).expanduser() if config else Path.home() / ".config") / "sdwec" / \
+        "cache.key"
+
+
+_SECRETS: dict[str, tuple[tuple, bytes]] = {}  # key file -> (its stat signature, the secret)
+_WARNED: set[str] = set()
+
+
+def _create_secret(path: Path) -> None:
+    """Write a new random secret to ``path`` (mode 0600), unless another process wins."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache.key-")  # mode 0600
+    except OSError as exc:
+        raise CacheKeyError(
+            f"cannot create the pool cache's key {path} ({exc.strerror or exc}); set "
+            f"{KEY_FILE_ENV} to a file you can write, outside the cache folder") from None
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_hex(_MIN_SECRET_BYTES) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        # A hard link creates the name only if it is free, with the whole file behind it:
+        # two processes starting together end up with the same secret.
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)
+    except OSError as exc:
+        raise CacheKeyError(f"cannot create the pool cache's key {path} "
+                            f"({exc.strerror or exc}); set {KEY_FILE_ENV} to a file you "
+                            f"can write, outside the cache folder") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    LOG.warning("created the pool cache's key %s: processes sharing the cache folder %s "
+                "must use the same key (%s)", path, cache_dir(), KEY_FILE_ENV)
+
+
+def _secret() -> bytes:
+    """The secret of :func:`key_file`, created at first use; re-read when the file changes."""
+    path = key_file()
+    inside = False
+    with contextlib.suppress(OSError, RuntimeError):  # a path that cannot be resolved
+        inside = path.resolve().is_relative_to(cache_dir().resolve())
+    if inside:
+        raise CacheKeyError(
+            f"the pool cache's key {path} is inside the cache folder {cache_dir()}: whoever "
+            f"can write the folder could replace it. Set {KEY_FILE_ENV} to a file outside it")
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        _create_secret(path)
+        stat = None
+    except OSError as exc:
+        raise CacheKeyError(f"cannot read the pool cache's key {path} "
+                            f"({exc.strerror or exc})") from None
+    try:
+        if stat is None:
+            stat = path.stat()
+        signature = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        known = _SECRETS.get(str(path))
+        if known is not None and known[0] == signature:
+            return known[1]
+        secret = path.read_bytes().strip()
+    except OSError as exc:
+        raise CacheKeyError(f"cannot read the pool cache's key {path} "
+                            f"({exc.strerror or exc})") from None
+    if len(secret) < _MIN_SECRET_BYTES:
+        raise CacheKeyError(
+            f"the pool cache's key {path} holds {len(secret)} bytes; it needs at least "
+            f"{_MIN_SECRET_BYTES} (e.g. the 64 hex digits of `openssl rand -hex 32`)")
+    if stat.st_mode & 0o077 and str(path) not in _WARNED:
+        _WARNED.add(str(path))
+        LOG.warning("the pool cache's key %s can be read or written by other users "
+                    "(mode %o): they could forge cache entries. chmod 600 it",
+                    path, stat.st_mode & 0o777)
+    _SECRETS[str(path)] = (signature, secret)
+    return secret
+
+
+def _tag(fields: bytes, key_bytes: bytes) -> bytes:
+    """The HMAC-SHA256 of an entry: over the magic, the header's fields and the key.
+
+    The fields hold the payload's SHA-256 and length, so the tag vouches for the payload
+    too, without a second pass over it.
+    """
+    return hmac.new(_secret(), _MAGIC + fields + key_bytes, hashlib.sha256).digest()
+
+
 def _key_bytes(key: Mapping) -> bytes:
     # Canonical JSON: the same mapping always gives the same bytes. ``repr`` covers values
     # JSON lacks (they must have a deterministic repr to be useful in a key).
@@ -159,23 +282,29 @@ def entry_path(key: Mapping, label: str = "entry") -> Path:
     return cache_dir() / f"{safe}-{digest[:16]}{_SUFFIX}"
 
 
+_PREAMBLE = len(_MAGIC) + _HEADER.size + _TAG_SIZE  # bytes before the key
+
+
 def _read_header(fh, key_bytes: bytes):
-    """``(digest, payload length)`` if the open entry starts right for this key, else None."""
-    head = fh.read(len(_MAGIC) + _HEADER.size)
-    if len(head) != len(_MAGIC) + _HEADER.size or not head.startswith(_MAGIC):
+    """``(digest, payload length, authentic)`` if the open entry starts right for this key,
+    else None; ``authentic``: its tag was made with this cache's secret."""
+    head = fh.read(_PREAMBLE)
+    if len(head) != _PREAMBLE or not head.startswith(_MAGIC):
         return None
-    key_length, digest, payload_length = _HEADER.unpack_from(head, len(_MAGIC))
+    fields = head[len(_MAGIC):len(_MAGIC) + _HEADER.size]
+    key_length, digest, payload_length = _HEADER.unpack(fields)
     if key_length != len(key_bytes) or fh.read(key_length) != key_bytes:
         return None
-    return digest, payload_length
+    authentic = hmac.compare_digest(head[-_TAG_SIZE:], _tag(fields, key_bytes))
+    return digest, payload_length, authentic
 
 
 def contains(key: Mapping, label: str = "entry") -> bool:
     """Whether an entry for ``key`` is on disk, judged from its header alone.
 
     Cheap enough to ask for many entries (it reads the header and the key, not the
-    payload): the magic, the stored key and the file's length must be right. A payload
-    damaged inside (a flipped byte) still counts; :func:`load` finds it and misses.
+    payload): the magic, the stored key, the tag and the file's length must be right. A
+    payload damaged inside (a flipped byte) still counts; :func:`load` finds it and misses.
 
     Parameters
     ----------
@@ -196,9 +325,9 @@ def contains(key: Mapping, label: str = "entry") -> bool:
             size = os.fstat(fh.fileno()).st_size
     except OSError:
         return False
-    if header is None:
+    if header is None or not header[2]:
         return False
-    return size == len(_MAGIC) + _HEADER.size + len(key_bytes) + header[1]
+    return size == _PREAMBLE + len(key_bytes) + header[1]
 
 
 def load(key: Mapping, label: str = "entry"):
@@ -223,8 +352,18 @@ def load(key: Mapping, label: str = "entry"):
         with open(path, "rb") as fh:
             header = _read_header(fh, key_bytes)
             if header is None:
+                fh.seek(0)
+                start = fh.read(len(_MAGIC))
+                if start.startswith(_OLD_MAGIC) and start != _MAGIC:
+                    LOG.warning("cache entry %s has no valid tag (an older format, or "
+                                "planted): ignored, it will be rebuilt", path)
                 return None
-            digest, length = header
+            digest, length, authentic = header
+            if not authentic:  # before a byte of the payload is read, let alone unpickled
+                LOG.warning("cache entry %s is not signed with this cache's key %s (written "
+                            "with another key, or planted): ignored, it will be rebuilt",
+                            path, key_file())
+                return None
             payload = fh.read(length + 1)  # one byte more reveals trailing data
     except OSError:
         return None
@@ -389,8 +528,8 @@ def store(key: Mapping, value, label: str = "entry") -> Path:
     _TIDIED.add(str(path.parent))
     remove_dead_temp_files(path.parent)
     payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    header = _MAGIC + _HEADER.pack(len(key_bytes), hashlib.sha256(payload).digest(),
-                                   len(payload))
+    fields = _HEADER.pack(len(key_bytes), hashlib.sha256(payload).digest(), len(payload))
+    header = _MAGIC + fields + _tag(fields, key_bytes)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(_TEMP_PREFIX),
                                suffix=_SUFFIX)
     try:
@@ -589,6 +728,7 @@ def get_or_build(key: Mapping, build: Callable, label: str = "entry", *, progres
         value = load(key, label)  # another thread or process may have built it meanwhile
         if value is not None:
             return value, False
+        _secret()  # a key that cannot be used says so now, not after minutes of building
         started = time.time()
 
         def report(done, total, message):

@@ -277,10 +277,10 @@ def sdwec_solve(P, y=None, classes=None, *, lam, beta, gamma, eps, iterations=25
                 threshold="paper"):
     """Run SDWEC (Algorithm 1) on the validation votes and return the full Solution.
 
-    The solver reads the votes' correctness rows (``C = y * H`` for binary tasks, +1 right /
-    -1 wrong for multi-class), merged by :attr:`~sdwec.votes.Votes.correctness_form` without
-    expanding to the ``m`` rows; a pool's votes (``Pool.votes("val")``) keep that merge, so
-    sweeps pay it once.
+    The solver reads the votes' correctness rows (``C = y * H`` for binary tasks; for
+    multi-class, one row per row and rival class, :attr:`~sdwec.votes.Votes.plurality_form`),
+    merged without expanding to the ``m`` rows; a pool's votes (``Pool.votes("val")``) keep
+    that merge, so sweeps pay it once.
 
     Parameters
     ----------

@@ -8,6 +8,7 @@ come from calling the library directly on the same pool, not from the dashboard.
 import io
 import json
 import math
+import re
 from pathlib import Path
 
 import joblib
@@ -34,6 +35,7 @@ from sdwec import (
 )
 from sdwec.formatting import points, significant
 from tests.apptest_charts import chart_figures
+from tests.shown import as_read, code_spans
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
@@ -142,6 +144,35 @@ def test_bad_link_shows_warning_not_error():
     at = _app({"dataset": "wine", "l": "10", "lam": "banana"})
     _ok(at)
     assert any("lam=banana" in w.value for w in at.warning)
+
+
+#: What a hostile link may put in each value: formatting, a fake "Log in again" link, an
+#: image the browser would fetch (tracking), HTML, maths, Streamlit's own shortcodes.
+HOSTILE_LINK = {
+    "dataset": "**bold** [Log in again](https://evil.example) ![x](https://evil.example/t.png)",
+    "task": "`x` ``y`` [t](https://evil.example)",
+    "thr": "<img src=https://evil.example/p.png>\n# Heading",
+    "fit": "$x^2$ :streamlit: :red[red] https://evil.example",
+    "lam": "**9**",
+    "pin": "![p](https://evil.example/q.png)",
+}
+
+
+def test_a_hostile_link_is_echoed_as_text():
+    at = _app(dict(HOSTILE_LINK, l="10", r="1"))
+    _ok(at)
+    (warning,) = [w.value for w in at.warning if "could not be used" in w.value]
+    contents, outside = code_spans(warning)
+    # Each value appears as it is, inside inline code (CommonMark shows code as text) ...
+    # (a line break shows as \n: it would end the list item and could start a heading).
+    expected = [HOSTILE_LINK["dataset"], HOSTILE_LINK["task"], "lam=**9**",
+                HOSTILE_LINK["thr"].replace("\n", "\\n"), HOSTILE_LINK["fit"],
+                f"pin={HOSTILE_LINK['pin']}"]
+    assert contents == expected, warning
+    # ... and nothing of them outside it: no link, image, emphasis or HTML can form there.
+    assert "evil" not in outside and not re.search(r"[\[\]!*`<>$]", outside), outside
+    # The configuration was repaired, and the link now written carries none of it.
+    assert at.query_params["dataset"] == "sonar" and "pin" not in at.query_params
 
 
 def test_config_survives_page_changes():
@@ -913,7 +944,7 @@ def test_your_data_upload_runs_the_explorer():
     at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
     _ok(at)
     data = datasets.from_csv(_csv(), name="mine.csv")
-    assert any(s.value == data.description for s in at.success)
+    assert any(as_read(s.value) == data.description for s in at.success)
     assert _metrics(at)["Classifiers used"].endswith("/ 10")
 
 
@@ -929,7 +960,7 @@ def test_bad_upload_shows_the_loaders_message(content):
     at = _app(page="pages/your_data.py")
     at.file_uploader(key="upload_file").upload("bad.csv", content, "text/csv").run()
     assert not at.exception
-    assert any(str(raised.value) in e.value for e in at.error)
+    assert any(str(raised.value) in as_read(e.value) for e in at.error)
     assert not _charts(at)
 
 
@@ -947,7 +978,7 @@ def test_hostile_corpus_on_the_page_then_a_good_file_still_works(name):
     at = _app(page="pages/your_data.py")
     at.file_uploader(key="upload_file").upload(name, content, "text/csv").run()
     assert not at.exception
-    shown = [e.value for e in at.error]
+    shown = [as_read(e.value) for e in at.error]
     assert any(str(raised.value) in text and expected in text for text in shown), shown
     assert not _charts(at)
     # The same session keeps working: a good file now runs the Explorer.
@@ -973,9 +1004,9 @@ def test_multiclass_task_runs_on_the_plurality_reading_and_says_so():
     sol = solver.solve(p.votes("val"), None, **Config().solver_params(),
                        multiclass="plurality")
     assert _metrics(at)["Classifiers used"] == f"{sol.n_selected} / 10"
-    caption = next(c.value for c in at.caption if "classes 1, 2, 3" in c.value)
-    assert "outscore every other class" in caption
-    assert any("plurality reading" in e.label for e in at.expander)
+    caption = next(c.value for c in at.caption if "the classes are 1, 2, 3" in c.value)
+    assert "outscore every other class" in caption and "WMV" in caption
+    assert any("More than two classes" in e.label for e in at.expander)
     # The binary task says nothing of it.
     binary = _app({"dataset": "wine", "l": "10", "r": "1", "task": "binary"})
     assert not any("outscore" in c.value for c in binary.caption)
@@ -1289,9 +1320,9 @@ def test_a_page_waiting_on_another_process_shows_its_progress(drawn_progress):
         proc.wait(timeout=120)
     assert proc.returncode == 0
     _ok(at)
-    waiting = [t for _, t in drawn_progress
-               if f"another process (pid {proc.pid}) is training this pool" in t]
+    waiting = [t for _, t in drawn_progress if "another process is training this pool" in t]
     assert waiting and "trained 3 of 10 trees" in waiting[0], drawn_progress
+    assert not [t for t in waiting if str(proc.pid) in t]  # its pid is not the page's
     assert "Classifiers used" in _metrics(at)  # and the page then used that pool
 
 

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -451,6 +452,23 @@ def test_broken_link_is_repaired(page, server):
     assert page.locator('[data-testid="stAlertContentWarning"]').filter(
         has_text="lam=oops").count() == 1
     assert "lam=10" in page.url
+
+
+def test_a_hostile_link_is_shown_as_text(page, server):
+    # A backtick to leave the value's code box, then bold text, a "Log in again" link and an
+    # image the browser would fetch, were the value read as Markdown.
+    value = ("x` **bold** [Log in again](https://evil.example) "
+             "![x](https://evil.example/t.png) <b>b</b> $y$ `z")
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    _open(page, f"{server}/?dataset={urllib.parse.quote(value)}&l=50",
+          '[data-testid="stMetric"]')
+    (warning,) = page.locator('[data-testid="stAlertContentWarning"]').filter(
+        has_text="could not be used").all()
+    assert value in warning.inner_text()
+    drawn = warning.evaluate("e => [...e.querySelectorAll('*')].map(n => n.tagName)")
+    assert not {"A", "IMG", "STRONG", "EM", "B", "SPAN"} & set(drawn), drawn
+    assert not [url for url in asked if urllib.parse.urlsplit(url).hostname == "evil.example"]
 
 
 PAGES = {"explorer": ("", '[data-testid="stMetric"]'),

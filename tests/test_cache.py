@@ -1,9 +1,17 @@
 """Cache hygiene (issue 22, item 5): a size cap with least-recently-used eviction, dead
 writers' temporary files swept at first use, and links that cannot start heavy training
-without the viewer confirming it.
+without the viewer confirming it. Entries are signed with a secret kept outside the cache
+folder: a planted entry is refused before it is unpickled.
 """
 
+import hashlib
+import hmac
+import json
+import logging
 import os
+import pickle
+import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -281,3 +289,166 @@ def test_the_click_trains_and_the_viewers_own_moves_need_none(app_cache, monkeyp
     assert not _confirm_buttons(at) and at.metric
     assert any("-s4322-" in name for name in _pool_files(app_cache))
     assert not any("-s4321-" in name for name in _pool_files(app_cache))
+
+
+# --------------------------------------------------------------------------- authenticated entries
+
+
+@pytest.fixture
+def key_file(tmp_path, monkeypatch):
+    """The cache's secret in a file of this test's own (created at first use)."""
+    path = tmp_path / "config" / "sdwec" / "cache.key"
+    monkeypatch.setenv(disk_cache.KEY_FILE_ENV, str(path))
+    return path
+
+
+_OLD_MAGIC = b"SDWEC-CACHE\x02\n"  # the format before entries were signed: no tag
+_MAGIC = b"SDWEC-CACHE\x03\n"
+_FIELDS = struct.Struct(">Q32sQ")  # key length, SHA-256 of the payload, payload length
+
+
+class _Planted:
+    """A pickle that creates ``marker`` when it is loaded: what a planted entry could run."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def _entry(key, payload, *, magic=_MAGIC, secret=None, tag=None):
+    """An entry file's bytes, written from the format's description (not by the cache):
+    magic, header, tag (HMAC-SHA256 of magic + header + key with ``secret``), key, payload;
+    the old format has no tag."""
+    key_bytes = json.dumps(key, sort_keys=True, separators=(",", ":")).encode()
+    fields = _FIELDS.pack(len(key_bytes), hashlib.sha256(payload).digest(), len(payload))
+    if magic == _OLD_MAGIC:
+        return magic + fields + key_bytes + payload
+    if tag is None:
+        tag = hmac.new(secret, magic + fields + key_bytes, hashlib.sha256).digest()
+    return magic + fields + tag + key_bytes + payload
+
+
+def test_an_entry_is_signed_with_the_secret_in_the_key_file(cache, key_file):
+    path = disk_cache.store(_key("a"), PAYLOAD, LABEL)
+    # Created at first use, readable by its owner alone, outside the cache folder.
+    assert key_file.exists() and stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert not key_file.resolve().is_relative_to(cache.resolve())
+    secret = key_file.read_bytes().strip()
+    assert len(secret) >= 32
+    # The file is exactly what the format says, signed with that secret.
+    payload = pickle.dumps(PAYLOAD, protocol=pickle.HIGHEST_PROTOCOL)
+    assert path.read_bytes() == _entry(_key("a"), payload, secret=secret)
+    # An entry written from the description with the right secret is accepted.
+    _key_b = _key("b")
+    disk_cache.entry_path(_key_b, LABEL).write_bytes(
+        _entry(_key_b, pickle.dumps("made by hand"), secret=secret))
+    assert disk_cache.contains(_key_b, LABEL)
+    assert disk_cache.load(_key_b, LABEL) == "made by hand"
+
+
+@pytest.mark.parametrize("forgery", ["old format", "no tag", "another secret"])
+def test_a_planted_entry_is_refused_and_never_unpickled(cache, key_file, tmp_path, caplog,
+                                                        forgery):
+    marker = tmp_path / "the planted pickle ran"
+    payload = pickle.dumps(_Planted(marker))
+    pickle.loads(payload)  # the pickle is live: loaded, it creates the marker
+    assert marker.exists()
+    marker.unlink()
+    disk_cache.store(_key("other"), PAYLOAD, LABEL)  # the secret exists, as in a used cache
+    entry = {"old format": lambda: _entry(_key("a"), payload, magic=_OLD_MAGIC),
+             "no tag": lambda: _entry(_key("a"), payload, tag=bytes(32)),
+             "another secret": lambda: _entry(_key("a"), payload, secret=b"s" * 64)}[forgery]()
+    path = disk_cache.entry_path(_key("a"), LABEL)
+    path.write_bytes(entry)  # a valid header, the payload's right SHA-256: all but the tag
+    with caplog.at_level(logging.WARNING, logger="sdwec.cache"):
+        assert not disk_cache.contains(_key("a"), LABEL)
+        assert disk_cache.load(_key("a"), LABEL) is None
+    assert not marker.exists()
+    assert [r for r in caplog.records if str(path) in r.getMessage()
+            and "rebuilt" in r.getMessage()], caplog.text
+    # A miss: the entry is built again, and signed this time.
+    value, built = disk_cache.get_or_build(_key("a"), lambda report: "rebuilt", LABEL)
+    assert built and value == "rebuilt" and not marker.exists()
+    assert disk_cache.load(_key("a"), LABEL) == "rebuilt"
+
+
+def test_a_planted_pool_is_retrained_not_loaded(cache, key_file, tmp_path, monkeypatch):
+    from sdwec import pool
+
+    key = pool.PoolKey.for_dataset("wine", n_trees=4, seed=0)
+    marker = tmp_path / "the planted pool ran"
+    path = pool.cache_path(key)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_entry(key._cache_key(), pickle.dumps(_Planted(marker)),
+                            secret=b"not this cache's secret" * 3))
+    trained = []
+    real = pool.build_pool
+    monkeypatch.setattr(pool, "build_pool", lambda *a, **k: trained.append(1) or real(*a, **k))
+    assert not pool.is_cached(key)
+    p = pool.load_pool(key)
+    assert trained == [1] and p.n_trees == 4 and not marker.exists()
+    assert pool.is_cached(key)
+
+
+def test_processes_share_entries_only_through_the_same_key(cache, key_file, tmp_path):
+    disk_cache.store(_key("a"), PAYLOAD, LABEL)
+    reader = ("import sys\nfrom sdwec import cache\n"
+              "print(cache.load({'kind': 'test', 'name': 'a'}, 'hygiene') is not None)\n")
+
+    def read(key_path):
+        env = dict(os.environ, **{disk_cache.CACHE_ENV: str(cache),
+                                  disk_cache.KEY_FILE_ENV: str(key_path)})
+        return subprocess.run([sys.executable, "-c", reader], env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    assert read(key_file) == "True"  # another replica with the same key file reads it
+    copy = tmp_path / "copy.key"
+    copy.write_bytes(key_file.read_bytes())
+    copy.chmod(0o600)
+    assert read(copy) == "True"  # another machine with a copy of the key
+    assert read(tmp_path / "fresh.key") == "False"  # a key of its own: a miss
+
+
+def test_a_key_inside_the_cache_folder_is_refused(cache, monkeypatch):
+    monkeypatch.setenv(disk_cache.KEY_FILE_ENV, str(cache / "keys" / "cache.key"))
+    with pytest.raises(disk_cache.CacheKeyError, match="inside the cache folder"):
+        disk_cache.store(_key("a"), PAYLOAD, LABEL)
+    assert not (cache / "keys" / "cache.key").exists()
+
+
+def test_the_command_line_says_what_is_wrong_with_the_key(cache, monkeypatch, capsys):
+    from sdwec.__main__ import main
+
+    monkeypatch.setenv(disk_cache.KEY_FILE_ENV, str(cache / "cache.key"))
+    assert main(["warm", "--datasets", "wine", "--trees", "2", "--seeds", "1", "--n-jobs", "1",
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "error: the pool cache's key" in err and "inside the cache folder" in err
+    assert "Traceback" not in err
+
+
+def test_a_short_key_is_refused_with_what_it_needs(cache, key_file):
+    key_file.parent.mkdir(parents=True)
+    key_file.write_text("secret\n")
+    key_file.chmod(0o600)
+    with pytest.raises(disk_cache.CacheKeyError, match="holds 6 bytes; it needs at least 32"):
+        disk_cache.store(_key("a"), PAYLOAD, LABEL)
+
+
+def test_a_key_others_can_read_is_reported(cache, key_file, caplog):
+    key_file.parent.mkdir(parents=True)
+    key_file.write_text("0123456789abcdef" * 4)
+    key_file.chmod(0o644)
+    with caplog.at_level(logging.WARNING, logger="sdwec.cache"):
+        disk_cache.store(_key("a"), PAYLOAD, LABEL)
+    assert "can be read or written by other users" in caplog.text
+    assert disk_cache.load(_key("a"), LABEL) == PAYLOAD  # still used: a warning, not a stop
+
+
+def test_a_new_key_makes_every_entry_a_miss(cache, key_file):
+    disk_cache.store(_key("a"), PAYLOAD, LABEL)
+    key_file.write_text("f" * 64)  # the key changed (rotated): old entries are foreign
+    assert not disk_cache.contains(_key("a"), LABEL)
+    assert disk_cache.load(_key("a"), LABEL) is None

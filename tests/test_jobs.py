@@ -5,6 +5,7 @@ sleeping Python, a shell with a child) show what happens to processes without tr
 No timing is asserted: waits are bounded only so that a broken test fails instead of hanging.
 """
 
+import logging
 import os
 import sys
 import time
@@ -14,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import jobs, services
 from sdwec import pool
+from tests.shown import as_read
 
 # Reads its input like the real worker, then sleeps: a training that never ends by itself.
 SLEEPER = (sys.executable, "-c", "import sys, time; sys.stdin.buffer.read(); time.sleep(120)")
@@ -210,7 +212,8 @@ def _page_of_three_splits():
     st.write("the pools are ready")
 
 
-def test_splits_train_one_after_the_other(cache, monkeypatch, registry):
+def test_splits_train_one_after_the_other(cache, monkeypatch, registry, caplog):
+    caplog.set_level(logging.INFO, logger="dashboard")
     slow = registry(command=SLEEPER)
     monkeypatch.setattr(services, "_JOBS", slow)
     monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
@@ -220,8 +223,11 @@ def test_splits_train_one_after_the_other(cache, monkeypatch, registry):
     assert job.key.seed == 80
     (bar,) = at.get("progress")
     assert bar.proto.text.startswith("Training 3 pools of 10 trees on wine in a background "
-                                     f"process (pid {job.pid}): split 1 of 3: "), bar.proto.text
+                                     "process: split 1 of 3: "), bar.proto.text
     assert bar.proto.value == 0
+    # The worker's pid is the server's business: in its log, not on the page.
+    assert "pid" not in bar.proto.text and str(job.pid) not in bar.proto.text
+    assert f"worker pid {job.pid} started" in caplog.text
 
 
 def test_the_bar_over_splits_says_which_split_and_goes_on_when_a_pool_lands(
@@ -246,8 +252,7 @@ def test_the_bar_over_splits_says_which_split_and_goes_on_when_a_pool_lands(
     (bar,) = at.get("progress")
     # Still the training of 3 pools, now at the second split: a third of the bar is done.
     assert bar.proto.text.startswith("Training 3 pools of 10 trees on wine in a background "
-                                     f"process (pid {second[0].pid}): split 2 of 3: "), \
-        bar.proto.text
+                                     "process: split 2 of 3: "), bar.proto.text
     assert bar.proto.value == 33
 
 
@@ -263,7 +268,7 @@ def test_a_failed_training_says_why_without_a_traceback(cache, monkeypatch, regi
     at.run()
     assert not at.exception
     (error,) = at.error
-    assert "(MemoryError: no room for the trees)" in error.value
+    assert "(MemoryError: no room for the trees)" in as_read(error.value)
     assert "Traceback" not in error.value
     assert [b.label for b in at.button] == ["Try again"]
 
@@ -296,6 +301,7 @@ def test_the_line_keeps_its_last_record_between_two(cache, monkeypatch, registry
     at.run()
     (bar,) = at.get("progress")
     assert "split 1 of 3: trained 8 of 10 trees" in bar.proto.text, bar.proto.text
+    assert "pid" not in bar.proto.text and str(os.getpid()) not in bar.proto.text
     before = bar.proto.value
     assert before > 0
     disk_cache.progress_path(*where).unlink()
@@ -318,4 +324,27 @@ def test_a_training_of_some_splits_says_of_how_many(cache, monkeypatch, registry
     (job,) = slow.running()
     (bar,) = at.get("progress")
     assert bar.proto.text.startswith("Training 2 of 3 pools of 10 trees on wine in a background "
-                                     f"process (pid {job.pid}): split 2 of 3: "), bar.proto.text
+                                     "process: split 2 of 3: "), bar.proto.text
+    assert f"pid {job.pid}" not in bar.proto.text
+
+
+def test_a_progress_files_message_is_shown_as_text(cache, monkeypatch, registry):
+    """A progress file lies in the cache folder, which other processes write: its message is
+    shown as the characters it holds, never as a link or bold text."""
+    from sdwec import cache as disk_cache
+
+    slow = registry(command=SLEEPER)
+    monkeypatch.setattr(services, "_JOBS", slow)
+    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+    at = AppTest.from_function(_page_of_three_splits, default_timeout=60).run()
+    key = pool.PoolKey.for_dataset("wine", "binary", 10, 80)
+    message = "**trained** [8 of 10](https://evil.example) ![x](https://evil.example/t.png)"
+    disk_cache.write_progress(key._cache_key(), key._label(), 8, 10, message, time.time())
+    at.run()
+    assert not at.exception
+    (bar,) = at.get("progress")
+    # Every Markdown character escaped (CommonMark: a backslash makes it literal) ...
+    assert (r"\*\*trained\*\* \[8 of 10\]\(https\:" in bar.proto.text
+            and r"\!\[x\]" in bar.proto.text), bar.proto.text
+    # ... and read as exactly what the file holds.
+    assert f"split 1 of 3: {message} ·" in as_read(bar.proto.text), bar.proto.text

@@ -776,11 +776,16 @@ def test_the_health_loop_kills_a_replica_that_stops_answering(tmp_path):
     assert "2 health checks missed" in output
 
 
-def test_the_renderer_names_replicas_by_the_address_nginx_reports():
+def _renderer():
     spec = importlib.util.spec_from_file_location("render_nginx",
                                                   load.ROOT / "deploy" / "render_nginx.py")
     render_nginx = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(render_nginx)
+    return render_nginx
+
+
+def test_the_renderer_names_replicas_by_the_address_nginx_reports():
+    render_nginx = _renderer()
     text = render_nginx.render(["localhost:8601", "127.0.0.1:8602"], "/run/x", "0.0.0.0", 8080,
                                200)
     # $upstream_addr holds the resolved address, so the map uses it.
@@ -789,6 +794,76 @@ def test_the_renderer_names_replicas_by_the_address_nginx_reports():
     assert "server localhost:8601 max_fails=1" in text
     with pytest.raises(ValueError, match="no replica"):
         render_nginx.render([], "/run/x", "0.0.0.0", 8080, 200)
+
+
+#: On every answer of the proxy: no framing by another site, no content-type sniffing, no
+#: page address sent to the sites its links lead to.
+SECURITY_HEADERS = {"X-Frame-Options": "DENY",
+                    "Content-Security-Policy": "frame-ancestors 'none'",
+                    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+
+def test_the_rendered_proxy_sends_security_headers_everywhere_and_hides_metrics(tmp_path):
+    _needs_nginx()
+    text = _renderer().render(["127.0.0.1:18601", "127.0.0.1:18602"], tmp_path, "127.0.0.1",
+                              load.free_port(), 200)
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(text)
+    (tmp_path / "nginx-temp").mkdir()
+    checked = subprocess.run([serve.NGINX, "-p", str(tmp_path), "-c", str(conf), "-e",
+                              str(tmp_path / "nginx-error.log"), "-t", "-q"],
+                             capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stderr
+    locations = dict(re.findall(r"\n {8}location ([^{]+?) \{(.*?)\n {8}\}", text, re.S))
+    assert len(locations) == 6, list(locations)
+    # nginx keeps a level's add_header lines only where a deeper level has none: so every
+    # location names all of them, with "always" (errors too).
+    for where, body in locations.items():
+        for name, value in SECURITY_HEADERS.items():
+            assert f'add_header {name} "{value}" always;' in body, (where, name)
+    # The metrics never reach a replica: a prefix match that regular expressions cannot
+    # override, answered by nginx itself.
+    metrics = locations["^~ /_stcore/metrics"]
+    assert "return 404;" in metrics and "proxy_pass" not in metrics
+    # No replica's cross-origin grant (it names the replica's port) passes the proxy.
+    for name in ("Access-Control-Allow-Origin", "Access-Control-Allow-Credentials"):
+        assert re.search(rf"\n {{8}}proxy_hide_header {name};", text), name
+
+
+def test_every_answer_is_hardened_and_names_no_replica_port(served):
+    internal = {str(port) for port in _ports(served)} - {str(served.port)}
+    assert len(internal) >= 2, internal  # the replicas' loopback ports
+    upload = f"/_stcore/upload_file/{uuid.uuid4()}/{uuid.uuid4()}"
+    answers = {
+        "page": _get(served, "/?dataset=wine"),
+        "health": _get(served, "/_stcore/health"),
+        "configuration": _get(served, "/_stcore/host-config"),
+        "too long": _get(served, "/?x=" + "a" * 20_000),
+        "metrics": _get(served, "/_stcore/metrics"),
+        "metrics, another spelling": _get(served, "//_stcore/metrics/"),
+        # The browser's CORS preflight of an upload: Streamlit answers it with
+        # "Access-Control-Allow-Origin: http://localhost:<the replica's port>".
+        "preflight": _get(served, upload, method="OPTIONS", headers={
+            "Origin": "https://evil.example", "Access-Control-Request-Method": "PUT",
+            "Access-Control-Request-Headers": "x-xsrftoken"}),
+        "upload without a token": _get(served, upload, method="PUT", body=b"x",
+                                       headers={"Origin": served.url}),
+        "missing file": _get(served, "/media/nothing.png"),
+    }
+    assert answers["too long"][0] == 414 and answers["preflight"][0] == 204
+    for what, (status, headers, body) in answers.items():
+        for name, value in SECURITY_HEADERS.items():
+            assert _header(headers, name) == [value], (what, status, headers)
+        assert not [h for h in headers if h[0].lower().startswith("access-control-allow")], \
+            (what, headers)
+        said = " ".join(f"{key}: {value}" for key, value in headers)
+        assert not [port for port in internal if port in said], (what, headers)
+    for what in ("metrics", "metrics, another spelling"):
+        status, headers, body = answers[what]
+        assert status == 404 and b"session_events" not in body, (what, status, body[:200])
+        assert _header(headers, "X-SDWEC-Replica") in ([], [""])  # nginx said no itself
+    assert b"localhost" not in answers["configuration"][2]
+    assert not [port for port in internal if port.encode() in answers["configuration"][2]]
 
 
 def test_the_fault_report_replaces_only_its_own_section(tmp_path):

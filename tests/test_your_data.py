@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.config import USER_DATA
 from tests.apptest_charts import chart_figures
+from tests.shown import as_read
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/your_data.py"
@@ -63,7 +64,7 @@ def _ok(at):
 
 def _description(at):
     (shown,) = [s.value for s in at.success]
-    return shown
+    return as_read(shown)
 
 
 def _dataset(at):
@@ -168,7 +169,7 @@ def test_the_upload_is_kept_for_the_session_across_pages():
     # Another dataset in the sidebar: the kept file is offered again, not analysed.
     at.selectbox(key="cfg_dataset").set_value("wine").run()
     assert not at.exception and not chart_figures(at)
-    assert any("mine.csv is not in use" in i.value for i in at.info)
+    assert any("`mine.csv` is not in use" in i.value for i in at.info)
     at.button(key="upload_use_again").click().run()
     _ok(at)
     assert at.query_params["dataset"] == USER_DATA and chart_figures(at)
@@ -356,7 +357,7 @@ def test_the_page_and_the_sidebar_give_one_training_time(monkeypatch, tmp_path):
     (button,) = [b for b in at.button if b.key == "upload_train"]
     assert button.label == "Train now (5 pools: roughly 2–7 min for all)"
     (note,) = [i.value for i in at.sidebar.info if "not trained yet" in i.value]
-    assert "5 × 10 trees in all on big.csv take roughly 2–7 min (28–89 s a pool)" in note, note
+    assert "5 × 10 trees in all on `big.csv` take roughly 2–7 min (28–89 s a pool)" in note, note
     assert "timed on one tree grown on a sample of this file" in note
     assert "longer when busy" not in note   # measured at this load: no second slowdown
 
@@ -380,7 +381,7 @@ def test_the_progress_bar_gives_the_page_s_training_time(monkeypatch, tmp_path):
     _ok(at)
     assert "Row budget: 1,000 rows per tree (roughly 11–33 s" in \
         at.radio(key="upload_plan").options[0]
-    training = [t for t in drawn if t.startswith("Training 5 pools of 10 trees on big.csv")]
+    training = [t for t in drawn if t.startswith("Training 5 pools of 10 trees on `big.csv`")]
     assert training and training[0].endswith("(roughly 53 s–3 min in all)"), drawn[:3]
 
 
@@ -452,7 +453,7 @@ def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypa
         # In a worker: its start-up and the read-back are counted (FAST_RATE's note).
         assert "4 of them are on disk already, so 1 trains now: roughly 2–7 s" in page, page
         assert sidebar.startswith("1 of the 5 pools (one per split) is not trained yet: "
-                                  "10 trees on big.csv take roughly 2–7 s"), sidebar
+                                  "10 trees on `big.csv` take roughly 2–7 s"), sidebar
         assert "split 5 of 5: " in line, line
         pool.load_pool(key(5), dataset=dataset)   # the pool lands
         # Splits 10: seeds 1-10, of which 1-5 are on disk; seeds 6-10 train.
@@ -461,7 +462,7 @@ def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypa
         page, sidebar, line = said()
         assert "5 of them are on disk already, so 5 train now: roughly 10–35 s" in page, page
         assert sidebar.startswith("5 of the 10 pools (one per split) are not trained yet: "
-                                  "5 × 10 trees in all on big.csv take roughly 10–35 s "
+                                  "5 × 10 trees in all on `big.csv` take roughly 10–35 s "
                                   "(2–7 s a pool)"), sidebar
         assert "split 6 of 10: " in line, line
     # Trained in the page's run: once they land, neither the page nor the sidebar says

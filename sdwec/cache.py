@@ -34,15 +34,27 @@ guarantees:
   that died (its pid gone on this host, or no update for :data:`STALE_PROGRESS_SECONDS`)
   is ignored.
 
-* **Bounded size.** After each write, the least recently used entries are deleted until
+* **Bounded size; the class's pools go last.** After each write, entries are deleted until
   the entries together fit in :func:`max_bytes` (``$SDWEC_CACHE_MAX_BYTES``; default
   :data:`DEFAULT_MAX_BYTES`, 2 GiB: the shipped datasets' pools of two pool sizes and a few
-  splits, or about 17 NSL-KDD pools of 200 trees at ~110 MB each). An entry's recency is its
-  modification time, set when it is written and again on every :func:`load` that
-  reads it. An entry whose lock is held (being built or rebuilt) and the entry just written
-  are never deleted; temporary files of writers still writing are not entries. Lock files
-  (empty) stay: deleting a lock file another process may hold open would let two builders
-  in at once.
+  splits, or about 17 NSL-KDD pools of 200 trees at ~110 MB each): first the entries of
+  users' uploads, least recently used first, and the others (the shipped datasets' pools
+  every session shares) only as far as they alone exceed the cap, least recently used
+  first too (see :func:`evict` for why an order and not a budget per class). An entry's
+  class is read from its file name, so eviction opens no entry: an upload's label has the
+  word :data:`UPLOAD_WORD` among its dash-separated words (:func:`is_upload_entry`). An
+  entry's recency is its modification time, set when it is written and again on every
+  :func:`load` that reads it. An entry whose lock is held (being built or rebuilt) and the
+  entry just written are never deleted; temporary files of writers still writing are not
+  entries.
+* **Lock files are cleaned.** A lock file is deleted with its entry when the entry is
+  evicted, when its holder leaves it without an entry (a build that failed), and when
+  nobody holds it and no entry exists for it (:func:`remove_stale_locks`, after each write
+  and at a process's first use of the folder: a killed builder's). A lock file is only ever
+  deleted by a process holding its lock, and whoever acquires a lock checks that its open
+  file is still the one the lock's name points to, and starts again if not: a waiter that
+  opened a lock file before it was deleted cannot hold it alongside whoever locks the new
+  file under that name, so an entry is still built once.
 
 Why a small module and not a library:
 
@@ -87,7 +99,8 @@ __all__ = ["CACHE_ENV", "cache_dir", "entry_path", "contains", "load", "store", 
            "get_or_build", "BuildProgress", "progress_path", "write_progress", "read_progress",
            "STALE_PROGRESS_SECONDS", "MAX_BYTES_ENV", "DEFAULT_MAX_BYTES", "max_bytes",
            "evict", "remove_dead_temp_files", "STALE_TEMP_SECONDS", "KEY_FILE_ENV",
-           "key_file", "CacheKeyError"]
+           "key_file", "CacheKeyError", "UPLOAD_WORD", "is_upload_entry",
+           "remove_stale_locks"]
 
 LOG = logging.getLogger(__name__)
 
@@ -121,6 +134,11 @@ MAX_BYTES_ENV = "SDWEC_CACHE_MAX_BYTES"
 ``2G``, ``2GiB``: powers of 1024), or ``none`` for no cap."""
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 """The cap when :data:`MAX_BYTES_ENV` is not set: 2 GiB."""
+UPLOAD_WORD = "upload"
+"""A label with this word among its dash-separated words marks an entry of a user's upload:
+evicted before any other (:func:`evict`). Pool entries of uploads are labelled
+``pool-upload-<fingerprint>-...`` (:class:`sdwec.pool.PoolKey`), as they were before the
+word had this meaning, so older upload entries are told apart too."""
 _UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT]?)(?:I?B)?\s*$")
 
@@ -282,6 +300,29 @@ def entry_path(key: Mapping, label: str = "entry") -> Path:
     return cache_dir() / f"{safe}-{digest[:16]}{_SUFFIX}"
 
 
+_ENTRY_NAME = re.compile(r"^(?P<label>.*)-[0-9a-f]{16}$")
+
+
+def is_upload_entry(path) -> bool:
+    """Whether the entry at ``path`` holds a user's upload's data, from its file name alone.
+
+    Its label (the file name before the key's 16 hex digits) has :data:`UPLOAD_WORD` among
+    its dash-separated words. No shipped dataset's name is that word.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+
+    Returns
+    -------
+    bool
+    """
+    stem = Path(path).name.removesuffix(_SUFFIX)
+    match = _ENTRY_NAME.match(stem)
+    label = match.group("label") if match else stem
+    return UPLOAD_WORD in label.split("-")
+
+
 _PREAMBLE = len(_MAGIC) + _HEADER.size + _TAG_SIZE  # bytes before the key
 
 
@@ -437,23 +478,120 @@ _TIDIED: set[str] = set()  # folders this process has swept since it started
 
 
 def _first_use(folder: Path) -> None:
-    """Sweep dead writers' temporary files the first time this process uses ``folder``."""
+    """Sweep dead writers' temporary files and stale lock files the first time this process
+    uses ``folder``."""
     name = str(folder)
     if name not in _TIDIED:
         _TIDIED.add(name)
         remove_dead_temp_files(folder)
+        remove_stale_locks(folder)
 
 
 def _lock_path(path: Path) -> Path:
     return path.with_suffix(".lock")
 
 
-def evict(limit: int | None = None, keep=()) -> list[Path]:
-    """Delete least recently used entries until the entries fit in ``limit`` bytes.
+def _is_current(fh, lock: Path) -> bool:
+    """Whether the open lock file ``fh`` is still the file named ``lock``: not deleted (and
+    perhaps created again) by another process since it was opened."""
+    opened = os.fstat(fh.fileno())
+    try:
+        named = os.stat(lock)
+    except FileNotFoundError:
+        return False
+    return opened.st_nlink > 0 and (opened.st_dev, opened.st_ino) == (named.st_dev,
+                                                                       named.st_ino)
 
-    Recency is an entry's modification time (set on write and on every :func:`load`).
-    An entry whose lock another caller holds (being built) is skipped, and so are ``keep``;
-    so are temporary files, which are not entries. Run by :func:`store` after each write.
+
+def _acquire(lock: Path, wait=None):
+    """Open ``lock`` and take its lock: the open file, or ``None`` if another holder has it
+    and ``wait`` is None (else ``wait()`` runs between attempts until it is free).
+
+    The lock counts only on the file the name points to once it is held. A lock file is
+    deleted only by a holder, so whoever opened it before that and acquires it after finds
+    it deleted here, and starts again on the file now under that name; without this check
+    it would hold a lock nobody else sees, beside the holder of the new file.
+    """
+    while True:
+        fh = open(lock, "a+b")
+        try:
+            while not _try_lock(fh):
+                if wait is None:
+                    fh.close()
+                    return None
+                wait()
+            if _is_current(fh, lock):
+                return fh
+        except BaseException:
+            fh.close()
+            raise
+        fh.close()  # releases the lock on the deleted file
+
+
+def _release(fh, lock: Path, delete: bool = False) -> bool:
+    """Release a lock taken by :func:`_acquire`; with ``delete``, delete its file first,
+    while still holding it (see :func:`_acquire`). Whether the file was deleted."""
+    deleted = False
+    try:
+        if delete:
+            with contextlib.suppress(OSError):  # gone already, or a folder we may not write
+                os.unlink(lock)
+                deleted = True
+    finally:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        fh.close()
+    return deleted
+
+
+def remove_stale_locks(folder: Path | None = None) -> list[Path]:
+    """Delete the lock files nobody holds whose entry does not exist (a killed builder's,
+    or from before lock files were cleaned), and the progress files beside them.
+
+    A held lock (a build under way) is left alone: each lock is tried without waiting, and
+    deleted only while held (see :func:`_acquire`). Run after each write and at a
+    process's first use of the folder.
+
+    Parameters
+    ----------
+    folder : pathlib.Path, optional
+        Default :func:`cache_dir`.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The lock files deleted.
+    """
+    folder = cache_dir() if folder is None else Path(folder)
+    removed = []
+    for lock in folder.glob("*.lock"):
+        entry = lock.with_suffix(_SUFFIX)
+        if entry.exists():
+            continue
+        try:
+            fh = _acquire(lock)
+        except OSError:  # gone meanwhile with its folder, or not ours to open
+            continue
+        if fh is None:
+            continue
+        # Asked again under the lock: a build may have stored its entry meanwhile.
+        stale = not entry.exists()
+        if stale:
+            with contextlib.suppress(OSError):  # a builder removes it under the lock: dead
+                lock.with_suffix(_PROGRESS_SUFFIX).unlink()
+        if _release(fh, lock, delete=stale):
+            removed.append(lock)
+    return removed
+
+
+def evict(limit: int | None = None, keep=()) -> list[Path]:
+    """Delete entries until they fit in ``limit`` bytes: users' uploads first.
+
+    The entries of uploads (:func:`is_upload_entry`) go first, least recently used first;
+    the others (the shipped datasets' pools) only as far as they alone exceed ``limit``,
+    least recently used first. Recency is an entry's modification time (set on write and
+    on every :func:`load`). An entry whose lock another caller holds (being built) is
+    skipped, and so are ``keep``; so are temporary files, which are not entries. An entry
+    goes with its lock file and any progress file. Run by :func:`store` after each write.
 
     Parameters
     ----------
@@ -465,8 +603,15 @@ def evict(limit: int | None = None, keep=()) -> list[Path]:
     Returns
     -------
     list of pathlib.Path
-        The entries deleted, least recently used first.
+        The entries deleted, in the order deleted.
     """
+    # An order, not a share of the cap for uploads: the shipped datasets' pools are what
+    # every session of a class opens (NSL-KDD's takes minutes to train again), an upload's
+    # serves one student. With an order no number of uploads pushes one of them out, uploads
+    # still get all the room those pools leave, and there is no share to tune (a share big
+    # enough for a few 280 MB uploads would leave too little for the pools in a 2 GiB cap,
+    # or go unused). The price: when the shipped pools alone fill the cap, the upload just
+    # written stays over it (it is kept) until the next write evicts it.
     limit = max_bytes() if limit is None else limit
     if limit is None:
         return []
@@ -477,32 +622,43 @@ def evict(limit: int | None = None, keep=()) -> list[Path]:
             continue
         with contextlib.suppress(OSError):
             stat = path.stat()
-            entries.append((stat.st_mtime_ns, path.name, path, stat.st_size))
-    total = sum(size for *_, size in entries)
+            entries.append((not is_upload_entry(path), stat.st_mtime_ns, path.name, path,
+                            stat.st_size))
+    total = sum(entry[-1] for entry in entries)
+    shared = sum(entry[-1] for entry in entries if entry[0])
     removed = []
-    for _, _, path, size in sorted(entries):
-        if total <= limit:
+    for is_shared, _, _, path, size in sorted(entries):  # uploads first, then by recency
+        if total <= limit or (is_shared and shared <= limit):
             break
-        if path not in keep and _delete_unlocked(path):
+        if path not in keep and _delete_entry(path):
             total -= size
+            shared -= size if is_shared else 0
             removed.append(path)
     return removed
 
 
-def _delete_unlocked(path: Path) -> bool:
-    """Delete the entry ``path`` if nobody holds its lock (taken while deleting, so no
-    builder starts on it meanwhile); whether it was deleted."""
+def _delete_entry(path: Path) -> bool:
+    """Delete the entry ``path`` with its lock file and any progress file, if nobody holds
+    its lock (taken while deleting, so no builder starts on it meanwhile); whether the entry
+    was deleted."""
+    lock = _lock_path(path)
     try:
-        with open(_lock_path(path), "a+b") as fh:
-            if not _try_lock(fh):
-                return False
-            try:
-                path.unlink()
-                return True
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-    except OSError:  # gone already, or not ours to delete
+        fh = _acquire(lock)
+    except OSError:  # not ours to delete
         return False
+    if fh is None:
+        return False
+    deleted = False
+    try:
+        path.unlink()
+        deleted = True
+        with contextlib.suppress(OSError):  # held lock: no live builder wrote it
+            path.with_suffix(_PROGRESS_SUFFIX).unlink()
+    except OSError:  # gone already, or not ours to delete
+        pass
+    finally:
+        _release(fh, lock, delete=not path.exists())
+    return deleted
 
 
 def store(key: Mapping, value, label: str = "entry") -> Path:
@@ -545,6 +701,7 @@ def store(key: Mapping, value, label: str = "entry") -> Path:
             os.unlink(tmp)
         raise
     evict(keep=(path,))
+    remove_stale_locks(path.parent)
     return path
 
 
@@ -684,15 +841,20 @@ def locked(key: Mapping, label: str = "entry", waiting=None):
     path = entry_path(key, label)
     path.parent.mkdir(parents=True, exist_ok=True)
     _first_use(path.parent)
-    with open(_lock_path(path), "a+b") as fh:
-        while not _try_lock(fh):
-            if waiting is not None:
-                waiting(read_progress(key, label))
-            time.sleep(POLL_SECONDS)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    lock = _lock_path(path)
+
+    def wait():
+        if waiting is not None:
+            waiting(read_progress(key, label))
+        time.sleep(POLL_SECONDS)
+
+    fh = _acquire(lock, wait)
+    try:
+        yield
+    finally:
+        # Left without an entry (a build that failed, or nothing to build): nobody needs
+        # the lock file any more.
+        _release(fh, lock, delete=not path.exists())
 
 
 def get_or_build(key: Mapping, build: Callable, label: str = "entry", *, progress=None,

@@ -637,9 +637,10 @@ class PoolKey:
         return self.source.startswith(_UPLOAD_PREFIX)
 
     def _label(self) -> str:
-        """Readable start of the cache file name."""
-        name = "upload-" + self.source[len(_UPLOAD_PREFIX):][:12] if self.is_upload \
-            else self.source
+        """Readable start of the cache file name; an upload's carries the word that makes
+        the cache evict it before the shipped datasets' pools (:func:`sdwec.cache.evict`)."""
+        name = f"{disk_cache.UPLOAD_WORD}-{self.source[len(_UPLOAD_PREFIX):][:12]}" \
+            if self.is_upload else self.source
         budget = "" if self.max_samples is None else f"-r{self.max_samples}"
         return f"pool-{name}-{self.task}-l{self.n_trees}-s{self.seed}{budget}"
 

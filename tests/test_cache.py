@@ -1,7 +1,8 @@
 """Cache hygiene (issue 22, item 5): a size cap with least-recently-used eviction, dead
 writers' temporary files swept at first use, and links that cannot start heavy training
-without the viewer confirming it. Entries are signed with a secret kept outside the cache
-folder: a planted entry is refused before it is unpickled.
+without the viewer confirming it. Uploads' entries are evicted before the shipped datasets'
+pools, and lock files are deleted without letting two builders in. Entries are signed with a
+secret kept outside the cache folder: a planted entry is refused before it is unpickled.
 """
 
 import hashlib
@@ -15,6 +16,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 
 import pytest
@@ -112,6 +114,191 @@ def test_temporary_files_are_not_counted_or_evicted(cache, monkeypatch):
     monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(2 * a.stat().st_size))
     b = _store("b")
     assert _names(cache) == sorted([a.name, b.name]) and os.path.exists(live)
+
+
+# --------------------------------------------------------------------------- uploads go first
+
+UPLOAD_LABEL = "upload-0123456789ab"  # what a pool of an upload is labelled like
+
+
+def _store_upload(name, mtime=None):
+    path = disk_cache.store(_key(name), PAYLOAD, UPLOAD_LABEL)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def _all_names(cache):
+    return sorted(p.name for p in cache.glob("*.pkl"))
+
+
+@pytest.mark.parametrize("name, upload", [
+    ("pool-upload-0123456789ab-binary-l200-s0-0123456789abcdef.pkl", True),
+    ("upload-0123456789abcdef.pkl", True),
+    ("pool-nsl_kdd-binary-l200-s0-0123456789abcdef.pkl", False),
+    ("pool-uploaded-binary-l200-s0-0123456789abcdef.pkl", False),  # a word, not a substring
+    ("hygiene-0123456789abcdef.pkl", False)])
+def test_an_entrys_class_is_read_from_its_file_name(name, upload):
+    assert disk_cache.is_upload_entry(name) is upload
+
+
+def test_uploads_go_before_older_shared_entries(cache, monkeypatch):
+    a, b = _store("a", 1000), _store("b", 2000)
+    u = _store_upload("u", 3000)  # the most recently used entry of all
+    size = a.stat().st_size
+    assert b.stat().st_size == u.stat().st_size == size
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(3 * size))
+    d = _store("d")
+    assert _all_names(cache) == sorted([a.name, b.name, d.name])
+
+
+def test_shared_entries_go_least_recently_used_first_once_no_upload_is_left(cache):
+    u1, u2 = _store_upload("u", 5000), _store_upload("v", 500)
+    a, b, c = _store("a", 1000), _store("b", 2000), _store("c", 3000)
+    d = _store("d", 4000)
+    assert disk_cache.load(_key("a"), LABEL) == PAYLOAD  # "a" becomes the most recent
+    size = a.stat().st_size
+    removed = disk_cache.evict(limit=int(2.5 * size))
+    # Both uploads first (least recently used first), then the shared ones by recency.
+    assert removed == [u2, u1, b, c]
+    assert _all_names(cache) == sorted([a.name, d.name])
+
+
+def test_shared_entries_are_not_evicted_to_make_room_for_an_upload(cache, monkeypatch):
+    shared = [_store(n, t) for n, t in (("a", 1000), ("b", 2000), ("c", 3000))]
+    size = shared[0].stat().st_size
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(3 * size))  # full
+    u = _store_upload("u")
+    # The upload just written stays, over the cap; no shared entry went for it.
+    assert _all_names(cache) == sorted([p.name for p in shared] + [u.name])
+    v = _store_upload("v")
+    assert _all_names(cache) == sorted([p.name for p in shared] + [v.name])
+
+
+# --------------------------------------------------------------------------- lock files
+
+
+def _locks(cache):
+    return sorted(p.stem for p in cache.glob("*.lock"))
+
+
+def _entries(cache):
+    return sorted(p.stem for p in cache.glob("*.pkl") if not p.name.startswith("."))
+
+
+def test_an_evicted_entry_takes_its_lock_file_with_it(cache, monkeypatch):
+    def build(name):
+        return disk_cache.get_or_build(_key(name), lambda report: PAYLOAD, LABEL)
+
+    build("a")
+    size = disk_cache.entry_path(_key("a"), LABEL).stat().st_size
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(3 * size))
+    for name in "bcdefg":
+        build(name)
+    assert _entries(cache) == sorted(disk_cache.entry_path(_key(n), LABEL).stem
+                                     for n in "efg")
+    assert _locks(cache) == _entries(cache)  # one lock file per entry, none more
+
+
+def test_a_failed_build_leaves_no_lock_file(cache):
+    def build(report):
+        report(1, 2, "half way")
+        raise RuntimeError("no")
+
+    with pytest.raises(RuntimeError):
+        disk_cache.get_or_build(_key("a"), build, LABEL)
+    assert list(cache.iterdir()) == []
+
+
+_HOLDER = ("import sys\nfrom sdwec import cache\n"
+           "with cache.locked({'kind': 'test', 'name': 'held'}, 'hygiene'):\n"
+           "    print('held', flush=True)\n"
+           "    sys.stdin.readline()\n")
+
+_BUILDER = ("import time\nfrom sdwec import cache\n"
+            "def build(report):\n"
+            "    report(1, 10, 'one tenth')\n"
+            "    print('building', flush=True)\n"
+            "    time.sleep(600)\n"
+            "cache.get_or_build({'kind': 'test', 'name': 'killed'}, build, 'hygiene')\n")
+
+
+def test_stale_lock_files_go_and_held_ones_stay(cache):
+    cache.mkdir(parents=True)
+    env = dict(os.environ, **{disk_cache.CACHE_ENV: str(cache)})
+    # A builder killed in the middle leaves its lock file and its progress file.
+    builder = subprocess.Popen([sys.executable, "-c", _BUILDER], env=env,
+                               stdout=subprocess.PIPE, text=True)
+    assert builder.stdout.readline().strip() == "building"
+    builder.kill()
+    builder.wait()
+    killed = disk_cache.entry_path(_key("killed"), LABEL)
+    assert killed.with_suffix(".lock").exists() and killed.with_suffix(".progress").exists()
+    # Another process holds a lock (a build under way, no entry yet).
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER], env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        held = disk_cache.entry_path(_key("held"), LABEL).with_suffix(".lock")
+        inode = held.stat().st_ino
+        a = _store("a")  # a write sweeps the lock files
+        assert not killed.with_suffix(".lock").exists()
+        assert not killed.with_suffix(".progress").exists()
+        assert held.stat().st_ino == inode  # the held one is the same file, untouched
+        assert disk_cache.remove_stale_locks() == []
+        assert sorted(p.name for p in cache.iterdir()) == sorted([a.name, held.name])
+    finally:
+        holder.communicate("\n", timeout=60)
+    # Its holder left it without an entry: gone with it.
+    assert sorted(p.name for p in cache.iterdir()) == [a.name]
+
+
+def test_a_process_sweeps_stale_lock_files_at_its_first_use(cache):
+    cache.mkdir(parents=True)
+    stale = cache / "hygiene-0123456789abcdef.lock"  # as older versions left them
+    stale.write_bytes(b"")
+    reader = ("from sdwec import cache\n"
+              "assert not cache.contains({'kind': 'test', 'name': 'a'}, 'hygiene')\n")
+    subprocess.run([sys.executable, "-c", reader], check=True,
+                   env=dict(os.environ, **{disk_cache.CACHE_ENV: str(cache)}))
+    assert list(cache.iterdir()) == []
+
+
+def test_a_waiter_on_a_deleted_lock_file_does_not_join_the_new_holder(cache, monkeypatch):
+    """The classic race of deleting flock files, played step by step: a waiter opens the
+    lock file; its holder leaves without an entry and deletes it; a newcomer creates and
+    locks a new file under the name; the waiter then gets the lock of the deleted file. It
+    must not enter while the newcomer holds the lock: two builders of one entry."""
+    monkeypatch.setattr(disk_cache, "POLL_SECONDS", 0.01)
+    key = _key("race")
+    lock = disk_cache.entry_path(key, LABEL).with_suffix(".lock")
+    first_refusal, go_on, refused_again = (threading.Event() for _ in range(3))
+    entered = threading.Event()
+
+    def on_wait(record):
+        if not first_refusal.is_set():
+            first_refusal.set()
+            go_on.wait(30)  # hold the waiter here, its lock file open
+        else:
+            refused_again.set()
+
+    def waiter():
+        with disk_cache.locked(key, LABEL, waiting=on_wait):
+            entered.set()
+
+    thread = threading.Thread(target=waiter, daemon=True)
+    with disk_cache.locked(key, LABEL):
+        deleted_inode = lock.stat().st_ino
+        thread.start()
+        assert first_refusal.wait(30)
+    assert not lock.exists()  # left without an entry: deleted by its holder
+    with disk_cache.locked(key, LABEL):  # the newcomer
+        assert lock.stat().st_ino != deleted_inode
+        go_on.set()  # the waiter now takes the deleted file's lock, free since it was left
+        assert refused_again.wait(30), "the waiter entered beside the newcomer"
+        assert not entered.is_set()
+    thread.join(30)
+    assert entered.is_set() and not lock.exists()
 
 
 # --------------------------------------------------------------------------- dead writers

@@ -85,8 +85,9 @@ def test_cancel_stops_the_worker_mid_training_and_leaves_nothing(cache, registry
     assert jobs_.cancel(key, "session-a")
     assert job.state == "cancelled" and _gone(job.pid)
     assert not pool.is_cached(key) and pool.training_progress(key) is None
-    # The lock file stays (it is reused); no entry, no temporary file, no progress record.
-    assert [p.suffix for p in cache.iterdir()] == [".lock"]
+    # No entry, no temporary file, no progress record, and no lock file: the worker left
+    # its lock without an entry, so it deleted the file.
+    assert list(cache.iterdir()) == []
 
 
 def test_cancel_kills_the_workers_whole_process_group(tmp_path, registry):

@@ -539,3 +539,42 @@ def test_an_upload_key_finds_its_pool_and_needs_the_data_to_train(cache):
         pool.load_pool(data, n_trees=5, dataset=data)
     trained = pool.load_pool(key, dataset=data)
     assert np.array_equal(pool.load_pool(key).P_val, trained.P_val)  # cached: no data needed
+
+
+# ---------------------------------------------------------------- the class's pools go last
+
+
+def _stand_in(key, size, mtime):
+    """A cache entry of about ``size`` bytes under ``key``, instead of a trained pool."""
+    path = disk_cache.store(key._cache_key(), b"p" * size, key._label())
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_ten_uploads_leave_every_shipped_pool_on_disk(cache, monkeypatch):
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, "none")
+    shipped = [pool.PoolKey.for_dataset(name, "binary", 200, seed) for name, seed in
+               [("nsl_kdd", 0), ("waveform", 0), ("waveform", 1), ("waveform", 2),
+                ("vehicle", 0), ("vehicle", 1)]]
+    paths = [_stand_in(key, 20_000, 1000 + i) for i, key in enumerate(shipped)]
+    # Full: the shipped pools fill the cap but for less than any entry.
+    cap = sum(p.stat().st_size for p in paths) + 1_000
+    monkeypatch.setenv(disk_cache.MAX_BYTES_ENV, str(cap))
+    uploads = [pool.PoolKey(f"sha256:{i:064x}", "binary", 200, 0) for i in range(10)]
+    assert all(key.is_upload for key in uploads)
+    for i, key in enumerate(uploads):  # one after another, each forcing an eviction
+        _stand_in(key, 50_000, 2000 + i)
+        assert all(pool.is_cached(key) for key in shipped), f"upload {i + 1}"
+    assert [pool.is_cached(key) for key in uploads] == [False] * 9 + [True]
+    assert not disk_cache.is_upload_entry(pool.cache_path(shipped[0]))
+    assert disk_cache.is_upload_entry(pool.cache_path(uploads[0]))
+
+    # Only shipped pools over the cap: the least recently used of them goes.
+    assert disk_cache.load(shipped[0]._cache_key(), shipped[0]._label())  # NSL-KDD: read now
+    wine = pool.PoolKey.for_dataset("wine", "binary", 200, 0)
+    _stand_in(wine, 20_000, 3000)
+    assert not pool.is_cached(uploads[-1])  # the upload first, then waveform's seed 0
+    assert [pool.is_cached(key) for key in shipped] == [True, False, True, True, True, True]
+    assert pool.is_cached(wine)
+    # No lock file outlives its entry.
+    assert sorted(p.stem for p in cache.glob("*.lock")) == []

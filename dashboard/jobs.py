@@ -23,6 +23,15 @@ rounds) beside a worker, 1.94× beside a training in the page (results/jobs.md).
   which a daemon thread runs every :data:`REAP_SECONDS`.
 * **Reruns and page switches** find the job by its pool key and attach to it: the training
   goes on and its progress with it.
+* **A worker dies with its server.**  The worker runs in a session of its own (so that Cancel
+  can kill its group), so a killed server (SIGKILL by serve.sh's health check, a killed
+  serve.sh, the OOM killer) would leave it training, re-parented to pid 1, until its pool was
+  written.  On Linux each worker is started through :data:`_GUARD`, which asks the kernel
+  (``PR_SET_PDEATHSIG``) to send it SIGTERM the moment its parent goes, then execs the
+  worker; SIGTERM makes it exit through its clean-up.  The kernel counts the *thread* that
+  forked the worker as its parent, and Streamlit runs each page in a thread that ends with
+  the run, so every worker is forked by one thread that lives as long as this process
+  (:class:`_Spawner`).
 
 Nothing here computes anything: it starts, watches and stops processes.
 """
@@ -33,6 +42,7 @@ import contextlib
 import logging
 import os
 import pickle
+import queue
 import signal
 import subprocess
 import sys
@@ -234,9 +244,9 @@ class JobRegistry:
         payload = pickle.dumps((key, dataset), protocol=pickle.HIGHEST_PROTOCOL)
         # A session of its own: the worker and whatever it starts form one process group
         # that Cancel kills as a whole.
-        process = subprocess.Popen(self.command, stdin=subprocess.PIPE,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                   start_new_session=True, env=_worker_env())
+        process = _SPAWNER.popen(_guarded(self.command), stdin=subprocess.PIPE,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 start_new_session=True, env=_worker_env())
         job = Job(key, process)
         LOG.info("pool training %s: worker pid %d started", key, process.pid)
         threading.Thread(target=_watch, args=(job, payload), name=f"sdwec-job-{process.pid}",
@@ -248,6 +258,65 @@ class JobRegistry:
             time.sleep(every)
             with contextlib.suppress(Exception):  # a reaper that dies would leak workers
                 self.reap()
+
+
+#: Run as ``python -c _GUARD PARENT COMMAND...``: SIGTERM to this process when its parent
+#: (thread) goes, then exec COMMAND (the setting survives exec).  A parent already gone
+#: before the setting took effect is caught by comparing the parent pid.
+_GUARD = """\
+import ctypes, os, signal, sys
+ulong = ctypes.c_ulong
+ctypes.CDLL(None).prctl(1, ulong(signal.SIGTERM), ulong(0), ulong(0), ulong(0))  # PDEATHSIG
+if os.getppid() != int(sys.argv[1]):
+    sys.exit("the server that started this worker is gone")
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
+
+
+def _guarded(command):
+    """``command``, started so that it gets SIGTERM when this process dies (Linux only;
+    elsewhere ``command`` as it is)."""
+    if not sys.platform.startswith("linux"):
+        return list(command)
+    return [sys.executable, "-I", "-S", "-c", _GUARD, str(os.getpid()), *command]
+
+
+class _Spawner:
+    """Starts processes from one daemon thread that lives as long as this process, so that
+    a parent-death signal fires when the process ends, not when the (page's) thread that
+    asked for the worker ends."""
+
+    def __init__(self):
+        self._requests = queue.SimpleQueue()
+        self._thread = None
+        self._lock = threading.Lock()
+
+    def popen(self, args, **kwargs):
+        """``subprocess.Popen(args, **kwargs)``, run on the spawner thread."""
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="sdwec-job-spawner",
+                                                daemon=True)
+                self._thread.start()
+        done, box = threading.Event(), {}
+        self._requests.put((args, kwargs, box, done))
+        done.wait()
+        if "error" in box:
+            raise box["error"]
+        return box["process"]
+
+    def _serve(self):
+        while True:
+            args, kwargs, box, done = self._requests.get()
+            try:
+                box["process"] = subprocess.Popen(args, **kwargs)
+            except BaseException as exc:  # handed to the caller, which raises it
+                box["error"] = exc
+            finally:
+                done.set()
+
+
+_SPAWNER = _Spawner()
 
 
 def _worker_env():

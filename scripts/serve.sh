@@ -12,8 +12,11 @@
 # rendered into a run directory.  Every replica shares one pool cache ($SDWEC_CACHE_DIR), so
 # a pool is trained once.  Then it supervises: a replica that exits, stops answering its
 # health check or grows past --max-memory is killed and started again; nginx is started
-# again when it dies; a watchdog stops everything if serve.sh itself is killed.  Ctrl-C or
-# SIGTERM stops everything.  Details: docs/deploy.md.
+# again when it dies.  If serve.sh itself is killed, everything it started goes with it
+# (the kernel's parent-death signal and a watchdog); a second serve.sh on the same port or
+# run directory refuses to start.  Ctrl-C or SIGTERM stops everything.  For a class, run it
+# under a supervisor that starts it again (deploy/systemd/sdwec-serve.service).
+# Details: docs/deploy.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -40,7 +43,12 @@ Usage: bash scripts/serve.sh [options]
 
 Environment: SDWEC_CACHE_DIR (the shared pool cache, default ~/.cache/sdwec),
 SDWEC_PYTHON (an interpreter with requirements.txt installed; default: .venv, created and
-filled like scripts/dashboard.sh does), NGINX (the nginx binary), MALLOC_ARENA_MAX (2).
+filled like scripts/dashboard.sh does), NGINX (the nginx binary), MALLOC_ARENA_MAX (2),
+SDWEC_SERVE_LOCK_DIR (where the per-port lock files go; default $XDG_RUNTIME_DIR/sdwec-serve,
+else /run/user/UID/sdwec-serve, else /tmp/sdwec-serve-locks-UID).
+
+Exit status: 0 stopped, 1 failed to start, 2 bad arguments, 3 the port or the run directory
+is already served by another serve.sh (nothing was started).
 EOF
 }
 
@@ -80,6 +88,97 @@ if [ "$health_misses" -lt 1 ] || [ "$health_timeout" -lt 1 ]; then
   exit 2
 fi
 
+loopback() { case "$1" in 0.0.0.0|"") echo 127.0.0.1 ;; ::|"[::]") echo "::1" ;; *) echo "$1" ;; esac; }
+
+# --------------------------------------------------------------------------- one at a time
+# Two serve.sh on one port would both listen (nginx's reuseport lets the second bind) and
+# split the class between two sets of replicas; two on one run directory would overwrite
+# each other's pid files.  So serve.sh holds a flock on a file named after its port (fd 8)
+# and one in its run directory (fd 9) as long as it runs.  Its watchdog inherits both, so a
+# killed serve.sh's locks are free only once what it started is gone.
+# is_serve_sh PID: whether PID is a running serve.sh (not a reused pid).
+is_serve_sh() { [ -n "$1" ] && grep -qa 'serve\.sh' "/proc/$1/cmdline" 2>/dev/null; }
+command -v flock >/dev/null || { echo "serve.sh: flock is missing: install util-linux" >&2; exit 1; }
+lock_port=$port
+[ "$proxy" = 1 ] || lock_port=-  # no proxy: no port of its own
+# take_lock FD FILE WHAT: an exclusive flock on FILE through FD, then this serve.sh's line
+# written into FILE; or exit 3 saying who has it.
+take_lock() {
+  local fd=$1 file=$2 what=$3 holder="" holder_dir="" holder_port="" since=""
+  if flock -n "$fd"; then
+    echo "$$ ${run_dir:--} $lock_port $(date -Is)" >"$file"
+    return 0
+  fi
+  for _ in 1 2 3 4 5; do  # the holder writes its line just after it locks
+    read -r holder holder_dir holder_port since 2>/dev/null <"$file" || true
+    [ -n "$holder" ] && break
+    sleep 0.2
+  done
+  if [ -n "$holder" ] && ! is_serve_sh "$holder"; then
+    # Killed: its watchdog is stopping what it started, and lets go of the lock after that.
+    echo "serve.sh: the serve.sh that had $what (pid $holder, run directory $holder_dir)" \
+      "was killed; waiting for its watchdog to stop what it started" >&2
+    if flock -w 20 "$fd"; then
+      echo "$$ ${run_dir:--} $lock_port $(date -Is)" >"$file"
+      return 0
+    fi
+    echo "serve.sh: $what is still held, 20 s after serve.sh pid $holder died, by what it" \
+      "started (see $holder_dir/watchdog.log; \`fuser -v $file\` lists them). Stop those" \
+      "processes, or use another --port / --run-dir. Nothing was started." >&2
+    exit 3
+  fi
+  echo "serve.sh: $what is taken: serve.sh pid ${holder:-?} serves port ${holder_port:-?}" \
+    "from the run directory ${holder_dir:-?} (since ${since:-?}). Nothing was started." >&2
+  echo "  Stop that one first (Ctrl-C in its terminal, or: kill ${holder:-PID}; under" \
+    "systemd: systemctl stop sdwec-serve), or give this one another --port and --run-dir." >&2
+  echo "  What it serves: ${holder_dir:-its run directory}/serve.txt" >&2
+  exit 3
+}
+
+if [ "$proxy" = 1 ]; then
+  lock_dir=${SDWEC_SERVE_LOCK_DIR:-}
+  if [ -z "$lock_dir" ]; then
+    for candidate in "${XDG_RUNTIME_DIR:-}" "/run/user/$(id -u)"; do
+      if [ -n "$candidate" ] && [ -d "$candidate" ] && [ -w "$candidate" ]; then
+        lock_dir=$candidate/sdwec-serve
+        break
+      fi
+    done
+    lock_dir=${lock_dir:-/tmp/sdwec-serve-locks-$(id -u)}
+  fi
+  mkdir -p -m 700 "$lock_dir" 2>/dev/null || true
+  # Someone else's folder (a shared /tmp) could hand out or steal the lock.
+  if [ -L "$lock_dir" ] || [ ! -d "$lock_dir" ] || [ ! -O "$lock_dir" ]; then
+    echo "serve.sh: $lock_dir (for the port's lock) is not a folder of yours: set" \
+      "SDWEC_SERVE_LOCK_DIR to one that is" >&2
+    exit 1
+  fi
+  port_lock=$lock_dir/port-$port.lock
+  exec 8<>"$port_lock"
+  take_lock 8 "$port_lock" "port $port"
+  # Taken: anything still listening there is not a serve.sh of this user (another user's,
+  # an older serve.sh's orphans, another program).
+  if timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$(loopback "$listen")" "$port" 2>/dev/null
+  then
+    echo "serve.sh: another program already listens on port $port (not a serve.sh of this" \
+      "user). Nothing was started. See which with: ss -ltnp 'sport = :$port'; stop it, or" \
+      "choose another --port." >&2
+    exit 3
+  fi
+fi
+
+if [ -z "$run_dir" ]; then
+  run_dir=$(mktemp -d /tmp/sdwec-serve.XXXXXX)
+fi
+mkdir -p "$run_dir"
+run_dir=$(cd "$run_dir" && pwd)
+exec 9<>"$run_dir/serve.lock"
+take_lock 9 "$run_dir/serve.lock" "the run directory $run_dir"
+[ "$proxy" = 0 ] || cp "$run_dir/serve.lock" "$port_lock"  # now with the run directory
+# Every process of this run carries it (a training worker too, in its own session), so that
+# the watchdog, and anyone, can find them all.
+export SDWEC_SERVE_RUN_DIR=$run_dir
+
 # --------------------------------------------------------------------------- setup
 if [ -n "${SDWEC_PYTHON:-}" ]; then
   PY=$SDWEC_PYTHON
@@ -98,12 +197,6 @@ if [ "$proxy" = 1 ] && [ ! -x "$NGINX" ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
   NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 fi
-
-if [ -z "$run_dir" ]; then
-  run_dir=$(mktemp -d /tmp/sdwec-serve.XXXXXX)
-fi
-mkdir -p "$run_dir"
-run_dir=$(cd "$run_dir" && pwd)
 
 # One cache for every replica (an absolute path: the replicas' working folder is the
 # checkout); sdwec.pool holds a flock lock per entry, so concurrent replicas train a pool once.
@@ -168,13 +261,24 @@ declare -A draining  # process group of a dead nginx's orphaned workers -> when 
 nginx_pid="" sleeper="" stopping="" watchdog_pid="" nginx_restarts=0
 echo $$ >"$run_dir/serve.pid"
 
+# The kernel signals each replica and nginx the moment serve.sh dies, however it dies
+# (setpriv --pdeathsig: PR_SET_PDEATHSIG, kept across exec): a replica gets SIGKILL, nginx's
+# master SIGTERM, on which it stops its own workers (a SIGKILL would orphan them, still
+# listening).  The watchdog below is the second line, and the only one without setpriv.
+with_kill=() with_term=()
+if setpriv --help 2>/dev/null | grep -q -- --pdeathsig; then
+  with_kill=(setpriv --pdeathsig KILL --) with_term=(setpriv --pdeathsig TERM --)
+fi
+
 start_replica() {  # $1: index (0-based)
   local i=$1 log="$run_dir/replica-$(($1 + 1)).log"
   # setsid: each replica leads its own process group, which stop() kills as a whole.
   # dashboard.launch: `python -m streamlit` with a page's slider moves kept after it fails
   # over to another replica (dashboard/launch.py).
-  setsid "$PY" -m dashboard.launch run app.py --server.address "$replica_address" \
-    --server.port "${ports[$i]}" "${streamlit_flags[@]}" >>"$log" 2>&1 </dev/null &
+  # 8>&- 9>&-: the locks are serve.sh's and its watchdog's, not the replicas'.
+  setsid "${with_kill[@]}" "$PY" -m dashboard.launch run app.py \
+    --server.address "$replica_address" --server.port "${ports[$i]}" "${streamlit_flags[@]}" \
+    >>"$log" 2>&1 </dev/null 8>&- 9>&- &
   replica_pids[$i]=$!
   echo "${replica_pids[$i]}" >"$run_dir/replica-$((i + 1)).pid"
 }
@@ -182,7 +286,10 @@ start_replica() {  # $1: index (0-based)
 # If serve.sh itself is killed (SIGKILL: no trap runs), its children must not live on
 # unsupervised.  A watchdog in its own session polls its parent twice a second; once serve.sh
 # is gone it kills every process group serve.sh started (the pid files: each replica and
-# nginx lead their own group, so nginx's workers go with their master).
+# nginx lead their own group, so nginx's workers go with their master), then every other
+# process that carries this run's SDWEC_SERVE_RUN_DIR (a replica's training worker runs in a
+# session of its own): SIGTERM, SIGKILL 3 s later.  It holds serve.sh's locks (fds 8 and 9,
+# inherited) until then, so a new serve.sh on the port starts only after it.
 start_watchdog() {
   setsid "$PY" - "$$" "$run_dir" >>"$run_dir/watchdog.log" 2>&1 </dev/null <<'EOF' &
 import glob, os, signal, sys, time
@@ -191,6 +298,22 @@ for sig in (signal.SIGINT, signal.SIGHUP):
     signal.signal(sig, signal.SIG_IGN)
 while os.getppid() == parent:
     time.sleep(0.5)
+marker = b"\0SDWEC_SERVE_RUN_DIR=" + os.fsencode(run_dir) + b"\0"
+
+
+def marked():
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if marker in b"\0" + f.read() + b"\0":
+                        found.append(int(entry))
+            except OSError:  # gone, or not ours
+                pass
+    return found
+
+
 groups = []
 for path in (glob.glob(os.path.join(run_dir, "replica-*.pid"))
              + glob.glob(os.path.join(run_dir, "nginx*.pid"))):
@@ -203,8 +326,20 @@ for group in groups:
         os.killpg(group, signal.SIGKILL)
     except OSError:
         pass
+time.sleep(0.2)  # the groups' processes gone, so that only the others are listed
+others = marked()
+for signum, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 0.0)):
+    for pid in marked():
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+    deadline = time.monotonic() + wait
+    while marked() and time.monotonic() < deadline:
+        time.sleep(0.1)
 print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} serve.sh (pid {parent}) is gone: "
-      f"killed process groups {groups}", flush=True)
+      f"killed process groups {groups} and the other processes of this run {others}",
+      flush=True)
 EOF
   watchdog_pid=$!
 }
@@ -222,8 +357,6 @@ read -r _ code _ <&3 && echo "$code"'
 http_status() {
   timeout "${4:-5}" bash -c "$probe" _ "$1" "$2" "$3" 2>/dev/null || true
 }
-
-loopback() { case "$1" in 0.0.0.0|"") echo 127.0.0.1 ;; ::|"[::]") echo "::1" ;; *) echo "$1" ;; esac; }
 
 # Resident memory of a process in MiB (0 if it is gone).
 rss_mib() {
@@ -294,7 +427,8 @@ for ((i = 0; i < replicas; i++)); do
 done
 
 start_nginx() {
-  setsid "$NGINX" "${nginx_args[@]}" >>"$run_dir/nginx-error.log" 2>&1 </dev/null &
+  setsid "${with_term[@]}" "$NGINX" "${nginx_args[@]}" >>"$run_dir/nginx-error.log" 2>&1 \
+    </dev/null 8>&- 9>&- &
   nginx_pid=$!
 }
 

@@ -12,14 +12,18 @@ download and upload reach the new replica), the reduced fault benchmark (kill -9
 kill -STOP of a replica, kill -9 of nginx, 3 sessions: outcomes, no timing; the stopped
 replica killed for its process state), a slow stand-in replica left alone and a hung one
 killed after its missed checks, a serve.sh killed with SIGKILL and the memory cap; SIGTERM or
-Ctrl-C stops every process.  The systemd
-units are checked against serve.sh's settings, and their health loop against a stand-in
-replica.  No timing is asserted; the measurements are ``python -m benchmarks.serve`` and
+Ctrl-C stops every process.  One serve.sh per port and run directory: a second one refuses
+and leaves the first alone; a killed serve.sh takes its replicas, nginx and their training
+workers along (stand-in replicas that start workers through dashboard.jobs) and frees its
+port for the next.  The systemd units are checked against serve.sh's settings (the class's
+sdwec-serve.service too), and their health loop against a stand-in replica.  No timing is
+asserted; the measurements are ``python -m benchmarks.serve`` and
 ``python -m benchmarks.serve --faults`` (``results/serve.md``).  A missing nginx is a
 failure, not a skip: README's test command installs it.
 """
 
 import asyncio
+import contextlib
 import http.client
 import importlib.util
 import os
@@ -511,6 +515,7 @@ def test_a_killed_serve_sh_leaves_nothing_behind_and_memory_is_capped(tmp_path):
         left = target.survivors()
         assert left == [], [f"{p.pid} {p.name()}" for p in left]
         assert "is gone: killed process groups" in (target.run_dir / "watchdog.log").read_text()
+        assert _marked(target.run_dir) == []
         assert ports and all(_refused(port) for port in ports)
         for name in ("replica-1.pid", "nginx.pid"):  # the last ones started, too
             pid = target._pid(name)
@@ -619,6 +624,228 @@ def test_ctrl_c_stops_every_process(tmp_path):
     assert code == 0 and left == []
     assert len(ports) == 2 and all(_refused(port) for port in ports)
 
+# --------------------------------------------------------------------------- one serve.sh
+
+
+#: serve.sh's exit status when its port or run directory is another serve.sh's.
+TAKEN = 3
+
+
+def _marked(run_dir):
+    """The live processes started with ``SDWEC_SERVE_RUN_DIR`` = ``run_dir``: everything of
+    one serve.sh's run, whichever session or parent it has now."""
+    wanted = str(Path(run_dir).resolve())
+    found = []
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if (proc.environ().get("SDWEC_SERVE_RUN_DIR") == wanted
+                    and proc.status() != psutil.STATUS_ZOMBIE):
+                found.append(proc)
+    return found
+
+
+def _listeners(port):
+    return {c.pid for c in psutil.net_connections(kind="tcp")
+            if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN}
+
+
+def test_a_second_serve_sh_refuses_a_taken_port_or_run_directory(tmp_path):
+    # Without a lock the second one started: nginx's reuseport let it listen beside the
+    # first (the class split between two sets of replicas), and with one run directory it
+    # overwrote the first one's pid files and deleted them when it stopped.
+    _needs_nginx()
+    with serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run") as first:
+        pid_files = {p.name: p.read_text() for p in first.run_dir.glob("*.pid")}
+        processes = first.processes()
+        listening = _listeners(first.port)
+        assert {"replica-1.pid", "nginx.pid", "serve.pid"} <= set(pid_files) and listening
+        elsewhere = tmp_path / "second-run"
+        for port, run_dir, what in ((first.port, elsewhere, f"port {first.port}"),
+                                    (load.free_port(), first.run_dir,
+                                     f"the run directory {first.run_dir}")):
+            done = subprocess.run(
+                ["bash", str(serve.SCRIPT), "--replicas", "1", "--port", str(port),
+                 "--listen", "127.0.0.1", "--run-dir", str(run_dir)],
+                env=first.env, capture_output=True, text=True, timeout=60)
+            assert done.returncode == TAKEN, done.stderr
+            said = done.stderr
+            assert f"serve.sh: {what} is taken: serve.sh pid {first.proc.pid}" in said
+            assert f"from the run directory {first.run_dir} " in said
+            assert f"kill {first.proc.pid}" in said and "Nothing was started" in said
+            assert "Traceback" not in said and done.stdout == ""
+        assert not elsewhere.exists()  # refused before it made anything
+        # The first one is untouched: its pid files, its processes, the only listener.
+        assert {p.name: p.read_text() for p in first.run_dir.glob("*.pid")} == pid_files
+        assert all(p.is_running() for p in processes.values())
+        assert _listeners(first.port) == listening
+        assert first.proc.poll() is None
+        assert _get(first, "/_stcore/health")[0] == 200
+        code, left = first.stop()
+    assert code == 0 and left == []
+
+
+def test_serve_sh_refuses_a_port_another_program_listens_on(tmp_path):
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        done = subprocess.run(
+            ["bash", str(serve.SCRIPT), "--replicas", "1", "--port", str(port), "--listen",
+             "127.0.0.1", "--run-dir", str(tmp_path / "run")],
+            env=dict(os.environ, SDWEC_PYTHON=sys.executable), capture_output=True, text=True,
+            timeout=60)
+    assert done.returncode == TAKEN
+    assert f"another program already listens on port {port}" in done.stderr
+    assert f"ss -ltnp 'sport = :{port}'" in done.stderr
+    assert not (tmp_path / "run").exists()
+
+
+STAND_IN_AT_WORK = """
+import http.server, os, pathlib, subprocess, sys, threading
+sys.path.insert(0, sys.argv[4])
+from dashboard import jobs
+
+flags = pathlib.Path(sys.argv[3])
+if not (flags / "idle").exists():
+    # A training worker started as a page starts one: by a script thread that then ends.
+    registry = jobs.JobRegistry(reap_every=None, command=(
+        sys.executable, "-c", "import sys, time; sys.stdin.buffer.read(); time.sleep(600)"))
+    started = {}
+    thread = threading.Thread(target=lambda: started.update(job=registry.want("k", None, "s")))
+    thread.start()
+    thread.join()
+    # A helper in a session of its own without a parent-death signal: once serve.sh is
+    # gone, only its watchdog can find it.
+    helper = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    (flags / "work.tmp").write_text(f"{started['job'].pid} {helper.pid}")
+    (flags / "work.tmp").rename(flags / f"work-{os.getpid()}")
+
+
+class Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args):
+        pass
+
+
+http.server.HTTPServer((sys.argv[1], int(sys.argv[2])), Health).serve_forever()
+"""
+
+
+def _stand_in_python(tmp_path, script, *args):
+    """An interpreter for SDWEC_PYTHON that runs ``script ADDRESS PORT ARGS...`` in place of
+    a replica (``-m dashboard.launch``) and is Python for everything else."""
+    (tmp_path / "stand_in.py").write_text(script)
+    python = tmp_path / "python"
+    python.write_text(f"""#!/bin/bash
+if [ "$1 $2" = "-m dashboard.launch" ]; then
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --server.address) address=$2; shift 2 ;;
+      --server.port) port=$2; shift 2 ;;
+      *) shift ;;
+    esac
+  done
+  exec {sys.executable} {tmp_path / "stand_in.py"} "$address" "$port" {" ".join(map(str, args))}
+fi
+exec {sys.executable} "$@"
+""")
+    python.chmod(0o755)
+    return python
+
+
+def _work_of(flags, replica):
+    """``(worker, helper)``: the processes the stand-in replica ``replica`` started."""
+    path = flags / f"work-{replica}"
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert time.monotonic() < deadline, f"replica {replica} started no work"
+        time.sleep(0.1)
+    return tuple(psutil.Process(int(pid)) for pid in path.read_text().split())
+
+
+def _running(proc):
+    with contextlib.suppress(psutil.Error):
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    return False
+
+
+def _left_after(seconds, procs, run_dir=None):
+    """``"pid command"`` of what still runs of ``procs`` (and of the run ``run_dir``) after
+    waiting up to ``seconds`` for them to end."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = {p for p in procs if _running(p)}
+        if run_dir is not None:
+            left |= set(_marked(run_dir))
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    described = []
+    for proc in left:
+        with contextlib.suppress(psutil.Error):
+            described.append(f"{proc.pid} {' '.join(proc.cmdline())}")
+    return described
+
+
+def test_a_killed_serve_sh_takes_its_replicas_workers_and_nginx_along(tmp_path):
+    # Stand-in replicas that start a training worker through dashboard.jobs (as a page
+    # does) and a helper of their own; nginx in front.  Before: a killed replica's worker,
+    # and a killed serve.sh's, went on training (parent pid 1) until their pool was written.
+    _needs_nginx()
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    python = _stand_in_python(tmp_path, STAND_IN_AT_WORK, flags, load.ROOT)
+    target = serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run", timeout=120)
+    target.env["SDWEC_PYTHON"] = str(python)
+    try:
+        with target:
+            first = target._pid("replica-1.pid")
+            worker, old_helper = _work_of(flags, first)
+            time.sleep(1)
+            assert _running(worker)  # it outlived the thread that started it
+            # A killed replica (serve.sh's health check, the OOM killer): its worker, in a
+            # session of its own that serve.sh does not kill, goes with it.
+            os.kill(first, signal.SIGKILL)
+            assert _left_after(10, [worker]) == []
+            deadline = time.monotonic() + 60
+            while target._pid("replica-1.pid") in (first, None):
+                assert time.monotonic() < deadline, target.output()
+                time.sleep(0.2)
+            second = target._pid("replica-1.pid")
+            worker, helper = _work_of(flags, second)
+            target._remember()
+            marked = _marked(target.run_dir)
+            # The run's processes carry its marker (else the check below proves nothing).
+            assert {second, worker.pid, helper.pid, old_helper.pid} <= {p.pid for p in marked}
+            ports = set(_ports(target))
+            assert target.port in ports
+            target.proc.kill()  # SIGKILL: no trap runs
+            target.proc.wait(timeout=30)
+            everything = [*target.known.values(), *marked, worker, helper, old_helper]
+            assert _left_after(10, everything, target.run_dir) == []
+            assert all(_refused(port) for port in ports)
+            log = (target.run_dir / "watchdog.log").read_text()
+            assert f"serve.sh (pid {target.proc.pid}) is gone" in log
+            assert str(old_helper.pid) in log  # found by the marker alone
+        # Its locks went with it: a new serve.sh takes the same port and run directory.
+        (flags / "idle").touch()
+        again = serve.Served(1, tmp_path / "pools", run_dir=target.run_dir, timeout=120)
+        again.port, again.url = target.port, target.url
+        again.env["SDWEC_PYTHON"] = str(python)
+        with again:
+            assert _get(again, "/_stcore/health")[0] == 200
+            code, _ = again.stop()
+        assert code == 0
+    finally:
+        for proc in _marked(target.run_dir):
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+
+
 
 def test_entry_writes_counts_each_completed_entry(tmp_path):
     # What the shared-cache check relies on: one event per entry renamed into place, as
@@ -716,15 +943,45 @@ def test_the_systemd_units_run_what_serve_sh_runs(tmp_path):
     assert proxy["Restart"] == ["always"] and proxy["Type"] == ["simple"]
     analyze = shutil.which("systemd-analyze")
     if analyze:  # an extra check where systemd's tools are installed
-        for name in ("sdwec-replica@.service", "sdwec-health@.service"):
+        for name in ("sdwec-replica@.service", "sdwec-health@.service", "sdwec-serve.service"):
             shutil.copy(SYSTEMD / name, tmp_path / name)
-        for unit in ("sdwec-replica@8601.service", "sdwec-health@8601.service"):
+        for unit in ("sdwec-replica@8601.service", "sdwec-health@8601.service",
+                     "sdwec-serve.service"):
             done = subprocess.run([analyze, "verify", str(tmp_path / unit)], capture_output=True,
                                   text=True, timeout=60, check=False)
             problems = [line for line in (done.stdout + done.stderr).splitlines()
                         if line.strip() and "is not executable" not in line
                         and "/opt/sdwec" not in line]
             assert problems == [], problems
+
+
+def test_serve_sh_under_systemd_is_started_again_when_it_dies():
+    # The class's path: deploy/systemd/sdwec-serve.service runs serve.sh and starts it
+    # again whatever ends it, except when starting again cannot help.
+    unit = _unit(SYSTEMD / "sdwec-serve.service")
+    assert unit["Restart"] == ["always"] and unit["StartLimitIntervalSec"] == ["0"]
+    # Bad options (test_serve_sh_refuses_bad_arguments) and a port or run directory another
+    # serve.sh serves (test_a_second_serve_sh_refuses_a_taken_port_or_run_directory).
+    assert sorted(unit["RestartPreventExitStatus"][0].split()) == ["2", str(TAKEN)]
+    # A stop reaches serve.sh alone, which stops the rest in order, and has the time it takes.
+    assert unit["KillMode"] == ["mixed"]
+    stop_wait = re.search(r"deadline=\$\(\(SECONDS \+ (\d+)\)\) left", serve.SCRIPT.read_text())
+    assert int(unit["TimeoutStopSec"][0]) > int(stop_wait.group(1))
+    command = unit["ExecStart"][0].split()
+    assert command[:2] == ["/bin/bash", "/opt/sdwec/scripts/serve.sh"]
+    options = command[2:]
+    assert options[options.index("--run-dir") + 1] in {
+        f"/var/lib/{name}" for name in unit["StateDirectory"][0].split()}
+    assert "SDWEC_PYTHON=/opt/sdwec/.venv/bin/python" in " ".join(unit["Environment"])
+    # serve.sh takes the unit's options: it parses them all before it reaches --help.
+    done = subprocess.run(["bash", str(serve.SCRIPT), *options, "--help"], capture_output=True,
+                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0 and done.stdout.startswith("Usage:"), done.stderr
+    # Every unit shipped is started again when it fails.
+    units = [*SYSTEMD.glob("*.service"), SYSTEMD / "nginx.service.d" / "sdwec.conf"]
+    assert len(units) == 4
+    assert {path.name: _unit(path)["Restart"] for path in units} == {
+        path.name: ["always"] for path in units}
 
 
 def _stand_in_replica(tmp_path):

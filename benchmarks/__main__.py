@@ -10,9 +10,11 @@ import importlib
 import pathlib
 import time
 
-from benchmarks.common import machine
+from harness.common import machine
 
 SECTIONS = ["solver", "frontier", "predict", "pool", "latency", "oob", "browser"]
+#: Sections whose code is the shared harness rather than a benchmark module.
+HARNESS = {"browser"}
 
 
 def main(argv=None):
@@ -28,7 +30,8 @@ def main(argv=None):
              "Every ratio compares two measurements taken in this same run.\n"]
     for name in args.only or SECTIONS:
         start = time.perf_counter()
-        section = importlib.import_module(f"benchmarks.{name}").run(quick=args.quick)
+        package = "harness" if name in HARNESS else "benchmarks"
+        section = importlib.import_module(f"{package}.{name}").run(quick=args.quick)
         parts.append(section + f"\n_{name}: {time.perf_counter() - start:.0f} s of wall time._\n")
         print(section)
     out = pathlib.Path(args.out)

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import machine, median, table
+from harness.common import machine, median, table
 from sdwec import cluster, datasets, pool
 
 

@@ -49,7 +49,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
-from benchmarks.common import load_average, machine, table
+from harness.common import load_average, machine, table
 from sdwec import SDWECClassifier
 from sdwec import formatting as fmt
 from sdwec.intervals import mean_interval

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import table
+from harness.common import table
 from sdwec import correctness_matrix, datasets, frontier, solve
 from sdwec.pool import load_pool
 from sdwec.solver import PRESETS

@@ -2,7 +2,7 @@
 
 Issue 22 (item 4) asks that a λ move in one session take no more than twice its idle time
 while another session trains a pool.  One real server (``streamlit run app.py`` on loopback,
-a fresh disk cache) and two websocket sessions (:mod:`benchmarks.wsclient`):
+a fresh disk cache) and two websocket sessions (:mod:`harness.wsclient`):
 
 * **B** opens the Explorer on sonar (l = 200, its pool already on disk) and moves the λ
   slider through every value of the grid: each move is a new solve and new figures, timed
@@ -33,9 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import machine, median, percentile, table
-from benchmarks.load import Server, ensure_pools
-from benchmarks.wsclient import Session as Client
+from harness.common import machine, median, percentile, table
+from harness.load import Server, ensure_pools
+from harness.wsclient import Session as Client
 
 LAM = "λ (data fidelity, log scale)"
 B_DATASET, B_TREES = "sonar", 200

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import machine, percentile, table
+from harness.common import machine, percentile, table
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 UCI = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform", "wdbc", "wine",

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import load_average, machine, table
+from harness.common import load_average, machine, table
 from sdwec import comparison, datasets, pool
 
 N_BINS = 255

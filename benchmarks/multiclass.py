@@ -61,8 +61,8 @@ from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
-from benchmarks.common import load_average, machine, median, table
 from benchmarks.estimator import RECOMMENDED
+from harness.common import load_average, machine, median, table
 from sdwec import SDWECClassifier, datasets
 from sdwec import formatting as fmt
 from sdwec.estimator import SDWECWarning

@@ -11,7 +11,7 @@ the stacked votes have about 100,000 rows.
 
 import time
 
-from benchmarks.common import best_of, table
+from harness.common import best_of, table
 from sdwec import combiners, datasets, methods, oob, solve
 from sdwec.pool import load_pool
 from sdwec.solver import PRESETS

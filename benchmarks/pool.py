@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import table
+from harness.common import table
 from sdwec.pool import load_pool
 
 

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import table
+from harness.common import table
 from sdwec import datasets, solve, timing
 from sdwec.pool import load_pool, prediction_matrix
 from sdwec.solver import PRESETS

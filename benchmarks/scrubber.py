@@ -39,9 +39,9 @@ from pathlib import Path
 
 import plotly
 
-from benchmarks.browser import SCRUB_JS
-from benchmarks.common import machine, median, percentile, table
-from benchmarks.load import LAUNCH_ARGS
+from harness.browser import SCRUB_JS
+from harness.common import machine, median, percentile, table
+from harness.load import LAUNCH_ARGS
 from sdwec import comparison, plots
 from sdwec.pool import load_pool
 

@@ -1,7 +1,7 @@
 """Solver benchmark: ``sdwec.solve`` against the literal transcription of Algorithm 1.
 
 Both run on real pools' vote matrices, in the same process, one after the other, with k = 25.
-The literal transcription (``tests/literal.py``, row-scaled S since a dense m x m S does not fit
+The literal transcription (``harness/literal.py``, row-scaled S since a dense m x m S does not fit
 in memory at m = 100,778) is the baseline of every ratio.  "fast (H, y)" includes the row
 compression; "fast (table)" is a solve on votes compressed beforehand (``compress``, or a pool's
 ``votes("val")``), as the dashboard does.
@@ -9,11 +9,11 @@ compression; "fast (table)" is a solve on votes compressed beforehand (``compres
 
 import numpy as np
 
-from benchmarks.common import best_of, table
+from harness.common import best_of, table
+from harness.literal import literal_sdwec
 from sdwec import compress, datasets, paper, solve
 from sdwec.pool import load_pool, prediction_matrix
 from sdwec.solver import PRESETS
-from tests.literal import literal_sdwec
 
 PARAMS = PRESETS["SDWEC-B"]
 
@@ -88,7 +88,7 @@ def upload_case(old_ref="main", m=120_000, l=200, seed=0, repeats=2, log=print):
     import tempfile
     from pathlib import Path
 
-    from benchmarks.common import load_average
+    from harness.common import load_average
 
     source = subprocess.run(["git", "show", f"{old_ref}:sdwec/solver.py"], check=True,
                             capture_output=True, text=True).stdout

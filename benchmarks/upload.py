@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import load_average, machine, table
+from harness.common import load_average, machine, table
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (100_000, 1_200_000, 5_000_000)
@@ -168,7 +168,7 @@ def _child_page(path):
     """The page through AppTest: seconds from the upload to the first chart, and RSS."""
     from streamlit.testing.v1 import AppTest
 
-    from tests.apptest_charts import chart_figures
+    from harness.apptest_charts import chart_figures
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=3600)
     at.query_params.update({"dataset": "wine"})

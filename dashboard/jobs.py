@@ -337,14 +337,30 @@ def _watch(job, payload):
     code = job.process.returncode
     if code != 0:
         lines = err.decode(errors="replace").strip().splitlines()
-        job.error = "\n".join(lines[-5:])
-    if code > 0:
+        job.error = "\n".join(lines[-5:]) or _silent_end(code)
+    if code > 0 or (code < 0 and not job.cancelled):
         LOG.warning("pool training %s: worker pid %d failed (exit status %d): %s", job.key,
-                    job.pid, code, job.error.splitlines()[-1] if job.error else "no message")
+                    job.pid, code, job.error.splitlines()[-1])
     else:
         LOG.info("pool training %s: worker pid %d %s", job.key, job.pid,
                  "done" if code == 0 else f"stopped (signal {-code})")
     job._finished.set()
+
+
+def _silent_end(code):
+    """Why a worker that wrote nothing on stderr stopped: a signal ends it without a word
+    (SIGKILL from the kernel when memory runs out, or from an operator; SIGTERM through the
+    worker's handler, as exit status 128 + 15), which the page showed as "(no message)"."""
+    number = -code if code < 0 else code - 128 if 128 < code < 128 + signal.NSIG else None
+    if number is None:
+        return f"its worker process exited with status {code} and no message"
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    why = "; the system does this when memory runs out" if name == "SIGKILL" else ""
+    return (f"its worker process was killed by {name} before it had stored the pool, so "
+            f"nothing was written to the cache{why}")
 
 
 def _signal_group(job, signum):

@@ -25,6 +25,11 @@ SECURITY_HEADERS = (
     ("X-Content-Type-Options", "nosniff"),
     ("Referrer-Policy", "no-referrer"),
 )
+#: Seconds an idle kept-alive connection to a replica is reused: under uvicorn's 5 s (Streamlit
+#: runs uvicorn with its default ``timeout_keep_alive``), so that nginx drops an idle
+#: connection before the replica closes it.  Past that, a request could be written into a
+#: connection the replica was closing and get a 502.
+KEEPALIVE_SECONDS = 4
 TEMPLATE = Path(__file__).resolve().parent / "nginx.conf.template"
 ERRORS = Path(__file__).resolve().parent / "errors"
 
@@ -43,7 +48,8 @@ def _resolved(server):
 
 def upstreams(servers, fail_timeout="5s"):
     """The ``upstream`` blocks: ``sdwec_any`` (browsers without a cookie), ``sdwec_rK``
-    (replica K, then the others as backups) and ``sdwec_onlyK`` (replica K alone).
+    (replica K, then the others as backups) and ``sdwec_onlyK`` (replica K alone), each
+    keeping idle connections for :data:`KEEPALIVE_SECONDS`.
 
     A server that fails once gets no requests for ``fail_timeout``; backups never count
     failures (``max_fails=0``), so when every replica had one slow answer at once (a busy
@@ -55,15 +61,16 @@ def upstreams(servers, fail_timeout="5s"):
     blocks += [f"        server {s} {check};" for s in servers]
     if len(servers) > 1:
         blocks += [f"        server {s} backup max_fails=0;" for s in servers]
-    blocks += ["        keepalive 16;", "    }"]
+    idle = f"        keepalive_timeout {KEEPALIVE_SECONDS}s;"
+    blocks += ["        keepalive 16;", idle, "    }"]
     for k, server in enumerate(servers, 1):
         blocks += [f"    upstream sdwec_r{k} {{", f"        zone sdwec_r{k} 64k;",
                    f"        server {server} {check};"]
         blocks += [f"        server {other} backup max_fails=0;"
                    for other in servers if other != server]
-        blocks += ["        keepalive 8;", "    }"]
+        blocks += ["        keepalive 8;", idle, "    }"]
         blocks += [f"    upstream sdwec_only{k} {{", f"        server {server};",
-                   "        keepalive 4;", "    }"]
+                   "        keepalive 4;", idle, "    }"]
     return "\n".join(blocks)
 
 
@@ -74,11 +81,42 @@ def _quoted(text):
     return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
-def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="2s",
-           upload_rate=2, uploads_at_once=8, workers="auto", template=TEMPLATE):
-    """The configuration text for nginx in front of ``servers`` (``HOST:PORT`` each)."""
+def _milliseconds(text):
+    """An nginx time with one unit (``10s``, ``1500ms``, ``1m``; bare: seconds) in ms."""
+    match = re.fullmatch(r"(\d+)(ms|s|m)?", str(text).strip())
+    if match is None:
+        raise ValueError(f"{text!r} is not a time nginx reads here (e.g. 10s or 1500ms)")
+    return int(match[1]) * {"ms": 1, "s": 1000, "m": 60_000, None: 1000}[match[2]]
+
+
+def _positive(name, value):
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    return value
+
+
+def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="10s",
+           upload_rate=2, uploads_at_once=32, workers="auto", template=TEMPLATE, *,
+           uploads_per_client=2, uploads_per_address=16, body_timeout=45):
+    """The configuration text for nginx in front of ``servers`` (``HOST:PORT`` each).
+
+    ``http_timeout``: how long a page request waits for a replica (also between two reads
+    of its answer) before it goes to the next.  Uploads at once: ``uploads_per_client`` per
+    browser, ``uploads_per_address`` per network address, ``uploads_at_once`` in all;
+    ``body_timeout``: seconds an upload may send nothing before it is cut.
+    """
     if not servers:
         raise ValueError("no replica to send requests to")
+    for name in ("upload_rate", "uploads_at_once", "uploads_per_client",
+                 "uploads_per_address", "body_timeout"):
+        _positive(name, locals()[name])
+    if not uploads_per_client <= uploads_per_address <= uploads_at_once:
+        raise ValueError(
+            f"the upload slots must nest: per browser ({uploads_per_client}) <= per address "
+            f"({uploads_per_address}) <= in all ({uploads_at_once})")
+    wait = _milliseconds(http_timeout)
+    if wait < 1:
+        raise ValueError("the HTTP timeout must be longer than 0")
     host = f"[{listen}]" if ":" in listen else listen
     numbered = list(enumerate(servers, 1))
     values = {
@@ -86,8 +124,14 @@ def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="2s",
         "PAGE_414": _quoted((ERRORS / "414.html").read_text()), "COOKIE": COOKIE,
         # Streamlit's cap on an upload request: maxUploadSize MiB of file + 1 MiB of framing.
         "MAX_BODY_BYTES": str((int(max_upload_mib) + 1) * 2**20),
+        "MAX_BODY_TEXT": f"{(int(max_upload_mib) + 1) * 2**20:,}",
         "HTTP_TIMEOUT": http_timeout, "UPLOAD_RATE": str(upload_rate),
+        # Time for a second full attempt after one that timed out, and the connects.
+        "RETRY_TIMEOUT": f"{2 * wait + 5000}ms",
         "UPLOADS_AT_ONCE": str(uploads_at_once),
+        "UPLOADS_PER_CLIENT": str(uploads_per_client),
+        "UPLOADS_PER_ADDRESS": str(uploads_per_address),
+        "BODY_TIMEOUT": f"{body_timeout}s",
         "UPSTREAMS": upstreams(servers),
         "SECURITY_HEADERS": "\n".join(f'            add_header {name} "{value}" always;'
                                        for name, value in SECURITY_HEADERS),
@@ -115,17 +159,26 @@ def main(argv=None):
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--max-upload-mib", type=int, required=True,
                         help="Streamlit's server.maxUploadSize")
-    parser.add_argument("--http-timeout", default="2s",
+    parser.add_argument("--http-timeout", default="10s",
                         help="a replica that has not answered a page request within this is "
-                             "skipped (nginx time, e.g. 2s or 1500ms)")
+                             "skipped (nginx time, e.g. 10s or 1500ms)")
     parser.add_argument("--upload-rate", type=int, default=2, help="uploads/s per session")
-    parser.add_argument("--uploads-at-once", type=int, default=8,
+    parser.add_argument("--uploads-per-client", type=int, default=2,
+                        help="uploads in flight from one browser")
+    parser.add_argument("--uploads-per-address", type=int, default=16,
+                        help="uploads in flight from one network address")
+    parser.add_argument("--uploads-at-once", type=int, default=32,
                         help="uploads in flight through the whole proxy")
+    parser.add_argument("--body-timeout", type=int, default=45,
+                        help="seconds an upload may send nothing before it is cut")
     parser.add_argument("--out", help="write here (default: standard output)")
     args = parser.parse_args(argv)
     try:
         text = render(args.servers, args.run_dir, args.listen, args.port, args.max_upload_mib,
-                      args.http_timeout, args.upload_rate, args.uploads_at_once)
+                      args.http_timeout, args.upload_rate, args.uploads_at_once,
+                      uploads_per_client=args.uploads_per_client,
+                      uploads_per_address=args.uploads_per_address,
+                      body_timeout=args.body_timeout)
     except (ValueError, OSError) as exc:
         print(f"render_nginx.py: {exc}", file=sys.stderr)
         return 1

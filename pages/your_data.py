@@ -263,8 +263,20 @@ st.markdown(
     "this server's disk under a fingerprint of the data (so a revisit is instant). Limits: "
     f"{datasets.MAX_UPLOAD_BYTES:,} bytes ({datasets.MAX_UPLOAD_BYTES / 1e6:,.0f} MB), "
     f"{datasets.MAX_FEATURES:,} features, "
-    f"{datasets.MAX_CLASSES} classes, at least {datasets.MIN_ROWS_PER_CLASS} rows per class.")
-uploaded = st.file_uploader("CSV file", type=["csv", "txt", "tsv"], key="upload_file")
+    f"{datasets.MAX_CLASSES} classes, at least {datasets.MIN_ROWS_PER_CLASS} rows per class. "
+    "A gzip-compressed CSV (.csv.gz) uploads faster on a slow network; the byte limit holds "
+    "for the CSV inside it.")
+# The uploader shows only its HTTP client's error ("...status code 429", "Network Error"),
+# never the server's sentence: so the page says what they mean.
+st.caption(
+    "If the uploader reports \"status code 429\", too many uploads from this browser (or "
+    "this network) are under way: wait until one has finished, then upload again. "
+    "\"Network Error\" means the upload stopped arriving for a while: check the connection "
+    "and upload again.")
+# A scripted client's .csv.gz used to hit Streamlit's own extension check (its generic
+# error page); the loader reads gzip itself.
+uploaded = st.file_uploader("CSV file", type=["csv", "txt", "tsv", "csv.gz", "txt.gz", "tsv.gz"],
+                            key="upload_file")
 dataset = None
 if uploaded is not None:
     if st.session_state.get("_upload_file_id") != uploaded.file_id:

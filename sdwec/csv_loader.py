@@ -10,16 +10,22 @@ kind, gaps and distinct values, the columns that look like row identifiers, and 
 dropping (or cells imputing) missing values would affect. ``from_csv(..., exclude=...,
 missing="drop" | "impute")`` then applies the user's choice.
 
+A gzip-compressed file (``.csv.gz``) is read as the CSV inside it; the byte limit holds for
+the decompressed bytes, and decompression stops one byte past it, so a small file that
+expands enormously (a gzip bomb) costs no more memory than the largest plain CSV.
+
 The public names are also importable from :mod:`sdwec.datasets` (``datasets.from_csv``).
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import io
 import itertools
 import os
+import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -67,6 +73,9 @@ MISSING_TOKENS = frozenset({
 #: What :func:`from_csv` does with missing cells: drop their rows, or impute them.
 MISSING_STRATEGIES = ("drop", "impute")
 
+_GZIP_MAGIC = b"\x1f\x8b"
+_GZIP_BLOCK = 1 << 16   # compressed bytes fed at a time
+_GZIP_OUT = 1 << 20     # decompressed bytes taken at a time
 _SNIFF_DELIMITERS = (",", ";", "\t", "|")
 _SNIFF_RECORDS = 50
 _HEADER_SAMPLE_ROWS = 200
@@ -452,12 +461,10 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
     """Raw bytes of the source and its file name; the size is checked before reading."""
     too_big = (f"The file is larger than the {max_bytes:,} byte ({max_bytes / 1e6:,.0f} MB) limit. Upload a "
                "smaller sample of the rows.")
+    file_name = None
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        if len(data) > max_bytes:
-            raise DataError(too_big)
-        return data, None
-    if isinstance(source, (str, os.PathLike)):
+    elif isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if not path.is_file():
             raise DataError(f"No file at {str(path)!r}.")
@@ -481,14 +488,85 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
                         f"{type(source).__name__}.")
     if len(data) > max_bytes:
         raise DataError(too_big)
+    if data.startswith(_GZIP_MAGIC):
+        data = _gunzip(data, max_bytes)
     return data, file_name
+
+
+def _inflate(data: bytes, limit: int):
+    """The decompressed blocks of gzip ``data`` (all its members), at most ``limit + 1``
+    bytes in all, in blocks of at most :data:`_GZIP_OUT` bytes: memory follows what is kept,
+    whatever the file expands to."""
+    view, position, left = memoryview(data), 0, limit + 1
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    while left > 0:
+        if inflater.eof:   # a member ended: another may follow (as `cat a.gz b.gz` makes)
+            tail = inflater.unused_data + view[position:].tobytes()
+            if not tail.strip(b"\0"):
+                return
+            if not tail.startswith(_GZIP_MAGIC):
+                raise _damaged("there are other bytes after its end")
+            view, position = memoryview(tail), 0
+            inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        pending = inflater.unconsumed_tail
+        if not pending:
+            if position >= len(view):
+                raise _damaged("it ends before its last block")
+            pending = view[position:position + _GZIP_BLOCK]
+            position += len(pending)
+        try:
+            block = inflater.decompress(pending, min(left, _GZIP_OUT))
+        except zlib.error as error:
+            raise _damaged(str(error)) from None
+        left -= len(block)
+        if block:
+            yield block
+
+
+def _damaged(reason: str) -> DataError:
+    return DataError(
+        f"The file is gzip-compressed (.gz) but cannot be decompressed: it is damaged or cut "
+        f"short ({reason}). Compress the CSV again, or upload the plain CSV.")
+
+
+def _gunzip(data: bytes, max_bytes: int) -> bytes:
+    """The bytes inside a gzip file, refused once they pass ``max_bytes``: the limit is on
+    what gets parsed, and a gzip bomb is stopped after ``max_bytes + 1`` bytes of output."""
+    inner = bytearray()
+    for block in _inflate(data, max_bytes):
+        inner += block
+    if len(inner) > max_bytes:
+        raise DataError(
+            f"The file decompresses to more than {max_bytes:,} bytes "
+            f"({max_bytes / 1e6:,.0f} MB), the limit for the CSV inside a .gz file as for "
+            "a plain one. Upload a random sample of the rows.")
+    if inner.startswith(_GZIP_MAGIC):
+        raise DataError(
+            "The file inside this .gz is compressed again. Decompress it until you have "
+            "the CSV, then upload that (or the CSV compressed once, as .csv.gz).")
+    return bytes(inner)
 
 
 def count_lines(data: bytes) -> int:
     """Lines in the raw bytes of a file (an upper bound on its records), without copying
-    them: how :func:`from_csv` checks ``max_rows`` before parsing."""
+    them: how :func:`from_csv` checks ``max_rows`` before parsing.  For gzip bytes, the
+    lines of the file inside, counted block by block up to :data:`MAX_UPLOAD_BYTES` (the
+    loader refuses a larger one, or a damaged one, with its own message)."""
+    if data.startswith(_GZIP_MAGIC):
+        return _count_gzip_lines(data)
     ends = data.count(b"\n") or data.count(b"\r")   # LF or CRLF, else old Mac CR
     return ends + (not data.endswith((b"\n", b"\r")))
+
+
+def _count_gzip_lines(data: bytes) -> int:
+    newlines = returns = 0
+    last = b""
+    with contextlib.suppress(DataError):
+        for block in _inflate(data, MAX_UPLOAD_BYTES):
+            newlines += block.count(b"\n")
+            returns += block.count(b"\r")
+            last = block[-1:]
+    return (newlines or returns) + (last not in (b"", b"\n", b"\r"))
 
 
 def _sample_lines(data: bytes, k: int, seed: int) -> bytes:

@@ -1,28 +1,8 @@
-"""The charts an AppTest run drew, whichever element drew them."""
+""":mod:`harness.apptest_charts` under the name tests/test_app.py and tests/test_your_data.py
+import it by."""
 
-import json
+import sys
 
-from dashboard.charts import COMPONENT
+from harness import apptest_charts
 
-
-def chart_nodes(at):
-    """Every chart element in page order: ``st.plotly_chart`` elements and the in-place
-    charts of ``dashboard/charts.py`` (component :data:`~dashboard.charts.COMPONENT`)."""
-    nodes = []
-
-    def walk(node):
-        for child in getattr(node, "children", {}).values():
-            if child.type == "plotly_chart" or (
-                    child.type == "bidi_component"
-                    and child.proto.component_name == COMPONENT):
-                nodes.append(child)
-            walk(child)
-
-    walk(at.main)
-    return nodes
-
-
-def chart_figures(at):
-    """Every chart's figure (a dict), in page order."""
-    return [json.loads(node.proto.spec) if node.type == "plotly_chart"
-            else json.loads(json.loads(node.proto.json)["spec"]) for node in chart_nodes(at)]
+sys.modules[__name__] = apptest_charts

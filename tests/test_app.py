@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import config as dashboard_config
 from dashboard.config import Config, config_from_query, config_to_query
+from harness.apptest_charts import chart_figures
 from sdwec import (
     DataError,
     combiners,
@@ -34,7 +35,6 @@ from sdwec import (
     solver,
 )
 from sdwec.formatting import points, significant
-from tests.apptest_charts import chart_figures
 from tests.shown import as_read, code_spans
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -1343,7 +1343,7 @@ def _click(at, point):
     browser sends, and tests/test_browser.py clicks for real)."""
     from streamlit.components.v2.bidi_component.main import _make_trigger_id
 
-    from tests.apptest_charts import chart_nodes
+    from harness.apptest_charts import chart_nodes
 
     (node,) = [n for n in chart_nodes(at) if n.type == "bidi_component"
                and "frontier_chart" in n.proto.id]

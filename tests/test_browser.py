@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from playwright import sync_api
 
-from benchmarks.common import CHARTS
+from harness.common import CHARTS
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Folder the screenshots go to (opt-in), or None to only check that the page renders one.

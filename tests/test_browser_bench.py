@@ -1,4 +1,4 @@
-"""The browser latency benchmark (``benchmarks/browser.py``), reduced to a correctness check.
+"""The browser latency benchmark (``harness/browser.py``), reduced to a correctness check.
 
 The browser part runs the benchmark's own functions on sonar (l = 20, 2 samples per control,
 this checkout and its floor page) in Debian's Chromium and checks what every sample saw: the
@@ -13,8 +13,8 @@ import shutil
 
 import pytest
 
-from benchmarks import browser, load
 from dashboard.config import LAMBDA_GRID, config_from_query
+from harness import browser, load
 
 N_CHARTS = load.N_CHARTS  # Plotly charts on the Explorer (timing is drawn on request)
 MOVES = 2

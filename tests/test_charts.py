@@ -11,9 +11,9 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from benchmarks.common import CHART_COMPONENT, CHARTS
 from dashboard import charts
-from tests.apptest_charts import chart_nodes
+from harness.apptest_charts import chart_nodes
+from harness.common import CHART_COMPONENT, CHARTS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SOURCE = Path(plotly.__file__).parent / "package_data" / charts.PLOTLY_JS

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from harness.literal import literal_sdwec
 from sdwec import convergence, solver
 from sdwec.solver import IterationRecord
-from tests.literal import literal_sdwec
 
 
 def _record(n, cost, w=None):

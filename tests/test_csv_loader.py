@@ -706,3 +706,115 @@ def test_the_description_says_which_label_is_plus_one_and_why():
             "later label in sorted order (SDWEC treats the two classes alike).") \
         in ds.description
     assert sorted(set(ds.y)) == [-1, 1] and all(ds.y[1::2] == 1)  # odd rows: healthy
+
+
+# ---- gzip-compressed files (.csv.gz) ----------------------------------------------------
+
+def _same_data(a, b):
+    assert a.feature_names == b.feature_names and a.task == b.task
+    assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y)
+    assert np.array_equal(a.classes, b.classes)
+
+
+def test_a_gzip_file_reads_as_the_csv_inside_it_from_bytes_a_path_or_a_file(tmp_path):
+    import gzip
+
+    plain = csv_bytes(["id", "x", "label"], balanced_rows(60, 3))
+    packed = gzip.compress(plain)
+    assert packed[:2] == b"\x1f\x8b" and packed != plain   # the premise
+    expected = datasets.from_csv(plain)
+    path = tmp_path / "mine.csv.gz"
+    path.write_bytes(packed)
+    for source in (packed, path, io.BytesIO(packed)):
+        _same_data(datasets.from_csv(source), expected)
+    assert datasets.from_csv(path).name == "mine.csv.gz"
+    # `cat a.gz b.gz` is one file of two members: read as the two parts one after the other.
+    half = plain.index(b"\n", len(plain) // 2) + 1
+    _same_data(datasets.from_csv(gzip.compress(plain[:half]) + gzip.compress(plain[half:])),
+               expected)
+    _same_data(datasets.from_csv(packed + b"\0" * 16), expected)   # gzip's zero padding
+
+
+def test_the_byte_limit_holds_for_the_csv_inside_a_gzip_file():
+    import gzip
+
+    plain = csv_bytes(["id", "x", "label"], balanced_rows(60))
+    packed = gzip.compress(plain)
+    assert len(packed) < len(plain) // 2
+    assert datasets.from_csv(packed, max_bytes=len(plain)).n_samples == 60
+    with pytest.raises(DataError, match=f"decompresses to more than {len(plain) - 1:,} bytes"
+                                        ".*Upload a random sample of the rows"):
+        datasets.from_csv(packed, max_bytes=len(plain) - 1)
+
+
+def test_a_damaged_or_twice_compressed_gzip_file_says_what_to_upload():
+    import gzip
+
+    plain = csv_bytes(["id", "x", "label"], balanced_rows(60))
+    packed = gzip.compress(plain)
+    damaged = {
+        "cut short": packed[: len(packed) // 2],
+        "a corrupt block": packed[:10] + b"\xff" * 16 + packed[26:],
+        "bytes after its end": packed + b"not gzip",
+    }
+    for what, data in damaged.items():
+        with pytest.raises(DataError) as raised:
+            datasets.from_csv(data)
+        message = str(raised.value)
+        assert message.startswith("The file is gzip-compressed (.gz) but cannot be "
+                                  "decompressed"), (what, message)
+        assert "upload the plain CSV" in message, (what, message)
+        assert csv_loader.count_lines(data) >= 0   # counting never raises: the loader says it
+    with pytest.raises(DataError, match="compressed again"):
+        datasets.from_csv(gzip.compress(packed))
+    with pytest.raises(DataError, match="The file is empty"):
+        datasets.from_csv(gzip.compress(b""))
+
+
+@pytest.mark.parametrize("text", ["a,b\n1,2\n3,4\n", "a,b\r\n1,2\r\n3,4", "a,b\r1,2\r3,4\r",
+                                  "a,b\n1,2\n3,4"])
+def test_lines_of_a_gzip_file_are_the_lines_inside_it(monkeypatch, text):
+    import gzip
+
+    monkeypatch.setattr(csv_loader, "_GZIP_OUT", 3)   # block edges inside lines
+    monkeypatch.setattr(csv_loader, "_GZIP_BLOCK", 5)
+    data = text.encode()
+    assert csv_loader.count_lines(gzip.compress(data)) == csv_loader.count_lines(data) == 3
+
+
+def test_a_sample_of_a_gzip_file_is_the_sample_of_the_csv_inside():
+    import gzip
+
+    rows = [(i, i % 7, i % 2) for i in range(1000)]
+    plain = csv_bytes(["id", "x", "label"], rows)
+    expected = datasets.from_csv(plain, sample_rows=100, sample_seed=3, max_rows=150)
+    _same_data(datasets.from_csv(gzip.compress(plain), sample_rows=100, sample_seed=3,
+                                 max_rows=150), expected)
+
+
+_BOMB_SCRIPT = """
+import gzip, sys, tracemalloc
+sys.path.insert(0, sys.argv[1])
+from sdwec import datasets
+from sdwec.errors import DataError
+inside = int(sys.argv[2])
+bomb = gzip.compress(b"1,0\\n" * (inside // 4), 9)
+tracemalloc.start()
+try:
+    datasets.from_csv(bomb, max_bytes=inside // 20)
+    print("accepted")
+except DataError as error:
+    print("refused", len(bomb), tracemalloc.get_traced_memory()[1], error)
+"""
+
+
+def test_a_gzip_bomb_is_refused_in_memory_bounded_by_the_limit():
+    """100 MB of "1,0" lines packed into about 100 KB, with a 5 MB limit: decompression stops
+    one byte past the limit, so the refusal's memory follows the limit, not the 100 MB."""
+    inside = 100_000_000
+    out = subprocess.run([sys.executable, "-c", _BOMB_SCRIPT, str(ROOT), str(inside)],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    verdict, packed, peak, message = out.split(" ", 3)
+    assert verdict == "refused" and int(packed) < inside // 500
+    assert int(peak) < 2 * (inside // 20)
+    assert f"decompresses to more than {inside // 20:,} bytes" in message

@@ -4,6 +4,7 @@ Pools are small (8-15 trees) and the data sets are scikit-learn's bundled breast
 iris and wine, so the whole file runs in seconds.
 """
 
+import functools
 import io
 import pickle
 
@@ -11,6 +12,7 @@ import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import sklearn
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
@@ -26,13 +28,13 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import check_classifiers_train, parametrize_with_checks
 
+from harness.literal import literal_plurality_pairs
 from sdwec import combiners
 from sdwec import estimator as estimator_module
 from sdwec.estimator import SDWECClassifier, SDWECWarning
 from sdwec.pool import prediction_matrix
 from sdwec.solver import compress, correctness_matrix, solve
 from sdwec.votes import compress_votes, stack_votes
-from tests.literal import literal_plurality_pairs
 
 
 def expected_failed_checks(estimator):
@@ -56,31 +58,110 @@ def expected_failed_checks(estimator):
         # this check asks (test_class_weight_* check class_weight where it acts).
         failing["check_class_weight_classifiers"] = (
             "with bootstrap=False class weights only change which rows each member draws")
+    elif _BAGGING_FITS_WEIGHTS:
+        # Before 1.8 BaggingClassifier hands the weights to each member's fit instead of
+        # drawing rows by them, and a fully grown tree fits its rows whatever their weights.
+        failing["check_class_weight_classifiers"] = (
+            "scikit-learn < 1.8 bagging passes weights to fully grown members' fits")
     return failing
+
+
+# scikit-learn's BaggingClassifier draws rows by sample_weight from 1.8 on.
+_BAGGING_FITS_WEIGHTS = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8)
+
+
+def _check_name(param):
+    """The name of the check in one of parametrize_with_checks' parameter sets."""
+    check = getattr(param, "values", param)[1]  # pytest.param(...) for an expected failure
+    while isinstance(check, functools.partial):
+        check = check.func
+    return check.__name__
+
+
+def _sklearn_checks(*groups):
+    """One parametrization of scikit-learn's checks over ``(estimators, names)`` groups:
+    every check of each estimator (``names`` None) or only the named ones, made by
+    parametrize_with_checks itself (its ids, expected failures as xfail)."""
+    params, ids = [], None
+    for estimators, names in groups:
+        mark = parametrize_with_checks(list(estimators),
+                                       expected_failed_checks=expected_failed_checks).mark
+        ids = mark.kwargs["ids"]
+        params += [p for p in mark.args[1] if names is None or _check_name(p) in names]
+    return pytest.mark.parametrize("estimator, check", params, ids=ids)
+
+
+# scikit-learn's whole suite runs on the default and the recommended configurations.  Every
+# other configuration below changes how the weights are found or how the members vote, not
+# how the estimator validates its input or handles its parameters, so it runs the checks
+# that exercise what it changes (the whole suite on each would repeat the same checks of
+# input handling 36 times):
+
+#: What the tie rule decides: predict, decision_function and predict_proba agree with each
+#: other, on any subset or order of the rows, refit after refit, for any kind of labels.
+VOTE_CHECKS = {"check_classifiers_train", "check_decision_proba_consistency",
+               "check_classifiers_classes", "check_methods_subset_invariance",
+               "check_methods_sample_order_invariance", "check_fit_idempotent"}
+#: What another way of finding the weights meets: one class, one row, one column, weighted
+#: rows, the fitted state pickled, and a fit that leaves its parameters as they were set.
+FIT_CHECKS = {"check_estimator_cloneable", "check_estimators_overwrite_params",
+              "check_dont_overwrite_parameters", "check_fit_check_is_fitted",
+              "check_classifiers_one_label", "check_classifiers_one_label_sample_weights",
+              "check_fit2d_1sample", "check_fit2d_1feature", "check_sample_weights_list",
+              "check_sample_weights_shape", "check_sample_weights_pandas_series",
+              "check_sample_weights_not_an_array", "check_sample_weights_not_overwritten",
+              "check_all_zero_sample_weights_error", "check_estimators_pickle"}
+#: What a different prediction path reads: other dtypes and widths, read-only input, and a
+#: predict that changes nothing.
+PREDICT_CHECKS = {"check_estimators_dtypes", "check_n_features_in_after_fitting",
+                  "check_fit2d_predict1d", "check_dict_unchanged", "check_readonly_memmap_input"}
+#: Class weights push predictions towards a class (bootstrap=False: an expected failure,
+#: see expected_failed_checks).
+CLASS_WEIGHT_CHECKS = {"check_class_weight_classifiers"}
+#: Members on subsets of the rows and columns: sparse and other input layouts.
+BAGGING_CHECKS = {"check_estimator_sparse_matrix", "check_estimator_sparse_array",
+                  "check_f_contiguous_array_estimator", "check_dtype_object"}
+#: Checks named above that scikit-learn added after the oldest version the suite runs on.
+NEWER_CHECKS = {"check_all_zero_sample_weights_error": (1, 8)}
+
+DEFAULT = dict(n_estimators=10, random_state=0)
+RECOMMENDED = dict(n_estimators=10, random_state=1, fit_on="oob+validation", n_members=0.2,
+                   vote="uniform", estimator=DecisionTreeClassifier(max_features="sqrt"))
 
 
 # Small pools tie often; before the shared tie rule, n_estimators=10 failed
 # check_classifiers_train (predict and decision_function disagreed on a tied row) for each
-# of these seeds.
-@parametrize_with_checks([SDWECClassifier(n_estimators=n, random_state=seed)
-                          for n in (3, 4, 10) for seed in (0, 1, 2)],
-                         expected_failed_checks=expected_failed_checks)
+# of these seeds.  The pool size and the seed change only which rows tie.
+@_sklearn_checks(([SDWECClassifier(**DEFAULT)], None),
+                 ([SDWECClassifier(n_estimators=n, random_state=seed)
+                   for n in (3, 4, 10) for seed in (0, 1, 2)
+                   if dict(n_estimators=n, random_state=seed) != DEFAULT], VOTE_CHECKS))
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-# Every combination of the out-of-bag parameters (docs/oob.md), on small pools.
+# Every combination of the out-of-bag parameters (docs/oob.md), on small pools: fit_on and
+# n_members change the rows and the members the weights are found for, vote the weights.
 OOB_COMBINATIONS = [dict(fit_on=fit_on, n_members=n_members, vote=vote)
                     for fit_on in ("validation", "oob+validation")
                     for n_members in (None, 3, 0.5)
                     for vote in ("weighted", "uniform")]
 
 
-@parametrize_with_checks([SDWECClassifier(n_estimators=4, random_state=1, **params)
-                          for params in OOB_COMBINATIONS],
-                         expected_failed_checks=expected_failed_checks)
+@_sklearn_checks(([SDWECClassifier(n_estimators=4, random_state=1, **params)
+                   for params in OOB_COMBINATIONS], VOTE_CHECKS | FIT_CHECKS))
 def test_sklearn_estimator_checks_with_oob_parameters(estimator, check):
     check(estimator)
+
+
+def test_targeted_checks_are_checks_scikit_learn_runs():
+    # A misspelt or renamed check would silently leave its configurations unchecked.
+    yielded = {_check_name(p) for p in parametrize_with_checks(
+        [SDWECClassifier(**DEFAULT)]).mark.args[1]}
+    version = tuple(int(part) for part in sklearn.__version__.split(".")[:2])
+    newer = {name for name, since in NEWER_CHECKS.items() if version < since}
+    named = VOTE_CHECKS | FIT_CHECKS | PREDICT_CHECKS | CLASS_WEIGHT_CHECKS | BAGGING_CHECKS
+    assert named - newer <= yielded, sorted(named - newer - yielded)
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -739,26 +820,35 @@ def test_bad_new_parameters_name_sdwecs_own_parameters(params, message):
 # Every value the docs and README use as an example, over seeds and pool sizes: λ 1 (which
 # failed check_classifiers_train at n_estimators=25, seed 11 before λ was raised when no
 # member is kept), 0.01, 0.1, 100 (10 is the first parametrisation's); the recommended
-# settings; each method; soft voting; the bagging options with oob_score.
-DOCUMENTED = (
-    [dict(n_estimators=n, random_state=s, lam=lam)
-     for n, s, lam in [(10, 0, 1.0), (25, 11, 1.0), (10, 1, 0.01), (10, 2, 0.1),
-                       (10, 0, 100.0)]]
-    + [dict(n_estimators=10, random_state=1, fit_on="oob+validation", n_members=0.2,
-            vote="uniform", estimator=DecisionTreeClassifier(max_features="sqrt"))]
-    + [dict(n_estimators=6, random_state=0, method=m) for m in estimator_module.METHODS[1:]]
-    + [dict(n_estimators=6, random_state=1, voting="soft",
-            estimator=DecisionTreeClassifier(max_depth=3)),
-       dict(n_estimators=6, random_state=2, max_samples=0.5, max_features=0.5, bootstrap=False,
-            oob_score=True)]
-    + [dict(n_estimators=6, random_state=0, calibration="temperature"),
-       dict(n_estimators=6, random_state=1, class_weight="balanced"),
-       dict(n_estimators=6, random_state=2, multiclass="correctness")]
-)
+# settings; each method; soft voting; the bagging options with oob_score; calibration, class
+# weights and the correctness reading of several classes.  Beside the recommended settings'
+# whole suite, each runs the checks of what it changes: λ, the method, class weights and the
+# multi-class reading change which weights the fit finds; soft voting and calibration also
+# change what predict reads; the bagging options also change the rows and columns each
+# member sees.
+LAMBDAS = [dict(n_estimators=n, random_state=s, lam=lam)
+           for n, s, lam in [(10, 0, 1.0), (25, 11, 1.0), (10, 1, 0.01), (10, 2, 0.1),
+                             (10, 0, 100.0)]]
+METHODS = [dict(n_estimators=6, random_state=0, method=m) for m in estimator_module.METHODS[1:]]
+FITS = [dict(n_estimators=6, random_state=2, multiclass="correctness")]
+CLASS_WEIGHTS = [dict(n_estimators=6, random_state=1, class_weight="balanced")]
+PREDICTIONS = [dict(n_estimators=6, random_state=1, voting="soft",
+                    estimator=DecisionTreeClassifier(max_depth=3)),
+               dict(n_estimators=6, random_state=0, calibration="temperature")]
+BAGGING = [dict(n_estimators=6, random_state=2, max_samples=0.5, max_features=0.5,
+                bootstrap=False, oob_score=True)]
 
 
-@parametrize_with_checks([SDWECClassifier(**params) for params in DOCUMENTED],
-                         expected_failed_checks=expected_failed_checks)
+@_sklearn_checks(
+    ([SDWECClassifier(**RECOMMENDED)], None),
+    ([SDWECClassifier(**params) for params in LAMBDAS + METHODS + FITS],
+     VOTE_CHECKS | FIT_CHECKS),
+    ([SDWECClassifier(**params) for params in CLASS_WEIGHTS],
+     VOTE_CHECKS | FIT_CHECKS | CLASS_WEIGHT_CHECKS),
+    ([SDWECClassifier(**params) for params in PREDICTIONS],
+     VOTE_CHECKS | FIT_CHECKS | PREDICT_CHECKS),
+    ([SDWECClassifier(**params) for params in BAGGING],
+     VOTE_CHECKS | FIT_CHECKS | PREDICT_CHECKS | BAGGING_CHECKS | CLASS_WEIGHT_CHECKS))
 def test_sklearn_estimator_checks_at_documented_values(estimator, check):
     check(estimator)
 

@@ -349,3 +349,30 @@ def test_a_progress_files_message_is_shown_as_text(cache, monkeypatch, registry)
             and r"\!\[x\]" in bar.proto.text), bar.proto.text
     # ... and read as exactly what the file holds.
     assert f"split 1 of 3: {message} ·" in as_read(bar.proto.text), bar.proto.text
+
+
+@pytest.mark.parametrize("how, name", [
+    ("os.kill(os.getpid(), signal.SIGKILL)", "SIGKILL"),
+    # The real worker's SIGTERM handler exits with 128 + 15 and prints nothing.
+    ("signal.signal(signal.SIGTERM, lambda *a: sys.exit(128 + a[0])); "
+     "os.kill(os.getpid(), signal.SIGTERM); time.sleep(5)", "SIGTERM"),
+])
+def test_a_worker_killed_without_a_word_is_named_as_killed(registry, how, name):
+    # A worker killed while it trains or writes the pool leaves no stderr: the page said
+    # "stopped with an error (no message)".
+    command = (sys.executable, "-c", "import os, signal, sys, time; sys.stdin.buffer.read(); "
+                                     + how)
+    job = registry(command=command).want("pool-1", None, "session-a")
+    assert job.wait(60)
+    assert job.state == "failed"
+    assert job.error == (f"its worker process was killed by {name} before it had stored the "
+                         "pool, so nothing was written to the cache"
+                         + ("; the system does this when memory runs out"
+                            if name == "SIGKILL" else ""))
+
+
+def test_a_worker_that_exits_silently_says_its_status(registry):
+    command = (sys.executable, "-c", "import sys; sys.stdin.buffer.read(); sys.exit(3)")
+    job = registry(command=command).want("pool-1", None, "session-a")
+    assert job.wait(60) and job.state == "failed"
+    assert job.error == "its worker process exited with status 3 and no message"

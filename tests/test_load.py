@@ -1,8 +1,8 @@
-"""The load test's harness (``benchmarks/load.py``): its helpers, then reduced real runs.
+"""The load test's harness (``harness/load.py``): its helpers, then reduced real runs.
 
-The reduced runs start ``streamlit run app.py`` with tiny pools (l = 20 on wine and sonar,
-in a temporary disk cache): one drives 5 websocket clients, the other 3 Chromium sessions,
-each for 20 s after the warm-up.  They assert behaviour only, never a time: no error on any
+The reduced run starts ``streamlit run app.py`` with tiny pools (l = 20 on wine and sonar,
+in a temporary disk cache) and drives 5 websocket clients and 3 Chromium sessions beside
+them for 20 s after the warm-up.  It asserts behaviour only, never a time: no error on any
 page, every session held, the server still serves a clean Explorer to a new session, and
 memory stays bounded.  The full run (10 sessions, 2 minutes) is ``python -m benchmarks.load``;
 its report is ``results/load.md``.
@@ -14,8 +14,8 @@ import shutil
 
 import pytest
 
-from benchmarks import load
 from dashboard import config as dashboard
+from harness import load
 
 
 def test_random_query_is_a_valid_configuration():
@@ -92,10 +92,18 @@ def _check_reduced_run(outcome, settings):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)
-def test_reduced_websocket_load_run(tmp_path):
-    settings = load.Settings(sessions=5, duration=20, warmup=6, datasets=("wine", "sonar"),
-                             n_trees=20, rng_seed=2, action_timeout=90, think=(0.1, 0.6),
+@pytest.mark.browser
+@pytest.mark.timeout(900)
+def test_reduced_load_run(tmp_path):
+    # A missing browser is a failure, not a skip: README's test command installs it.
+    if shutil.which("chromium") is None:
+        pytest.fail("Debian's chromium is not installed: run `apt-get install chromium` "
+                    "(scripts/test.sh does this)")
+    # One run drives both kinds of session at once (the harness's --browsers); what each kind
+    # must do is checked on its own sessions.
+    settings = load.Settings(sessions=5, browsers=3, duration=20, warmup=8,
+                             datasets=("wine", "sonar"), n_trees=20, rng_seed=2,
+                             action_timeout=90, think=(0.1, 0.6),
                              cache_dir=str(tmp_path / "pools"),
                              options=("--runner.postScriptGC", "true"),
                              env=(("SDWEC_LOAD_MARK", "7"),))
@@ -105,28 +113,17 @@ def test_reduced_websocket_load_run(tmp_path):
     arenas = os.environ.get("MALLOC_ARENA_MAX", "2")  # the caller's own setting wins
     assert outcome.server_setup == (f"MALLOC_ARENA_MAX={arenas}, SDWEC_LOAD_MARK=7, "
                                     "--runner.postScriptGC true")
+    # Sessions 0-4 are the websocket clients, 5-7 the browsers.
+    clients = [a for a in outcome.actions if a.session < settings.sessions]
+    browsers = [a for a in outcome.actions if a.session >= settings.sessions]
     # Every kind of action was served.
-    assert {a.kind.split(":")[0] for a in outcome.actions} == {"url", "dataset", "slider"}
-    assert all(a.client == "ws" for a in outcome.actions)
+    assert {a.kind.split(":")[0] for a in clients} == {"url", "dataset", "slider"}
+    assert all(a.client == "ws" for a in clients)
+    assert browsers and all(a.client == "browser" for a in browsers)
+    # The browsers' configurations differed too.
+    assert len({a.params for a in browsers if a.params is not None}) >= settings.browsers
     assert s["p95_uci"] > 0
-    assert "5 websocket clients" in load.report(outcome)
-
-
-@pytest.mark.slow
-@pytest.mark.browser
-@pytest.mark.timeout(900)
-def test_reduced_load_run(tmp_path):
-    # A missing browser is a failure, not a skip: README's test command installs it.
-    if shutil.which("chromium") is None:
-        pytest.fail("Debian's chromium is not installed: run `apt-get install chromium` "
-                    "(scripts/test.sh does this)")
-    settings = load.Settings(sessions=3, duration=20, warmup=8, datasets=("wine", "sonar"),
-                             n_trees=20, rng_seed=1, action_timeout=90, client="browser",
-                             think=(0.0, 0.5), cache_dir=str(tmp_path / "pools"))
-    outcome = load.run_load(settings, log=lambda *a: None)
-    _check_reduced_run(outcome, settings)
-    assert all(a.client == "browser" for a in outcome.actions)
-
+    assert "5 websocket clients and 3 Chromium session(s) beside them" in load.report(outcome)
 
 
 def test_benchmark_server_runs_like_the_launch_script():

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from harness.literal import literal_sdwec
 from sdwec import combiners, datasets, experiments, frontier, methods, oob, pool
 from sdwec.solver import PRESETS, Solution, solve
 from sdwec.votes import NO_VOTE, Votes, stack_votes
-from tests.literal import literal_sdwec
 
 NEW = {"SDWEC-OOB", "SDWEC-OOB weighted", "SDWEC-val K", "SDWEC-stable", "SDWEC-OOB path",
        "reduce-error OOB"}

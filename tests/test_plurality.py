@@ -9,11 +9,11 @@ import warnings
 import numpy as np
 import pytest
 
+from harness.literal import literal_plurality_pairs, literal_sdwec
 from sdwec import combiners, solve
 from sdwec.estimator import SDWECClassifier, SDWECWarning
 from sdwec.paper import PRESETS
 from sdwec.votes import NO_VOTE, Votes, compress_votes
-from tests.literal import literal_plurality_pairs, literal_sdwec
 
 
 def _random_votes(m, l, n_classes, right, seed, abstain=0.0):

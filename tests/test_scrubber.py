@@ -19,10 +19,10 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 from dashboard.config import LAMBDA_GRID, Config
+from harness.apptest_charts import chart_figures
 from sdwec import combiners, comparison, datasets, plots, solver
 from sdwec.formatting import mean_interval
 from sdwec.pool import build_pool, load_pool
-from tests.apptest_charts import chart_figures
 from tests.test_browser import LAUNCH_ARGS
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"

@@ -31,8 +31,10 @@ import re
 import shutil
 import signal
 import socket
+import socketserver
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 import uuid
@@ -42,8 +44,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from benchmarks import faults, load, serve
-from benchmarks.wsclient import Session
+from harness import faults, load, serve
+from harness.wsclient import Session
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -122,8 +124,9 @@ def test_the_proxy_configuration_lives_in_the_run_directory(served):
     assert re.search(rf"upstream sdwec_any {{[^}}]*least_conn;[^}}]*server {one} max_fails=1"
                      rf"[^}}]*server {one} backup max_fails=0;\s*server {two} backup "
                      rf"max_fails=0;", config)
-    # Short waits for plain HTTP, an hour only for the websocket.
-    assert re.search(r"location / {[^}]*proxy_read_timeout 2s;", config)
+    # Seconds for plain HTTP (a starved replica's answer may pause), an hour only for the
+    # websocket.
+    assert re.search(r"location / {[^}]*proxy_read_timeout 10s;", config)
     assert re.search(r"location = /_stcore/stream {[^}]*proxy_read_timeout 1h;", config)
     assert re.search(r"location /_stcore/upload_file/ {[^}]*limit_req zone=upload_rate", config)
     assert "This address is too long" in config  # the 414 page, inside the file
@@ -601,21 +604,6 @@ def _ports(target):
             for c in p.net_connections(kind="tcp") if c.status == "LISTEN"]
 
 
-def test_sigterm_stops_every_process(served):
-    # Runs last in this module: it stops the module's serve.sh.
-    ports = _ports(served)
-    assert served.port in ports and len(set(ports)) == 3  # the proxy and two replicas
-    known = served.processes()
-    assert len([k for k in known if k.startswith("nginx worker")]) >= 1
-    code, left = served.stop(signal.SIGTERM)
-    assert code == 0
-    assert left == []
-    assert all(not p.is_running() or p.status() == "zombie" for p in known.values())
-    assert all(_refused(port) for port in set(ports))
-    assert not list(served.run_dir.glob("replica-*.pid"))
-    assert "serve.sh: stopped" in served.output()
-
-
 def test_ctrl_c_stops_every_process(tmp_path):
     _needs_nginx()
     with serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run") as target:
@@ -1072,7 +1060,7 @@ def test_the_rendered_proxy_sends_security_headers_everywhere_and_hides_metrics(
                              capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stderr
     locations = dict(re.findall(r"\n {8}location ([^{]+?) \{(.*?)\n {8}\}", text, re.S))
-    assert len(locations) == 6, list(locations)
+    assert len(locations) == 7, list(locations)  # with the proxy's own 413/429 answer
     # nginx keeps a level's add_header lines only where a deeper level has none: so every
     # location names all of them, with "always" (errors too).
     for where, body in locations.items():
@@ -1246,3 +1234,328 @@ def test_the_timeline_sets_serve_sh_notes_beside_the_sessions_steps():
     # The stopped replica's own probes are not the busy one's margin.
     assert lines[-1].endswith("(2; asked directly every 0.5 s while they served the class): "
                               "2, median 0.160 s, slowest 0.300 s, 0 without a 200")
+
+
+# ---- upload slots per client, timeouts, kept-alive connections -------------------------
+
+class _StandInReplica(socketserver.ThreadingTCPServer):
+    """A replica stand-in speaking HTTP/1.1 keep-alive by hand.  A path with ``stale`` in it
+    has its first request on a reused connection (of any stand-in sharing
+    ``closed_reused``) met by closing that connection unanswered (a replica closing an idle
+    connection just as the proxy writes into it); ``/pause/S``
+    sends half its answer, waits S seconds, then the rest; a PUT reads its whole body, then
+    answers 204."""
+
+    allow_reuse_address = True
+    daemon_threads = True
+
+    def __init__(self, closed_reused):
+        self.closed_reused = closed_reused   # the paths whose reused connection was closed
+        super().__init__(("127.0.0.1", 0), _StandInHandler)
+        self.port = self.server_address[1]
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+class _StandInHandler(socketserver.BaseRequestHandler):
+    def handle(self):
+        stream, served = self.request.makefile("rb"), 0
+        while line := stream.readline():
+            method, path, _ = line.decode().split(" ", 2)
+            headers = {}
+            while (header := stream.readline()) not in (b"\r\n", b""):
+                name, _, value = header.decode().partition(":")
+                headers[name.strip().lower()] = value.strip()
+            served += 1
+            where = path.partition("?")[0]
+            if "stale" in where and served > 1 and where not in self.server.closed_reused:
+                self.server.closed_reused.append(where)
+                return
+            if method == "PUT":
+                left = int(headers.get("content-length", 0))
+                while left and (chunk := stream.read1(min(left, 65536))):
+                    left -= len(chunk)
+                self.request.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
+            elif path.startswith("/pause/"):
+                self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n"
+                                     + b"a" * 1000)
+                time.sleep(float(path.rsplit("/", 1)[1]))
+                self.request.sendall(b"b" * 1000)
+            else:
+                self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+
+@contextlib.contextmanager
+def _proxy_of_stand_ins(tmp_path, **options):
+    """nginx from the rendered configuration in front of two stand-in replicas."""
+    _needs_nginx()
+    closed_reused = []
+    replicas = [_StandInReplica(closed_reused), _StandInReplica(closed_reused)]
+    port = load.free_port()
+    text = _renderer().render([f"127.0.0.1:{r.port}" for r in replicas], tmp_path, "127.0.0.1",
+                              port, 200, **options)
+    (tmp_path / "nginx.conf").write_text(text)
+    (tmp_path / "nginx-temp").mkdir()
+    args = [serve.NGINX, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-e",
+            str(tmp_path / "nginx-error.log")]
+    checked = subprocess.run([*args, "-t", "-q"], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stderr
+    nginx = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while _refused(port):
+            assert nginx.poll() is None and time.monotonic() < deadline, "nginx did not start"
+            time.sleep(0.1)
+        yield port, closed_reused
+    finally:
+        nginx.terminate()
+        nginx.wait(30)
+        for replica in replicas:
+            replica.shutdown()
+            replica.server_close()
+
+
+class _Trickle(threading.Thread):
+    """A PUT that sends its headers and then 100 bytes every ``every`` seconds of a body it
+    never finishes, holding an upload slot; ``answer`` is what came back meanwhile."""
+
+    def __init__(self, port, sid, cookies, every=0.5, source="127.0.0.1"):
+        super().__init__(daemon=True)
+        self.port, self.every, self.answer = port, every, None
+        self.stop, self.started = threading.Event(), threading.Event()
+        jar = "; ".join(f"{name}={value}" for name, value in cookies.items())
+        token = cookies.get("_streamlit_xsrf", "")
+        self.head = (f"PUT /_stcore/upload_file/{sid}/{uuid.uuid4()} HTTP/1.1\r\n"
+                     f"Host: 127.0.0.1:{port}\r\nCookie: {jar}\r\nX-Xsrftoken: {token}\r\n"
+                     "Content-Type: multipart/form-data; boundary=b\r\n"
+                     "Content-Length: 10000000\r\n\r\n--b\r\nContent-Disposition: form-data; "
+                     'name="file"; filename="slow.csv"\r\n\r\n').encode()
+        self.source = source
+
+    def run(self):
+        with socket.create_connection(("127.0.0.1", self.port), timeout=30,
+                                      source_address=(self.source, 0)) as conn:
+            conn.sendall(self.head)
+            conn.settimeout(0.1)
+            while not self.stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    self.answer = conn.recv(4096) or b"closed"
+                    break
+                conn.sendall(b"1,2\n" * 25)
+                self.started.set()
+                self.stop.wait(self.every)
+            self.started.set()
+
+    def __enter__(self):
+        self.start()
+        self.started.wait(30)
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.join(30)
+
+
+_FORM = (b"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.csv\"\r\n"
+         b"Content-Type: text/csv\r\n\r\na,b\n1,2\n\r\n--b--\r\n")
+
+
+def _put(port, cookies=None, sid=None, source="127.0.0.1"):
+    """``(status, headers, text)`` of a whole upload (one small CSV) through the proxy."""
+    cookies = cookies or {}
+    headers = {"Cookie": "; ".join(f"{name}={value}" for name, value in cookies.items()),
+               "X-Xsrftoken": cookies.get("_streamlit_xsrf", ""),
+               "Content-Type": "multipart/form-data; boundary=b"}
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60,
+                                      source_address=(source, 0))
+    try:
+        conn.request("PUT", f"/_stcore/upload_file/{sid or uuid.uuid4()}/{uuid.uuid4()}",
+                     body=_FORM, headers=headers)
+        reply = conn.getresponse()
+        return reply.status, reply.getheaders(), reply.read().decode()
+    finally:
+        conn.close()
+
+
+def _xsrf_cookie():
+    """A cookie of the form Streamlit gives each browser (version 2: mask, masked token,
+    time)."""
+    return f"2|{uuid.uuid4().hex[:8]}|{uuid.uuid4().hex}|{int(time.time())}"
+
+
+def test_upload_slots_are_counted_per_browser_per_address_and_in_all(tmp_path):
+    # Small numbers, so that every layer is reached: 2 per browser, 3 per address, 4 in all.
+    with _proxy_of_stand_ins(tmp_path, uploads_per_client=2, uploads_per_address=3,
+                             uploads_at_once=4) as (port, _):
+        def browser():
+            return {"sdwec_replica": "1", "_streamlit_xsrf": _xsrf_cookie()}
+
+        def refused(reply):
+            status, headers, text = reply
+            return (status == 429 and _header(headers, "Retry-After") == ["5"]
+                    and text.startswith("Too many uploads at once: at most 2 from one browser, "
+                                        "3 from one network address and 4 in all")
+                    and "Wait until an upload has finished" in text
+                    and all(_header(headers, name) == [value]
+                            for name, value in SECURITY_HEADERS.items()))
+
+        one, two, three, four = browser(), browser(), browser(), browser()
+        with _Trickle(port, uuid.uuid4(), one), _Trickle(port, uuid.uuid4(), one):
+            assert refused(_put(port, one))            # its browser's two are taken
+            # ... also with the cookie's value lengthened past what nginx would count
+            longer = dict(one, _streamlit_xsrf=one["_streamlit_xsrf"] + "x" * 300)
+            assert refused(_put(port, longer))
+            assert _put(port, two)[0] == 204            # another browser is not
+            with _Trickle(port, uuid.uuid4(), two):
+                assert refused(_put(port, three))      # the address's three are taken
+                assert _put(port, three, source="127.0.0.2")[0] == 204
+                with _Trickle(port, uuid.uuid4(), three, source="127.0.0.2"):
+                    assert refused(_put(port, four, source="127.0.0.3"))   # all four taken
+        # Every slot is given back when its upload ends.
+        assert _put(port, four, source="127.0.0.3")[0] == 204
+        assert _put(port, one)[0] == 204
+        # A body over the limit, from its Content-Length: refused with a sentence too.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.putrequest("PUT", f"/_stcore/upload_file/{uuid.uuid4()}/{uuid.uuid4()}")
+        conn.putheader("Content-Length", str(201 * 2**20 + 1))
+        conn.endheaders()
+        reply = conn.getresponse()
+        assert reply.status == 413 and reply.getheader("Retry-After") is None
+        assert reply.read().decode() == ("This upload is larger than the server accepts "
+                                         "(210,763,776 bytes per request). Upload a smaller "
+                                         "file, or a random sample of its rows.\n")
+        conn.close()
+
+
+def test_a_reused_connection_the_replica_closed_is_retried_and_a_slow_answer_is_awaited(
+        tmp_path):
+    with _proxy_of_stand_ins(tmp_path) as (port, closed):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        got = {}
+        for path in ("/media/stale.csv", "/stale-page"):
+            for i in range(3):   # one client connection: nginx reuses its replica connection
+                conn.request("GET", f"{path}?{i}", headers={"Cookie": "sdwec_replica=1"})
+                reply = conn.getresponse()
+                got[path, i] = (reply.status, reply.read())
+        # The fault happened (a reused connection was closed unanswered) and nobody saw it:
+        # a download answered 502 this way before.
+        assert sorted(closed) == ["/media/stale.csv", "/stale-page"], closed
+        assert set(got.values()) == {(200, b"ok")}, got
+        # A replica that pauses 3 s inside an answer (a starved one) is waited for: at 2 s
+        # the answer was cut after its first half.
+        conn.request("GET", "/pause/3", headers={"Cookie": "sdwec_replica=1"})
+        reply = conn.getresponse()
+        assert (reply.status, reply.read()) == (200, b"a" * 1000 + b"b" * 1000)
+        conn.close()
+
+
+def test_the_proxy_drops_an_idle_replica_connection_before_the_replica_does():
+    """A replica (uvicorn under Streamlit) closes a connection idle for its keep-alive time;
+    nginx must drop it first, or a request written into it as it closes gets a 502."""
+    import inspect
+
+    import uvicorn
+    from streamlit.web.server.starlette import starlette_server
+
+    assert "timeout_keep_alive" not in starlette_server._get_uvicorn_config_kwargs()
+    replica_idle = inspect.signature(uvicorn.Config).parameters["timeout_keep_alive"].default
+    text = _renderer().render(["127.0.0.1:8601", "127.0.0.1:8602"], "/run/x", "0.0.0.0", 8080,
+                              200)
+    blocks = re.findall(r"\n    upstream (\w+) \{(.*?)\n    \}", text, re.S)
+    assert len(blocks) == 5
+    for name, body in blocks:
+        (idle,) = re.findall(r"keepalive_timeout (\d+)s;", body)
+        assert 0 < int(idle) < replica_idle, (name, idle, replica_idle)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"uploads_per_client": 4, "uploads_per_address": 3}, "must nest"),
+    ({"uploads_at_once": 0}, "at least 1"),
+    ({"http_timeout": "ten"}, "not a time"),
+])
+def test_the_renderer_refuses_limits_that_make_no_sense(options, message):
+    with pytest.raises(ValueError, match=message):
+        _renderer().render(["127.0.0.1:8601"], "/run/x", "0.0.0.0", 8080, 200, **options)
+
+
+async def _session_id(url, cookies):
+    """A websocket session opened as a page does (``(socket, session id)``), without
+    waiting for its page to be drawn: uploads need only a connected session.  Its messages
+    are read and dropped meanwhile, as a browser reads them: a replica that cannot send
+    answers a close late."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    jar = "; ".join(f"{name}={value}" for name, value in cookies.items())
+    socket_ = await websockets.connect(url.replace("http://", "ws://") + "/_stcore/stream",
+                                       subprotocols=["streamlit"], max_size=None,
+                                       additional_headers={"Cookie": jar})
+    message = BackMsg()
+    message.rerun_script.query_string = "dataset=wine&task=binary&seed=0&l=20"
+    await socket_.send(message.SerializeToString())
+    while True:
+        msg = ForwardMsg.FromString(await asyncio.wait_for(socket_.recv(), 120))
+        if msg.WhichOneof("type") == "new_session":
+            socket_.reader = asyncio.create_task(_drain(socket_))
+            return socket_, msg.new_session.initialize.session_id
+
+
+async def _drain(socket_):
+    with contextlib.suppress(Exception):
+        async for _ in socket_:
+            pass
+
+
+def _browser(served):
+    """The cookies a new browser gets: its replica (1) and its own XSRF token."""
+    _, headers, _ = _get(served, "/_stcore/health", "sdwec_replica=1")
+    return {"sdwec_replica": "1", "_streamlit_xsrf": _set_cookies(headers)["_streamlit_xsrf"]}
+
+
+def test_another_browser_uploads_while_eight_uploads_trickle(served):
+    """The issue's case: four browsers each trickle two uploads into a session of their own
+    (1 KB every few seconds, never finishing).  They held the 8 slots of the whole proxy and
+    every other upload got 429; now each browser holds its own two, and a fifth browser's
+    upload is taken.  A browser's other tab shares its two."""
+    browsers = [_browser(served) for _ in range(5)]
+    assert len({b["_streamlit_xsrf"] for b in browsers}) == 5
+
+    async def scenario():
+        opened = await asyncio.gather(*(_session_id(served.url, b) for b in browsers))
+        try:
+            trickles = [_Trickle(served.port, sid, b, every=2.0)
+                        for (_, sid), b in zip(opened[:4], browsers) for _ in range(2)]
+            with contextlib.ExitStack() as stack:
+                for trickle in trickles:
+                    stack.enter_context(trickle)
+                await asyncio.sleep(1.0)
+                last_sid = opened[4][1]
+                other = await asyncio.to_thread(_put, served.port, browsers[4], last_sid)
+                tab = await asyncio.to_thread(_put, served.port, browsers[0], last_sid)
+                held = [t.answer for t in trickles]
+            return other, tab, held
+        finally:
+            await asyncio.gather(*(socket_.close() for socket_, _ in opened))
+
+    (status, headers, _), tab, held = asyncio.run(scenario())
+    assert held == [None] * 8   # all eight still uploading, none refused
+    assert status == 204 and _header(headers, "X-SDWEC-Replica") == ["1"]
+    # The first browser's other tab: its two slots are the trickles'.
+    assert tab[0] == 429 and tab[2].startswith("Too many uploads at once"), tab
+    assert _header(tab[1], "X-SDWEC-Replica") in ([], [""])   # nginx answered
+
+
+def test_sigterm_stops_every_process(served):
+    # Last in this module (pytest runs a module in file order): it stops the module's
+    # serve.sh, which every test above that takes `served` needs running.
+    ports = _ports(served)
+    assert served.port in ports and len(set(ports)) == 3  # the proxy and two replicas
+    known = served.processes()
+    assert len([k for k in known if k.startswith("nginx worker")]) >= 1
+    code, left = served.stop(signal.SIGTERM)
+    assert code == 0
+    assert left == []
+    assert all(not p.is_running() or p.status() == "zombie" for p in known.values())
+    assert all(_refused(port) for port in set(ports))
+    assert not list(served.run_dir.glob("replica-*.pid"))
+    assert "serve.sh: stopped" in served.output()

@@ -7,6 +7,7 @@ from sklearn.ensemble import BaggingClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
+from harness.literal import literal_sdwec
 from sdwec import VoteTable, compress, correctness_matrix, solve
 from sdwec.solver import (
     PRESETS,
@@ -22,7 +23,6 @@ from sdwec.solver import (
     taylor_coefficients,
 )
 from sdwec.votes import compress_votes
-from tests.literal import literal_sdwec
 
 SETTINGS = [PRESETS["SDWEC-A"], PRESETS["SDWEC-B"], dict(lam=1.0, beta=10.0, gamma=20.0, eps=0.1)]
 

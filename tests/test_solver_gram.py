@@ -4,9 +4,9 @@
 import numpy as np
 import pytest
 
+from harness.literal import literal_sdwec
 from sdwec import compress, solve, solver
 from sdwec.votes import NO_VOTE, Votes
-from tests.literal import literal_sdwec
 from tests.test_votes import three_class_votes
 
 

@@ -346,7 +346,7 @@ def _wait_for(condition, seconds):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from benchmarks import load
+    from harness import load
 
     folder = tmp_path_factory.mktemp("uploads")
     with load.Server(cache_dir=folder / "cache", log_dir=folder,
@@ -358,7 +358,7 @@ def test_a_live_session_holds_one_unattached_upload_and_not_for_long(server):
     token = _xsrf_token(server.url)
 
     async def scenario():
-        from benchmarks.wsclient import Session
+        from harness.wsclient import Session
 
         async with Session(server.url, timeout=180) as client:
             first = await client.open("dataset=wine&task=binary&seed=0&l=10&r=1")
@@ -462,7 +462,7 @@ def test_the_your_data_upload_survives_the_window_reruns_and_a_page_switch(serve
     data = _your_data_csv()
 
     async def scenario():
-        from benchmarks.wsclient import Session
+        from harness.wsclient import Session
 
         async with Session(server.url, timeout=180) as client:
             explorer = await client.open("dataset=wine&task=binary&seed=0&l=10&r=1")

@@ -1,4 +1,4 @@
-"""The load test's websocket client (``benchmarks/wsclient.py``).
+"""The load test's websocket client (``harness/wsclient.py``).
 
 Its encodings are checked against Streamlit's own protobuf classes and the values the
 dashboard's widgets take; its error detection against a tiny app that shows each kind of
@@ -13,8 +13,8 @@ from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.Delta_pb2 import Delta
 from streamlit.proto.Slider_pb2 import Slider
 
-from benchmarks import load
-from benchmarks.wsclient import Run, Session, Widget, widget_state
+from harness import load
+from harness.wsclient import Run, Session, Widget, widget_state
 
 
 def _delta(kind, **fields):

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.config import USER_DATA
-from tests.apptest_charts import chart_figures
+from harness.apptest_charts import chart_figures
 from tests.shown import as_read
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -506,3 +506,36 @@ def test_a_row_budget_is_said_where_its_numbers_are_shown():
     note = services.budget_note(budgeted)
     assert "at most 1,000 rows" in note and "full bootstraps" in note
     assert services.budget_note(SimpleNamespace(key=SimpleNamespace(max_samples=None))) == ""
+
+
+def test_a_gzip_compressed_csv_is_read_like_the_plain_file():
+    """A .csv.gz went to Streamlit's own extension check and its generic error page; it is
+    read as the CSV inside, so the page shows the same data under the file's name."""
+    import gzip
+
+    at = _app()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("mine.csv.gz", gzip.compress(_csv()),
+                                               "application/gzip").run()
+    _ok(at)
+    rows = N_ROWS - N_WITHOUT_NOTE
+    assert _description(at).startswith(f"mine.csv.gz: {rows} rows,"), _description(at)
+    plain = _uploaded()
+    packed, expected = _dataset(at), _dataset(plain)
+    assert np.array_equal(packed.X, expected.X) and np.array_equal(packed.y, expected.y)
+    assert _description(at).replace("mine.csv.gz", "mine.csv") == _description(plain)
+    assert chart_figures(at)
+
+
+def test_a_damaged_gzip_upload_says_to_upload_the_plain_csv():
+    import gzip
+
+    at = _app()
+    at.switch_page(PAGE).run()
+    packed = gzip.compress(_csv())
+    at.file_uploader(key="upload_file").upload("mine.csv.gz", packed[: len(packed) // 2],
+                                               "application/gzip").run()
+    assert not at.exception
+    (error,) = [as_read(e.value) for e in at.error]
+    assert "cannot be decompressed" in error and "upload the plain CSV" in error, error
+    assert not chart_figures(at)

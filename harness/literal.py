@@ -1,4 +1,5 @@
-"""A literal, slow transcription of the paper's Algorithm 1, for tests and benchmarks only.
+"""A literal, slow transcription of the paper's Algorithm 1, for tests and benchmarks only
+(here, not in ``sdwec``: the library ships no test-only code).
 
 Straight from the paper: H and y as given (no correctness matrix, no row collapsing), S as a
 dense m x m diagonal matrix (``dense=True``, small m only) or as a vector of row scales, the

@@ -551,24 +551,9 @@ def test_serve_sh_tells_a_slow_replica_from_a_hung_one(tmp_path):
     # serve.sh's replicas replaced by a stand-in health server (SDWEC_PYTHON runs it for
     # `-m dashboard.launch`): answering slowly within --health-timeout, it is left alone; hung
     # (sleeping in its handler, so not in state T), it is killed after two missed checks.
-    (tmp_path / "stand_in.py").write_text(STAND_IN)
     flags = tmp_path / "flags"
     flags.mkdir()
-    python = tmp_path / "python"
-    python.write_text(f"""#!/bin/bash
-if [ "$1 $2" = "-m dashboard.launch" ]; then
-  while [ $# -gt 0 ]; do
-    case "$1" in
-      --server.address) address=$2; shift 2 ;;
-      --server.port) port=$2; shift 2 ;;
-      *) shift ;;
-    esac
-  done
-  exec {sys.executable} {tmp_path / "stand_in.py"} "$address" "$port" {flags}
-fi
-exec {sys.executable} "$@"
-""")
-    python.chmod(0o755)
+    python = _stand_in_python(tmp_path, STAND_IN, flags)
     target = serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run",
                           extra=["--no-proxy", "--health-timeout", "4"])
     target.env["SDWEC_PYTHON"] = str(python)

@@ -17,7 +17,6 @@ not vote on a row) is handled exactly: it adds nothing to ``C_s w``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
@@ -27,18 +26,13 @@ from threadpoolctl import ThreadpoolController
 
 from sdwec.paper import PRESETS  # noqa: F401  (re-exported: the paper's two settings)
 
+# THRESHOLDS and MULTICLASS stay importable from here (their home until the parameters got
+# a module of their own).
+from sdwec.params import MULTICLASS, THRESHOLDS, SolverParams  # noqa: F401
+
 # compress and correctness_matrix stay importable from here (their home until the votes
 # got a module of their own).
 from sdwec.votes import Votes, compress, correctness_matrix  # noqa: F401
-
-THRESHOLDS = ("paper", "adaptive", "none")
-
-#: Readings of "sgn(Hw) = y" for more than two classes (the paper has two; docs/algorithm.md).
-#: ``"plurality"``: the true class outscores each rival (:attr:`Votes.plurality_form`), the
-#: condition a weighted plurality vote is right under.  ``"correctness"``: a weighted
-#: majority of the members is right (:attr:`Votes.correctness_form`), which asks more and
-#: keeps nothing when members are right on fewer than half the rows.  Equal for two classes.
-MULTICLASS = ("plurality", "correctness")
 
 # The solver's BLAS calls run on one thread.  Measured on this project's 2-core machines:
 # NSL-KDD with l = 1000 (2,259 unique rows) takes 1.9 s single-threaded against 2.6-3.0 s
@@ -205,24 +199,7 @@ def adaptive_thresholds(w, beta, gamma, eps, level=PENALTY_LEVEL):
 
 def check_params(lam, beta, gamma, eps, iterations, threshold, multiclass="plurality"):
     """Raise ValueError naming the first solver parameter that is out of range."""
-    for name, value in (("lam", lam), ("beta", beta), ("gamma", gamma), ("eps", eps)):
-        if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
-            raise ValueError(f"{name} must be a finite real number; got {value!r}")
-    if lam < 0:
-        raise ValueError(f"lam (λ, data fidelity) must be >= 0; got {lam}")
-    if beta < 0:
-        raise ValueError(f"beta (β, non-negativity penalty) must be >= 0; got {beta}")
-    if gamma <= 0:
-        raise ValueError(f"gamma (γ, log-sum-exp sharpness) must be > 0; got {gamma}")
-    if eps <= 0:
-        raise ValueError(f"eps (ε) must be > 0; got {eps}")
-    if isinstance(iterations, bool) or not isinstance(iterations, Integral) or iterations < 1:
-        raise ValueError(f"iterations must be an integer >= 1; got {iterations!r}")
-    if threshold not in THRESHOLDS:
-        raise ValueError(f"threshold must be one of {', '.join(map(repr, THRESHOLDS))}; got {threshold!r}")
-    if multiclass not in MULTICLASS:
-        raise ValueError(f"multiclass must be one of {', '.join(map(repr, MULTICLASS))}; got "
-                         f"{multiclass!r}")
+    SolverParams(lam, beta, gamma, eps, iterations, threshold, multiclass)
 
 
 # --------------------------------------------------------------------------- vote table
@@ -294,8 +271,8 @@ class Solution:
         The threshold each weight was compared with.
     history : tuple of IterationRecord
         One record per iteration.
-    params : dict
-        The parameters of the run.
+    params : SolverParams
+        The parameters of the run (a read-only mapping too).
     """
 
     weights: np.ndarray
@@ -303,7 +280,7 @@ class Solution:
     threshold: float
     thresholds: np.ndarray
     history: tuple
-    params: dict = field(default_factory=dict)
+    params: SolverParams = field(default_factory=SolverParams)
 
     @property
     def selected(self):
@@ -467,31 +444,6 @@ def _least_squares(alpha, X, diag, b, target):
     return lstsq(A, rhs, lapack_driver="gelsy")[0]
 
 
-def _iterate(table, lam, beta, gamma, eps, iterations):
-    """Algorithm 1, lines 2-14: ``iterations`` passes from ``w = 1``; weights and history."""
-    w = np.ones(table.n_classifiers)
-    z = table.rows @ w
-    root_counts = np.sqrt(table.counts)
-    history = []
-    for n in range(1, iterations + 1):
-        w_hat = w
-        S, A, B, C, alpha, scale, b, diag = _coefficients(table, w_hat, lam, beta, gamma,
-                                                          eps, z_hat=z)
-        w = np.maximum(_solve_linear(alpha, table.rows, scale, diag, b, root_counts), 0.0)
-        w.setflags(write=False)  # kept in the history: nothing may change it later
-        z = table.rows @ w
-        history.append(
-            IterationRecord(
-                iteration=n,
-                nonconvex_cost=nonconvex_cost(table, w, lam, beta, z=z),
-                relaxed_cost=_relaxed_cost(table, w, z, w_hat, S, A, B, C, lam),
-                n_selected=int(np.count_nonzero(w)),
-                weights=w,
-            )
-        )
-    return w, history
-
-
 def line15_thresholds(w, beta, gamma, eps, threshold="paper"):
     """The thresholds Algorithm 1, line 15, compares the weights ``w`` with.
 
@@ -523,7 +475,7 @@ def line15_thresholds(w, beta, gamma, eps, threshold="paper"):
 
 
 def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, threshold="paper",
-          multiclass="plurality"):
+          multiclass="plurality", *, params=None):
     """Find sparse non-negative ensemble weights with Algorithm 1 of the SDWEC paper.
 
     Parameters
@@ -558,10 +510,14 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
         (one row per row and rival class; ``m`` in λ/m stays the number of rows, so a row
         sums its misses over its rivals), or a weighted majority of members is right.  No
         effect on two classes, where both are the paper's problem.
+    params : SolverParams, optional
+        All of the above as one value (:class:`sdwec.params.SolverParams`), used as it is;
+        then the individual parameters must be left at their defaults.
 
     Returns
     -------
     Solution
+        Its ``params`` is the :class:`~sdwec.params.SolverParams` of the run.
 
     Raises
     ------
@@ -569,52 +525,60 @@ def solve(H, y=None, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, th
         For votes other than -1, 0, +1, labels other than ±1, NaN/inf, wrong shapes, empty
         input, or parameters out of range; the message names the problem.
     """
-    check_params(lam, beta, gamma, eps, iterations, threshold, multiclass)
+    p = _params(params, lam, beta, gamma, eps, iterations, threshold, multiclass)
     if isinstance(H, Votes):
         if y is not None:
             raise ValueError("pass y=None with Votes: they already include the labels")
-        table = _table(H, multiclass)
+        table = _table(H, p.multiclass)
     else:
         if y is None:
             raise ValueError("y (labels in {-1, +1}) is required unless H is Votes "
                              "(from compress or compress_votes)")
         table = _table(compress(H, y))
-    lam, beta, gamma, eps = float(lam), float(beta), float(gamma), float(eps)
     with _blas_limit():
-        w, history = _iterate(table, lam, beta, gamma, eps, iterations)
-    return _solution(w, history, lam, beta, gamma, eps, iterations, threshold, multiclass)
+        [(w, history)] = _iterate([table], p.lam, p.beta, p.gamma, p.eps, p.iterations)
+    return _solution(w, history, p)
 
 
-def _solution(w, history, lam, beta, gamma, eps, iterations, threshold, multiclass):
+_DEFAULTS = SolverParams()
+
+
+def _params(params, *values):
+    """The run's :class:`SolverParams`: ``params`` as given, or built from ``values``."""
+    if params is None:
+        return SolverParams(*values)
+    if not isinstance(params, SolverParams):
+        raise TypeError(f"params must be sdwec.params.SolverParams; got {type(params).__name__}")
+    if SolverParams(*values) != _DEFAULTS:
+        raise ValueError("pass either params or the individual parameters, not both")
+    return params
+
+
+def _solution(w, history, p):
     """Line 15 applied to the last iteration's weights ``w``: the :class:`Solution`."""
-    thr, thresholds = line15_thresholds(w, beta, gamma, eps, threshold)
+    thr, thresholds = line15_thresholds(w, p.beta, p.gamma, p.eps, p.threshold)
     weights = np.where(w > thresholds, w, 0.0)
-    params = {"lam": lam, "beta": beta, "gamma": gamma, "eps": eps,
-              "iterations": int(iterations), "threshold": threshold, "multiclass": multiclass}
     return Solution(weights=weights, raw_weights=w, threshold=thr, thresholds=thresholds,
-                    history=tuple(history), params=params)
+                    history=tuple(history), params=p)
 
 
 def solve_many(votes, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25,
-               threshold="paper", multiclass="plurality"):
+               threshold="paper", multiclass="plurality", *, params=None):
     """:func:`solve` on several vote tables at once: the splits of one configuration.
 
-    The same Algorithm 1 run on every table, its iterations stacked along a leading axis, so
-    that ten splits cost a few single solves instead of ten (every numpy call of an
-    iteration serves all of them; measured on sonar's 10 splits with l = 200: about 3x less
-    time than ten :func:`solve` calls).  The tables' unique rows are padded to the same
-    count with rows of count 0, which add nothing to any sum.  The weights equal
-    :func:`solve`'s up to rounding (about 1e-12 relative; up to 1e-8 of the largest weight
-    with ill-conditioned extreme settings such as λ = ε = 0.001): the linear systems are
-    solved by a batched LU instead of one Cholesky each.  If a system cannot be solved that way
-    (extreme parameters, see :func:`_solve_linear`), every table is solved by :func:`solve`.
+    The same Algorithm 1 loop as :func:`solve` (:func:`_iterate`), on every table at once:
+    its iterations stacked along a leading axis, so that ten small splits cost a few single
+    solves instead of ten.  The weights equal :func:`solve`'s up to rounding (about 1e-12
+    relative; up to 1e-8 of the largest weight with ill-conditioned extreme settings such as
+    λ = ε = 0.001), where the tables are solved by a batched LU and a table alone by Cholesky
+    or the other way round.
 
     Parameters
     ----------
     votes : sequence of Votes
         Compressed votes (:func:`compress`, :func:`sdwec.votes.compress_votes`) of the same
         ``l`` classifiers.
-    lam, beta, gamma, eps, iterations, threshold, multiclass
+    lam, beta, gamma, eps, iterations, threshold, multiclass, params
         As in :func:`solve`.
 
     Returns
@@ -622,87 +586,119 @@ def solve_many(votes, lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25,
     list of Solution
         One per table, in order.
     """
-    check_params(lam, beta, gamma, eps, iterations, threshold, multiclass)
-    tables = [_table(v, multiclass) for v in votes]
+    p = _params(params, lam, beta, gamma, eps, iterations, threshold, multiclass)
+    tables = [_table(v, p.multiclass) for v in votes]
     if len({t.n_classifiers for t in tables}) > 1:
         raise ValueError("every vote table must have the same classifiers (columns)")
-    params = dict(lam=float(lam), beta=float(beta), gamma=float(gamma), eps=float(eps),
-                  iterations=iterations, threshold=threshold, multiclass=multiclass)
-    if len(tables) < 2:
-        return [solve(v, None, **params) for v in votes]
+    if not tables:
+        return []
     with _blas_limit():
-        runs = _iterate_many(tables, params["lam"], params["beta"], params["gamma"],
-                             params["eps"], iterations)
-    if runs is None:
-        return [solve(v, None, **params) for v in votes]
-    return [_solution(w, history, **params) for w, history in runs]
+        runs = _iterate(tables, p.lam, p.beta, p.gamma, p.eps, p.iterations)
+    return [_solution(w, history, p) for w, history in runs]
 
 
-def _iterate_many(tables, lam, beta, gamma, eps, iterations):
-    """:func:`_iterate` on several tables at once; ``None`` if a system is not solvable by
-    the batched LU (the caller then solves each table on its own).
+def _iterate(tables, lam, beta, gamma, eps, iterations):
+    """Algorithm 1, lines 2-14, on one or more tables at once (the splits of a configuration):
+    ``iterations`` passes from ``w = 1``; each table's last weights and history.
 
-    Written for the per-call overhead of small numpy arrays (ten tables of about 20-50
-    unique rows and 200 trees: each call serves all tables but takes only microseconds):
-
-    * the scaled rows ``X = rows * s`` (``s = √count · S``) are never formed: the Woodbury
-      matrix is ``K = s sᵀ ∘ (rows D⁻¹ rowsᵀ) + I/α``, one pass over the rows an iteration
-      instead of two, and the products read C-ordered operands (numpy multiplies a
-      transposed view two to three times slower: 0.13 against 0.40 ms an iteration with
-      u = 40 rows);
-    * the costs of every iteration are computed in one pass after the loop, from every
-      iteration's arrays kept in preallocated stacks.
+    The one loop of the solver, for :func:`solve` (one table) and :func:`solve_many`.  The
+    tables are stacked along a leading axis and padded to the same number of unique rows
+    with rows of count 0, which add nothing to any sum, so that each numpy call of an
+    iteration serves every table: with the small tables of a slider move (ten tables of 20-50
+    unique rows and 200 trees) a call takes microseconds and the calls, not the arithmetic,
+    are the time.  The linear system of each pass (eq. 11) is solved for every table at once
+    (:meth:`_Batch.step`) where the tables have fewer than ``l / 2`` unique rows, and
+    otherwise, or where that fails (extreme settings), table by table by Cholesky with a
+    least-squares fallback (:func:`_solve_linear`), which never copies the rows.  Both solve
+    the same system: the weights agree to about 1e-12 relative.  Measured side by side
+    (l = 200, best of 8, a loaded 2-core machine): 10 tables of 30 rows 0.034 s at once
+    against 0.075 s one by one, one such table 0.003 against 0.012 s; from about 100 rows on
+    the two are within noise, and with more rows than trees the batched LU took up to twice
+    the Cholesky's time (10 tables of 200 rows: 0.91 against 0.35 s).
     """
     r, l = len(tables), tables[0].n_classifiers
-    u = max(t.rows.shape[0] for t in tables)
-    rows, counts = np.zeros((r, u, l)), np.zeros((r, u))
+    sizes = [t.rows.shape[0] for t in tables]
+    u = max(sizes)
+    counts = np.zeros((r, u))
     for i, t in enumerate(tables):
-        rows[i, : t.rows.shape[0]], counts[i, : t.rows.shape[0]] = t.rows, t.counts
-    rows_t = np.ascontiguousarray(np.swapaxes(rows, 1, 2))
+        counts[i, : sizes[i]] = t.counts
     m = np.array([t.m for t in tables], dtype=float)
     alpha = 2.0 * lam / m
     root_counts = np.sqrt(counts)
-    woodbury = alpha.min() > 0 and u < l  # as in _solve_linear
-    shift = np.eye(u) / alpha[:, None, None] if woodbury else None
-    on_diagonal = np.arange(l)
-    # Every iteration's weights, ŵ, rows @ w, S and Taylor coefficients, for the costs.
-    W, W_hat, A_all, B_all, C_all = np.empty((5, iterations, r, l))
-    Z, S_all = np.empty((2, iterations, r, u))
+    batch = _Batch(tables, sizes, alpha) if lam > 0 and 2 * u < l else None
+
+    def products(w):  # rows @ w of every table, (r, u)
+        if batch is not None:
+            return (batch.rows @ w[..., None])[..., 0]
+        z = np.zeros((r, u))
+        for i, t in enumerate(tables):
+            z[i, : sizes[i]] = t.rows @ w[i]
+        return z
+
+    def transposed_products(v):  # rowsᵀ @ v of every table, (r, l)
+        if batch is not None:
+            return (batch.rows_t @ v[..., None])[..., 0]
+        return np.stack([t.rows.T @ v[i, : sizes[i]] for i, t in enumerate(tables)])
+
     w = np.ones((r, l))
-    z = (rows @ w[..., None])[..., 0]
-    for n in range(iterations):
-        w_hat = W_hat[n] = w
-        S = np.divide(1.0, np.abs(z) + eps, out=S_all[n])
-        A_all[n], B_all[n], C_all[n] = A, B, C = taylor_coefficients(w_hat, gamma, eps, beta)
-        b = alpha[:, None] * (rows_t @ (counts * S)[..., None])[..., 0] + (2.0 * w_hat - B) / l
+    z = products(w)
+    histories = [[] for _ in range(r)]
+    for n in range(1, iterations + 1):
+        w_hat = w
+        S = 1.0 / (np.abs(z) + eps)
+        A, B, C = taylor_coefficients(w_hat, gamma, eps, beta)
+        b = alpha[:, None] * transposed_products(counts * S) + (2.0 * w_hat - B) / l
         diag = 2.0 / l * (C + 1.0)
-        s = root_counts * S
+        scale = root_counts * S  # (SH)ᵀ(SH) = Σ count S² CᵀC: rows scaled by √count S
+        w = None if batch is None else batch.step(scale, diag, b)
+        if w is None:
+            w = np.stack([_solve_linear(alpha[i], t.rows, scale[i, : sizes[i]], diag[i], b[i],
+                                        root_counts[i, : sizes[i]])
+                          for i, t in enumerate(tables)])
+        w = np.maximum(w, 0.0)
+        w.setflags(write=False)  # kept in the histories: nothing may change it later
+        z = products(w)
+        nonconvex = _nonconvex_terms(counts, m, z, w, lam, beta)
+        relaxed = _relaxed_terms(counts, m, w, z, w_hat, S, A, B, C, lam)
+        n_selected = np.count_nonzero(w, axis=-1)
+        for i, history in enumerate(histories):
+            history.append(IterationRecord(
+                iteration=n, nonconvex_cost=float(nonconvex[i]),
+                relaxed_cost=float(relaxed[i]), n_selected=int(n_selected[i]), weights=w[i]))
+    return [(w[i], history) for i, history in enumerate(histories)]
+
+
+class _Batch:
+    """The tables' rows padded and stacked, for :func:`_batched_step`."""
+
+    def __init__(self, tables, sizes, alpha):
+        r, u, l = len(tables), max(sizes), tables[0].n_classifiers
+        self.rows = np.zeros((r, u, l))
+        for i, t in enumerate(tables):
+            self.rows[i, : sizes[i]] = t.rows
+        # Products read C-ordered operands: numpy multiplies a transposed view two to three
+        # times slower (0.13 against 0.40 ms an iteration with u = 40 rows).
+        self.rows_t = np.ascontiguousarray(np.swapaxes(self.rows, 1, 2))
+        self.shift = np.eye(u) / alpha[:, None, None]
+
+    def step(self, scale, diag, b):
+        """Eq. 11, ``(α XᵀX + diag) w = b`` with ``X = rows · scale``, for every table by one
+        batched LU of the Woodbury matrix (see :func:`_solve_linear`); ``None`` if a system
+        is singular or a weight not finite.
+
+        ``X`` is never formed: ``K = s sᵀ ∘ (rows D⁻¹ rowsᵀ) + I/α``, one pass over the rows
+        instead of two.
+        """
+        rows, rows_t = self.rows, self.rows_t
         try:
-            if woodbury:
-                Dinv_b = b / diag
-                K = (rows / diag[:, None, :]) @ rows_t  # rows D^-1 rows^T
-                K *= s[:, :, None]
-                K *= s[:, None, :]
-                K += shift
-                rhs = s * (rows @ Dinv_b[..., None])[..., 0]  # X D^-1 b
-                inner = np.linalg.solve(K, rhs[..., None])[..., 0]
-                w = Dinv_b - (rows_t @ (s * inner)[..., None])[..., 0] / diag
-            else:
-                M = (rows_t * (alpha[:, None] * s * s)[:, None, :]) @ rows  # α XᵀX
-                M[:, on_diagonal, on_diagonal] += diag
-                w = np.linalg.solve(M, b[..., None])[..., 0]
+            Dinv_b = b / diag
+            K = (rows / diag[:, None, :]) @ rows_t  # rows D^-1 rows^T
+            K *= scale[:, :, None]
+            K *= scale[:, None, :]
+            K += self.shift
+            rhs = scale * (rows @ Dinv_b[..., None])[..., 0]  # X D^-1 b
+            inner = np.linalg.solve(K, rhs[..., None])[..., 0]
+            w = Dinv_b - (rows_t @ (scale * inner)[..., None])[..., 0] / diag
         except np.linalg.LinAlgError:
             return None
-        if not np.all(np.isfinite(w)):
-            return None
-        w = np.maximum(w, 0.0, out=W[n])
-        z = Z[n] = (rows @ w[..., None])[..., 0]
-    nonconvex = _nonconvex_terms(counts, m, Z, W, lam, beta)
-    relaxed = _relaxed_terms(counts, m, W, Z, W_hat, S_all, A_all, B_all, C_all, lam)
-    n_selected = np.count_nonzero(W, axis=-1)
-    W.setflags(write=False)  # kept in the histories: nothing may change it later
-    histories = [[IterationRecord(iteration=n + 1, nonconvex_cost=float(nonconvex[n, i]),
-                                  relaxed_cost=float(relaxed[n, i]),
-                                  n_selected=int(n_selected[n, i]), weights=W[n, i])
-                  for n in range(iterations)] for i in range(r)]
-    return [(W[-1, i], history) for i, history in enumerate(histories)]
+        return w if np.all(np.isfinite(w)) else None

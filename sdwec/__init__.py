@@ -14,7 +14,8 @@ __version__ = "0.1.0"
 
 _LAZY_MODULES = {
     "datasets", "pool", "combiners", "frontier", "experiments", "plots", "estimator",
-    "export", "paper", "timing", "votes", "methods", "scorers", "calibration",
+    "export", "paper", "timing", "votes", "methods", "scorers", "calibration", "params",
+    "styles",
 }
 _LAZY_ATTRS = {"SDWECClassifier": "estimator", "lam_used": "scorers", "n_selected": "scorers"}
 

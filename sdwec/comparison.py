@@ -24,6 +24,7 @@ from scipy.stats import binomtest
 from sdwec import combiners, intervals, solver
 from sdwec._util import plain
 from sdwec.formatting import points, significant
+from sdwec.params import SolverParams
 
 __all__ = ["Comparison", "LambdaPath", "LambdaPaths", "PairedDifference", 
            "compare", "compare_many", "default_splits", "lambda_paths", "paths_over_splits",
@@ -88,8 +89,9 @@ def compare(pool, fit_on="validation", **params):
         training rows' out-of-bag votes stacked with the validation votes, and the selected
         trees vote with equal weights.
     **params
-        Keyword arguments of :func:`sdwec.solve` (``lam``, ``beta``, ``gamma``, ``eps``,
-        ``iterations``, ``threshold``).
+        Keyword arguments of :func:`sdwec.solve`: ``lam``, ``beta``, ``gamma``, ``eps``,
+        ``iterations``, ``threshold``, ``multiclass``, or all of them as one
+        ``params=SolverParams(...)``.
 
     Returns
     -------
@@ -273,7 +275,7 @@ class LambdaPath:
         return (self.weights != 0).sum(axis=0)
 
 
-def lambda_path(pool, lams, fit_on="validation", lam=None, **params):
+def lambda_path(pool, lams, fit_on="validation", lam=None, params=None, **kwargs):
     """:func:`compare`'s SDWEC at every λ of ``lams`` (one solve each), scored on both splits.
 
     Parameters
@@ -284,14 +286,16 @@ def lambda_path(pool, lams, fit_on="validation", lam=None, **params):
         As in :func:`compare`.
     lam : ignored
         Accepted so that a configuration's parameters can be passed as they are.
-    **params
+    params : SolverParams, optional
+        The other parameters as one value (its λ is ignored); or give them as ``**kwargs``.
+    **kwargs
         The other keyword arguments of :func:`sdwec.solve`.
 
     Returns
     -------
     LambdaPath
     """
-    return lambda_paths([pool], lams, fit_on, **params).paths[0]
+    return lambda_paths([pool], lams, fit_on, params=params, **kwargs).paths[0]
 
 
 @dataclass(frozen=True)
@@ -344,7 +348,7 @@ class LambdaPaths:
         return len(self.paths)
 
 
-def lambda_paths(pools, lams, fit_on="validation", lam=None, **params):
+def lambda_paths(pools, lams, fit_on="validation", lam=None, params=None, **kwargs):
     """:func:`lambda_path` on the pools of several splits, summarised over them at each λ.
 
     Each λ is one :func:`sdwec.solver.solve_many` over every split, the call
@@ -355,7 +359,7 @@ def lambda_paths(pools, lams, fit_on="validation", lam=None, **params):
     ----------
     pools : sequence of sdwec.pool.Pool
         Pools of the same ``l`` trees (one per split).
-    lams, fit_on, lam, **params
+    lams, fit_on, lam, params, **kwargs
         As in :func:`lambda_path`.
 
     Returns
@@ -370,7 +374,11 @@ def lambda_paths(pools, lams, fit_on="validation", lam=None, **params):
     oob = fit_on == "oob+validation"
     lams = np.asarray(lams, dtype=float)
     votes = [p.votes("oob+val" if oob else "val") for p in pools]
-    solved = [solver.solve_many(votes, lam=float(x), **params) for x in lams]
+    if params is None:
+        params = SolverParams(**kwargs)
+    elif kwargs:
+        raise ValueError("pass either params or the individual parameters, not both")
+    solved = [solver.solve_many(votes, params=params.replace(lam=float(x))) for x in lams]
     paths = []
     for i, p in enumerate(pools):
         W = np.column_stack([solutions[i].weights for solutions in solved])

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from sdwec import combiners, comparison, datasets, plots, solver
+from sdwec.params import SolverParams
 from sdwec.pool import build_pool
 
 PARAMS = dict(lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, threshold="paper")
@@ -13,6 +14,19 @@ PARAMS = dict(lam=10.0, beta=15.0, gamma=15.0, eps=1.0, iterations=25, threshold
 def small_pool():
     data = datasets.load("wine", "binary")
     return build_pool(data.X, data.y, n_trees=12, seed=0)
+
+
+def test_one_params_object_gives_what_its_keywords_give(small_pool):
+    p = SolverParams(**dict(PARAMS, lam=0.5))
+    a, b = comparison.compare(small_pool, params=p), comparison.compare(small_pool, **p)
+    np.testing.assert_array_equal(a.solution.weights, b.solution.weights)
+    assert a.solution.params is p
+    lams = [0.01, 1.0]
+    one = comparison.lambda_path(small_pool, lams, params=p)  # its λ is ignored
+    many = comparison.lambda_path(small_pool, lams, **PARAMS)
+    np.testing.assert_array_equal(one.weights, many.weights)
+    with pytest.raises(ValueError, match="either params"):
+        comparison.lambda_paths([small_pool], lams, params=p, beta=1.0)
 
 
 def test_compare_scores_sdwec_and_the_baselines(small_pool):

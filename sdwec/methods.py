@@ -5,7 +5,9 @@ Each :class:`Method` has a stable ``name`` (the id in frames, CSV files and repo
 ensemble size or along a regularisation path), the function that computes it, a one-line
 ``description`` with its ``reference``, its ``source`` (``"paper"``: in the paper's Table 3;
 ``"peer"``: a method from the literature added for comparison; ``"ours"``: a variant of this
-project) and its plot style (one colour, one marker symbol, one dash).
+project).  How a method is drawn (its colour, marker and dash) is not part of its entry: the
+plotting layer owns it (:mod:`sdwec.styles`), and a method registered without a style there
+is drawn in an automatic one.
 
 :func:`sdwec.frontier.peers`, :func:`sdwec.experiments.run_job` and its report, and the
 figures of :mod:`sdwec.plots` iterate over this list, so adding a combiner is one function and
@@ -32,9 +34,6 @@ reports: ``"@B"`` (at SDWEC-B's ensemble size in that repeat, the paper suite's 
 comparison), ``"(val)"`` (the point with the best validation accuracy, ties to the smaller
 ensemble), ``"@K"`` (at the target size ``K``) and ``"@OOB"`` (at SDWEC-OOB's size in that
 repeat, which is below ``K`` when even the largest λ selects fewer), named ``"<name> <pick>"``.
-
-Colours are distinct across methods; sweeps of SDWEC over a second parameter take the shades
-of :func:`sweep_colors` instead, so they never borrow another method's colour.
 """
 
 from __future__ import annotations
@@ -50,10 +49,9 @@ import numpy as np
 from sdwec import combiners, oob
 from sdwec.solver import PRESETS
 
-__all__ = ["Method", "Path", "Style", "KINDS", "SOURCES", "PICKS", "SUITES", "SIZE_REFERENCES",
-           "DEFAULT_LAMS", "FAIR_REFERENCE", "register", "unregister", "get", "style",
-           "registered", "names", "points", "curves", "row_name", "sweep_colors",
-           "role_shades", "ROLE_COLORS"]
+__all__ = ["Method", "Path", "KINDS", "SOURCES", "PICKS", "SUITES", "SIZE_REFERENCES",
+           "DEFAULT_LAMS", "FAIR_REFERENCE", "register", "unregister", "get", "registered",
+           "names", "points", "curves", "row_name"]
 
 KINDS = ("point", "curve")
 SOURCES = ("paper", "peer", "ours")
@@ -72,41 +70,6 @@ _SIZE_PICKS = ("@B", "@K", "@OOB")
 
 DEFAULT_LAMS = np.logspace(-3, 3, 50)
 """SDWEC's λ path: 50 values log-spaced over [1e-3, 1e3] (the frontier's default grid)."""
-
-# Shades of SDWEC's blue, light to dark, for SDWEC swept over a second parameter.
-_SWEEP_LIGHT, _SWEEP_DARK = "#9ecae1", "#08306b"
-
-ROLE_COLORS = {
-    "exact": "#404040",      # the function being approximated; the non-convex cost (eq. 4)
-    "approx": "#006837",     # its relaxation or model; the convex-relaxed cost (eq. 10)
-    "threshold": "#8a2be2",  # line 15's weight threshold
-    "what": "#99aa66",       # ŵ, the expansion point of the How-it-works models
-    "pareto": "#111111",     # SDWEC's Pareto front
-    "rise": "#ffd700",       # iterations where the non-convex cost rose
-    "accuracy": "#4b0082",   # each tree's own validation accuracy (indigo: not WMV's green)
-    "dropped": "#d9d9d9",    # trees the ensemble does not use
-    "guide": "#b0b0b0",      # reference lines (agreement diagonal, the level P = 1e-3)
-}
-"""One colour per role that is not a method, none of them a method's colour.
-
-Picked away from every method's colour (and the sweep shades) in CIELAB, so a role never
-reads as a method: a dashed line in reduce-error's orange looked like reduce-error.  No role
-is pink, red or magenta: QFWEC and the SDWEC-OOB family own those hues, and a magenta Pareto
-front and deep-pink cost rises read as QFWEC on a projector.  The roles are greys, near-black
-(the front), gold (the rises), a dark green, a sage, a violet and an indigo.  The trees'
-accuracies sit under the Explorer's accuracy chart: they are indigo, far from every method
-drawn there (a green read as WMV's).
-"""
-
-
-@dataclass(frozen=True)
-class Style:
-    """How a method is drawn: one colour, one marker symbol (points), one dash (curves)."""
-
-    color: str
-    symbol: str = "circle"
-    dash: str = "solid"
-
 
 @dataclass(frozen=True)
 class Path:
@@ -188,12 +151,6 @@ class Method:
     reference : str
         Where it comes from.
     source : {"paper", "peer", "ours"}
-    color : str
-        Hex colour, distinct from every other method's.
-    symbol : str, default="circle"
-        Plotly marker symbol.
-    dash : str, default="solid"
-        Plotly line dash.
     frontier : bool, default=True
         Drawn among the frontier's peers (:func:`sdwec.frontier.peers`); SDWEC's own sweep
         is drawn by :func:`sdwec.frontier.sweep`.
@@ -214,9 +171,6 @@ class Method:
     description: str
     reference: str
     source: str
-    color: str
-    symbol: str = "circle"
-    dash: str = "solid"
     frontier: bool = True
     picks: tuple = None
     suites: tuple = ("paper",)
@@ -256,11 +210,6 @@ class Method:
             raise ValueError(f"suites must be among {tuple(SUITES)}; got {unknown[0]!r}")
         object.__setattr__(self, "picks", picks)
         object.__setattr__(self, "suites", suites)
-
-    @property
-    def style(self) -> Style:
-        """Its colour, marker symbol and dash."""
-        return Style(self.color, self.symbol, self.dash)
 
     @property
     def rows(self) -> tuple:
@@ -456,99 +405,87 @@ _ORDERED = ("Martínez-Muñoz, Hernández-Lobato & Suárez (2009), An analysis o
             "techniques based on ordered aggregation, IEEE TPAMI 31(2)")
 
 BUILTIN = (
-    # The paper's Table 3, in its column order.  SDWEC-A (dark teal) and SDWEC-B
-    # (periwinkle) sit in different hue families: navy beside periwinkle read as one colour.
+    # The paper's Table 3, in its column order.
     Method("QFWEC", "QFWEC", "point", _qfwec,
            "square loss (1/m)||Cw - 1||² with Σw = 1 and -1 <= w <= 1; not sparse",
            "Mao et al. (2015), Pattern Recognition 48(5) (our reading: docs/combiners.md)",
-           "paper", "#e377c2", symbol="triangle-up"),
+           "paper"),
     Method("SDWEC-A", "SDWEC-A", "point", _sdwec_a,
            "Algorithm 1 (eq. 4: λ/m misclassification + L1 + β non-negativity); on bagged "
            "trees it keeps every tree (sparsity 0, as the paper reports) but votes with its "
            "own weights, so it is not bagging's equal vote; preset A "
-           "(λ=0.1, β=35, γ=5, ε=0.1)", _PAPER, "paper", "#006666", symbol="star",
-           frontier=False),
+           "(λ=0.1, β=35, γ=5, ε=0.1)", _PAPER, "paper", frontier=False),
     Method("SDWEC-B", "SDWEC-B", "point", _sdwec_b,
            "Algorithm 1 with preset B (λ=10, β=15, γ=15, ε=1): sparse, ~10 % of the trees",
-           _PAPER, "paper", "#6b6ecf", symbol="star-diamond", frontier=False,
+           _PAPER, "paper", frontier=False,
            suites=("paper", "oob")),
     Method("WMV", "WMV", "point", _wmv,
            "log-odds of each tree's validation accuracy, log(p / (1 - p)), p clipped",
-           "Kuncheva (2004), Combining Pattern Classifiers, Wiley", "paper", "#2ca02c",
-           symbol="diamond"),
+           "Kuncheva (2004), Combining Pattern Classifiers, Wiley", "paper"),
     Method("bagging", "bagging", "point", _bagging,
            "every tree one vote", "Breiman (1996), Bagging predictors, Machine Learning 24(2)",
-           "paper", "#7f7f7f", symbol="square", suites=("paper", "oob"),
-           weights_from="none"),
+           "paper", suites=("paper", "oob"), weights_from="none"),
     Method("single", "single tree", "point", _single_tree,
            "one CART tree fitted on the whole training split (not a pool member)",
            "Breiman, Friedman, Olshen & Stone (1984), Classification and Regression Trees",
-           "paper", "#8c564b", symbol="x", weights_from="none"),
+           "paper", weights_from="none"),
     # SDWEC beyond the two presets.
     Method("SDWEC", "SDWEC (λ path)", "curve", _sdwec_path,
            "Algorithm 1 along a λ grid at SDWEC-B's β, γ, ε: accuracy against sparsity",
-           _PAPER, "ours", "#1f77b4", symbol="circle", frontier=False, picks=()),
+           _PAPER, "ours", frontier=False, picks=()),
     Method("SDWEC-select", "SDWEC-select (λ path)", "curve", _sdwec_select_path,
            "SDWEC's selected trees voting with equal weights, along the λ path",
-           "relaxed-Lasso idea: Meinshausen (2007), CSDA 52(1)", "ours", "#17becf",
-           symbol="circle-open", frontier=False, picks=()),
+           "relaxed-Lasso idea: Meinshausen (2007), CSDA 52(1)", "ours", frontier=False,
+           picks=()),
     Method("SDWEC-B select", "SDWEC-B select", "point", _sdwec_b_select,
            "SDWEC-B's selected trees voting with equal weights",
-           "relaxed-Lasso idea: Meinshausen (2007), CSDA 52(1)", "ours", "#5ab4ac",
-           symbol="star-open", frontier=False, suites=("paper", "oob")),
+           "relaxed-Lasso idea: Meinshausen (2007), CSDA 52(1)", "ours", frontier=False,
+           suites=("paper", "oob")),
     # Pruning and stacking peers.
     Method("reduce-error", "reduce-error ordering", "curve", _reduce_error,
            "greedy forward selection: add the tree that most improves the unweighted vote's "
-           "validation accuracy", _ORDERED, "peer", "#ff7f0e", symbol="triangle-down",
+           "validation accuracy", _ORDERED, "peer",
            picks=("@B", "(val)", "@K"), suites=("paper", "oob")),
     Method("orientation", "orientation ordering", "curve", _orientation,
            "trees by the angle between their correctness signature and a reference direction",
            "Martínez-Muñoz & Suárez (2006), Pruning in ordered bagging ensembles, ICML",
-           "peer", "#9467bd", symbol="triangle-left", picks=("@B",)),
+           "peer", picks=("@B",)),
     Method("random", "random subsets", "curve", _random_subsets,
            "mean accuracy of seeded random subsets of each size: the sanity baseline",
-           "any pruning method must beat it at the same size", "peer", "#555500",
-           symbol="circle-dot", dash="dot", picks=("@B", "@K", "@OOB"),
-           suites=("paper", "oob"), weights_from="none"),
+           "any pruning method must beat it at the same size", "peer",
+           picks=("@B", "@K", "@OOB"), suites=("paper", "oob"), weights_from="none"),
     Method("lasso", "positive Lasso stacking", "curve", _lasso,
            "(1/2m)||Cw - 1||² + α||w||₁ with w >= 0, along a path of α",
            "Tibshirani (1996), JRSS B 58(1); stacking: Breiman (1996), Machine Learning 24(1)",
-           "peer", "#b8860b", symbol="hexagon"),
+           "peer"),
     Method("NNLS", "NNLS stacking", "point", _nnls,
            "least squares ||Cw - 1||² with w >= 0",
-           "Breiman (1996), Stacked regressions, Machine Learning 24(1)", "peer", "#bcbd22",
-           symbol="cross"),
+           "Breiman (1996), Stacked regressions, Machine Learning 24(1)", "peer"),
     # Beyond the paper: SDWEC on the out-of-bag votes stacked with the validation votes, at a
     # target size K (sdwec.oob, docs/oob.md, results/oob/).
     Method("SDWEC-OOB", "SDWEC-OOB", "point", _sdwec_oob,
            "Algorithm 1 (SDWEC-B's β, γ, ε) on the out-of-bag + validation votes; λ by "
            "bisection to reach K trees (default 20 % of l), the K largest kept, equal votes",
            "this project; out-of-bag estimates: Breiman (1996), Out-of-bag "
-           "estimation", "ours", "#e41a1c", symbol="star-triangle-up", suites=("oob",),
-           weights_from="oob+validation"),
+           "estimation", "ours", suites=("oob",), weights_from="oob+validation"),
     Method("SDWEC-OOB weighted", "SDWEC-OOB weighted", "point", _sdwec_oob_weighted,
            "SDWEC-OOB's trees voting with their SDWEC weights", "this project",
-           "ours", "#fb9a99", symbol="star-triangle-up-open", frontier=False,
-           suites=("oob",), weights_from="oob+validation"),
+           "ours", frontier=False, suites=("oob",), weights_from="oob+validation"),
     Method("SDWEC-val K", "SDWEC-val K", "point", _sdwec_val_sized,
            "SDWEC-OOB's size targeting and equal votes, fitted on the validation votes only",
-           "this project", "ours", "#b15928", symbol="diamond-open",
-           frontier=False, suites=("oob",)),
+           "this project", "ours", frontier=False, suites=("oob",)),
     Method("SDWEC-stable", "SDWEC-stable", "point", _sdwec_stable,
            "the K trees SDWEC-B selects most often over 20 seeded bootstrap resamples of the "
            "out-of-bag + validation rows, equal votes",
            "stability selection: Meinshausen & Bühlmann (2010), JRSS B 72(4)", "ours",
-           "#7b4173", symbol="star-square", frontier=False, suites=("oob",),
-           weights_from="oob+validation"),
+           frontier=False, suites=("oob",), weights_from="oob+validation"),
     Method("SDWEC-OOB path", "SDWEC-OOB (λ path)", "curve", _sdwec_oob_path,
            "SDWEC-OOB's fit along a λ grid: each λ's selected trees, equal votes",
-           "this project", "ours", "#a50f15", symbol="triangle-up", picks=(),
-           weights_from="oob+validation"),
+           "this project", "ours", picks=(), weights_from="oob+validation"),
     Method("reduce-error OOB", "reduce-error ordering on the OOB + validation votes", "curve",
            _reduce_error_oob,
            "reduce-error ordering run on the same out-of-bag + validation votes as SDWEC-OOB",
-           _ORDERED, "peer", "#fdae6b", symbol="triangle-down-open", dash="dash",
-           picks=("@K",), suites=("oob",), weights_from="oob+validation"),
+           _ORDERED, "peer", picks=("@K",), suites=("oob",), weights_from="oob+validation"),
 )
 """The built-in methods, in the order of every table and legend."""
 
@@ -575,10 +512,10 @@ def register(method: Method | None = None, /, *positional, **fields) -> Method:
     Raises
     ------
     TypeError
-        If fields are given positionally (``register("name", "label", ...)``).
+        If fields are given positionally (``register("name", "label", ...)``), or a look
+        (``color``, ``symbol``, ``dash``): that is :func:`sdwec.styles.set_style`'s.
     ValueError
-        If the name is taken or the colour is another method's or a role's
-        (:data:`ROLE_COLORS`).
+        If the name is taken.
     """
     if positional or (method is not None and not isinstance(method, Method)):
         # Method's field order is long and partly optional: keywords keep the call readable.
@@ -586,6 +523,11 @@ def register(method: Method | None = None, /, *positional, **fields) -> Method:
         raise TypeError(f"register takes a Method or its fields as keywords; got "
                         f"{1 + len(positional)} positional argument(s). Pass the fields as "
                         f"keywords: register({required})")
+    looks = [key for key in ("color", "symbol", "dash") if key in fields]
+    if looks:
+        raise TypeError(f"a method's look ({', '.join(looks)}) is not a registry field: "
+                        "register it without, then call sdwec.styles.set_style(name, color, "
+                        "symbol=..., dash=...), or leave it out for an automatic style")
     if method is None:
         method = Method(**fields)
     elif fields:
@@ -593,13 +535,6 @@ def register(method: Method | None = None, /, *positional, **fields) -> Method:
     if method.name in _REGISTRY:
         raise ValueError(f"a method named {method.name!r} is already registered; "
                          "unregister it first or choose another name")
-    clash = [m.name for m in _REGISTRY.values() if m.color.lower() == method.color.lower()]
-    clash = [repr(name) for name in clash] + [
-        f"the {role!r} role" for role, colour in ROLE_COLORS.items()
-        if colour.lower() == method.color.lower()]
-    if clash:
-        raise ValueError(f"colour {method.color} is already {clash[0]}'s; every method "
-                         "needs its own colour")
     _REGISTRY[method.name] = method
     return method
 
@@ -615,15 +550,6 @@ def get(name) -> Method:
         return _REGISTRY[name]
     except KeyError:
         raise KeyError(f"no method named {name!r}; registered: {', '.join(_REGISTRY)}") from None
-
-
-def style(name) -> Style:
-    """Plot style of a method, by name or by reproduction row name (``"random @B"``)."""
-    if name not in _REGISTRY:
-        for pick in PICKS[1:]:
-            if name.endswith(" " + pick):
-                return get(name[: -len(pick) - 1]).style
-    return get(name).style
 
 
 def registered() -> tuple:
@@ -644,42 +570,6 @@ def points() -> tuple:
 def curves() -> tuple:
     """The curve methods, in order."""
     return tuple(m for m in _REGISTRY.values() if m.kind == "curve")
-
-
-def _rgb(colour):
-    return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
-
-
-def _shades(light, dark, n):
-    """``n`` colours from ``light`` to ``dark`` (RGB arrays), none a method's or role's."""
-    taken = {m.color.lower() for m in _REGISTRY.values()} | {
-        c.lower() for c in ROLE_COLORS.values()}
-    out = []
-    for t in np.linspace(0.0, 1.0, max(n, 2))[:n]:
-        colour = "#" + "".join(f"{int(round(c)):02x}" for c in light + t * (dark - light))
-        # A shade may only coincide with a taken colour by accident; nudge it off.
-        while colour in taken:
-            colour = "#" + "".join(f"{max(0, int(colour[i:i + 2], 16) - 1):02x}" for i in (1, 3, 5))
-        out.append(colour)
-    return out
-
-
-def sweep_colors(n) -> list:
-    """``n`` shades of SDWEC's blue, light to dark, for SDWEC at several values of a parameter.
-
-    None of them is any method's or role's colour.
-    """
-    return _shades(_rgb(_SWEEP_LIGHT), _rgb(_SWEEP_DARK), n)
-
-
-def role_shades(role, n) -> list:
-    """``n`` shades of a role's colour (:data:`ROLE_COLORS`), from half-way to white to
-    half-way to black: several curves of one role (the relaxation around several points).
-
-    None of them is any method's or role's colour.
-    """
-    base = _rgb(ROLE_COLORS[role])
-    return _shades(base + 0.5 * (255.0 - base), 0.5 * base, n)
 
 
 for _method in BUILTIN:

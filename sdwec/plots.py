@@ -3,7 +3,9 @@
 Every builder takes plain numbers or arrays (or a library result object) and returns a
 :class:`plotly.graph_objects.Figure`; none of them touches Streamlit, so each can be tested
 and reused outside the dashboard.  The teaching figures evaluate the solver's own relaxation
-functions (:mod:`sdwec.solver`) rather than re-deriving the formulas.
+functions (:mod:`sdwec.solver`) rather than re-deriving the formulas.  How each method and
+role is drawn (colour, marker, dash) is :mod:`sdwec.styles`'s, one look per method on every
+figure.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ try:
 except ImportError as exc:  # plotly is the dashboard's, not part of the base install
     raise ImportError("sdwec.plots needs plotly: pip install 'sdwec[dashboard]'") from exc
 
-from sdwec import intervals, methods, solver, teaching
+from sdwec import intervals, methods, solver, styles, teaching
 from sdwec.convergence import describe
 from sdwec.formatting import mean_interval, significant
 
-#: The colour of each role that is not a method (:data:`sdwec.methods.ROLE_COLORS`, defined
+#: The colour of each role that is not a method (:data:`sdwec.styles.ROLE_COLORS`, defined
 #: beside the methods' own colours so that none of them is a method's).
-COLORS = methods.ROLE_COLORS
+COLORS = styles.ROLE_COLORS
 _MARGIN = dict(l=10, r=10, t=75, b=10)
 #: Legends in rows under the plot (Plotly makes room for them): above it they met the title
 #: in a narrow chart, and on the right a dozen entries took 40 % of the width at 1280 px.
@@ -124,7 +126,7 @@ def sign_relaxation(expansion_points, eps, x_max=teaching.SIGN_X_MAX, n=401):
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=x, y=np.sign(x), name="sgn(x)", mode="lines",
                              line=dict(color=COLORS["exact"], width=3, shape="hv")))
-    shades = methods.role_shades("approx", len(expansion_points))
+    shades = styles.role_shades("approx", len(expansion_points))
     for c, colour in zip(expansion_points, shades):
         fig.add_trace(go.Scatter(x=x, y=solver.sign_approximation(x, c, eps), mode="lines",
                                  name=f"x / (|{c:g}| + ε)", line=dict(color=colour, dash="dot")))
@@ -162,7 +164,7 @@ def abs_approximation(gamma, eps_values, w_hat=None, w_max=2.0, n=401):
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=w, y=np.abs(w), name="|w|", mode="lines",
                              line=dict(color=COLORS["exact"], width=3)))
-    for eps, colour in zip(eps_values, methods.role_shades("approx", len(eps_values))):
+    for eps, colour in zip(eps_values, styles.role_shades("approx", len(eps_values))):
         centre = w if w_hat is None else w_hat
         fig.add_trace(go.Scatter(x=w, y=solver.abs_approximation(w, centre, gamma, eps),
                                  mode="lines", name=f"γ = {gamma:g}, ε = {eps:g}",
@@ -306,7 +308,7 @@ def weights_over_iterations(history, thresholds, member_accuracy=None):
     idx = np.arange(l)
     acc = np.full(l, np.nan) if member_accuracy is None else np.asarray(member_accuracy)
     top = max(float(np.max(r.weights)) for r in history)
-    kept_colour, dropped_colour = methods.get("SDWEC").color, COLORS["dropped"]
+    kept_colour, dropped_colour = styles.style("SDWEC").color, COLORS["dropped"]
 
     def frame_data(record, thr):
         kept = record.weights > thr
@@ -475,8 +477,8 @@ def lambda_scrubber(paths, lam=None):
     r, l, n = paths.splits, paths.n_trees, len(lams)
     start = 0 if lam is None else int(np.argmin(np.abs(np.log(lams) - np.log(lam))))
     idx = np.arange(l)
-    sdwec = methods.get("SDWEC").color
-    bag = methods.get("bagging").color
+    sdwec = styles.style("SDWEC").color
+    bag = styles.style("bagging").color
     top = float(W.max()) if W.size and W.max() > 0 else 1.0
     k = np.asarray(paths.abstaining_splits, dtype=int)
     used = np.asarray(paths.n_selected, dtype=float)
@@ -742,7 +744,7 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                     "<extra></extra>")
     traces = [dict(type="bar", x=idx[chosen], y=weights[chosen],
                    name=f"selected ({int(chosen.sum())})", width=BAR_WIDTH,
-                   marker=dict(color=methods.get(method).color), customdata=acc[chosen],
+                   marker=dict(color=styles.style(method).color), customdata=acc[chosen],
                    hovertemplate=hover),
               dict(type="bar", x=idx[dropped], y=drop_y,
                    name=f"dropped ({int(dropped.sum())}): {drop_name}", width=drop_width,
@@ -980,11 +982,11 @@ def prediction_time(timing):
     """
     runs = [np.asarray(timing.full_runs) * 1e3]
     labels = [f"full ({timing.n_full} trees)"]
-    colours = [methods.get("bagging").color]
+    colours = [styles.style("bagging").color]
     if timing.status == "pruned":
         runs.append(np.asarray(timing.pruned_runs) * 1e3)
         labels.append(f"pruned ({timing.n_pruned} trees)")
-        colours.append(methods.get("SDWEC").color)
+        colours.append(styles.style("SDWEC").color)
     median = [float(np.median(r)) for r in runs]
     q1 = [float(np.percentile(r, 25)) for r in runs]
     q3 = [float(np.percentile(r, 75)) for r in runs]
@@ -1309,7 +1311,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         rows = drawn(peers[peers["method"] == method.name]).sort_values(column)
         if rows.empty:
             continue
-        bands.append(_band(rows, column, accuracy, method.color, method.label,
+        look = styles.style(method.name)
+        bands.append(_band(rows, column, accuracy, look.color, method.label,
                            visible(method.name), rank(method.name), filled=False))
         hover = dict(customdata=np.column_stack([rows["params"], _trees_text(rows),
                                                  _accuracy_text(rows, accuracy),
@@ -1320,7 +1323,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
             type="scatter", x=rows[column], y=rows[accuracy], mode="lines",
             name=method.label, legendgroup=method.label, visible=visible(method.name),
             legendrank=rank(method.name), uid=_uid(method.label),
-            line=dict(width=1.5, color=method.color, dash=method.dash), **hover))
+            line=dict(width=1.5, color=look.color, dash=look.dash), **hover))
         partly = _partly(rows)
         if partly.any():
             # Hollow rings on the curve where some splits keep no tree; in the curve's
@@ -1331,7 +1334,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
                 name=f"{method.label}: some splits keep no tree", legendgroup=method.label,
                 showlegend=False, visible=visible(method.name), cliponaxis=False,
                 uid=_uid(f"{method.label} hollow"),
-                marker=dict(size=9, symbol="circle-open", color=method.color,
+                marker=dict(size=9, symbol="circle-open", color=look.color,
                             line=dict(width=2)),
                 customdata=hover["customdata"][partly],
                 hovertemplate=hover["hovertemplate"]))
@@ -1341,22 +1344,23 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         rows = _hollow_last(drawn(peers[peers["method"] == method.name]))
         if rows.empty:
             continue
-        symbol, width = _markers(rows, method.symbol)
+        look = styles.style(method.name)
+        symbol, width = _markers(rows, look.symbol)
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers",
             name=method.label, visible=visible(method.name), cliponaxis=False,
             legendrank=rank(method.name), uid=_uid(method.label),
-            error_y=_error_bar(rows, accuracy, method.color),
+            error_y=_error_bar(rows, accuracy, look.color),
             marker=dict(size=16 if method.name == "bagging" else 11, symbol=symbol,
-                        color=method.color, line=dict(width=width, color="black")),
+                        color=look.color, line=dict(width=width, color="black")),
             customdata=np.column_stack([_trees_text(rows), _accuracy_text(rows, accuracy),
                                         _abstain_notes(rows)]),
             hovertemplate=method.label + "<br>%{customdata[0]}<br>"
                                          "accuracy %{customdata[1]}%{customdata[2]}"
                                          "<extra></extra>"))
     groups = [(None, sweep)] if second is None else list(sweep.groupby(second, sort=True))
-    sdwec, select_style = methods.get("SDWEC"), methods.get("SDWEC-select")
-    shades = methods.sweep_colors(len(groups))
+    sdwec, select_style = styles.style("SDWEC"), styles.style("SDWEC-select")
+    shades = styles.sweep_colors(len(groups))
     for i, (value, rows) in enumerate(groups):
         rows = _hollow_last(drawn(rows))
         name = "SDWEC (λ sweep)" if value is None else \
@@ -1384,14 +1388,14 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     if second is None and select in sweep:
         rows = drawn(sweep).sort_values(column)
         bands.append(_band(rows, column, select, select_style.color, "SDWEC-select",
-                           visible(select_style.name), rank(select_style.name), filled=False))
+                           visible("SDWEC-select"), rank("SDWEC-select"), filled=False))
         rows = _hollow_last(rows)
         name = "SDWEC-select"
         symbol, width = _markers(rows, select_style.symbol)
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[select], mode="markers", name=name,
-            legendgroup=name, visible=visible(select_style.name), cliponaxis=False,
-            legendrank=rank(select_style.name), uid=_uid(name),
+            legendgroup=name, visible=visible(name), cliponaxis=False,
+            legendrank=rank(name), uid=_uid(name),
             marker=dict(size=7, symbol=symbol, color=select_style.color,
                         line=dict(width=width)),
             customdata=np.column_stack([[significant(v, 4) for v in rows["lam"]],
@@ -1494,16 +1498,16 @@ def _fitted_range(traces):
 
 
 def _method_colors(names):
-    """Each name's registry colour (a row name such as ``"random @B"`` takes its method's);
-    names outside the registry take shades that are no method's or role's colour."""
+    """Each method's colour (a row name such as ``"random @B"`` takes its method's); names
+    outside the registry take shades that are no method's or role's colour."""
     colours, unknown = [], []
     for name in names:
         try:
-            colours.append(methods.style(str(name)).color)
+            colours.append(styles.style(str(name)).color)
         except KeyError:
             colours.append(None)
             unknown.append(name)
-    others = iter(methods.role_shades("guide", len(unknown)) if unknown else [])
+    others = iter(styles.role_shades("guide", len(unknown)) if unknown else [])
     return [c if c is not None else next(others) for c in colours]
 
 
@@ -1637,7 +1641,7 @@ def training_time(table):
         SDWEC's times), never another method's colour, and a marker symbol each.
     """
     groups = list(table.groupby("dataset", sort=False))
-    shades = methods.sweep_colors(len(groups) + 1)[1:]  # the palest is faint as a line
+    shades = styles.sweep_colors(len(groups) + 1)[1:]  # the palest is faint as a line
     traces = []
     for i, ((name, rows), colour) in enumerate(zip(groups, shades)):
         rows = rows.sort_values("l")

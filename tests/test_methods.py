@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdwec import combiners, datasets, experiments, frontier, methods, paper, plots, pool
+from sdwec import combiners, datasets, experiments, frontier, methods, paper, plots, pool, styles
 
 RESULTS = FilePath(__file__).resolve().parents[1] / "results" / "reproduction" / "results.csv"
 
@@ -31,11 +31,13 @@ def toys():
     added = [
         methods.register(name="first-half", label="first half of the trees", kind="point",
                          fit=first_half, description="weight 1 on the first half",
-                         reference="a toy", source="ours", color="#ff00aa", symbol="star"),
+                         reference="a toy", source="ours"),
         methods.register(name="prefix", label="first k trees", kind="curve", fit=prefix,
                          description="the first k trees", reference="a toy", source="ours",
-                         color="#00aa55", dash="dash", picks=("@B", "(val)")),
+                         picks=("@B", "(val)")),
     ]
+    styles.set_style("first-half", "#ff00aa", symbol="star")
+    styles.set_style("prefix", "#00aa55", dash="dash")
     yield added
     for method in added:
         methods.unregister(method.name)
@@ -97,17 +99,17 @@ def test_the_paper_methods_are_table_3s_and_the_stored_results_keep_their_names(
 
 
 def test_every_method_has_its_own_colour_and_sweeps_have_theirs():
-    colours = [m.color.lower() for m in methods.registered()]
+    colours = [styles.style(m.name).color.lower() for m in methods.registered()]
     assert len(set(colours)) == len(colours)
     for n in range(1, 13):
-        shades = methods.sweep_colors(n)
+        shades = styles.sweep_colors(n)
         assert len(set(shades)) == n and not set(shades) & set(colours)
 
 
 def test_lookups():
     assert methods.get("single").label == "single tree"
-    assert methods.style("random @B") == methods.get("random").style
-    assert methods.style("lasso (val)").color == methods.get("lasso").color
+    assert styles.style("random @B") == styles.style("random")
+    assert styles.style("lasso (val)").color == styles.style("lasso").color
     assert {m.kind for m in methods.points()} == {"point"}
     assert {m.kind for m in methods.curves()} == {"curve"}
     assert list(methods.names()) == [m.name for m in methods.registered()]
@@ -117,11 +119,9 @@ def test_lookups():
 
 def test_registration_is_checked():
     fields = dict(name="x", label="x", kind="point", fit=first_half, description="", reference="",
-                  source="ours", color="#123456")
+                  source="ours")
     with pytest.raises(ValueError, match="already registered"):
         methods.register(**dict(fields, name="bagging"))
-    with pytest.raises(ValueError, match="already 'bagging'"):
-        methods.register(**dict(fields, color=methods.get("bagging").color.upper()))
     with pytest.raises(ValueError, match="kind must be one of"):
         methods.Method(**dict(fields, kind="surface"))
     with pytest.raises(ValueError, match="source must be one of"):
@@ -136,9 +136,9 @@ def test_registration_is_checked():
 def test_positional_fields_are_refused_with_the_keywords_to_use():
     """docs/methods.md: register takes a Method or its fields as keywords."""
     fields = dict(name="x", label="x", kind="point", fit=first_half, description="", reference="",
-                  source="ours", color="#123456")
+                  source="ours")
     keywords = ("register(name=..., label=..., kind=..., fit=..., description=..., "
-                "reference=..., source=..., color=...)")
+                "reference=..., source=...)")
     for args, kwargs in [(tuple(fields.values()), {}), (("x",), dict(fields, name=None))]:
         kwargs.pop("name", None)
         with pytest.raises(TypeError, match="Pass the fields as keywords") as raised:
@@ -156,7 +156,7 @@ def test_positional_fields_are_refused_with_the_keywords_to_use():
 def test_a_method_returning_the_wrong_shape_is_named(small_pool):
     broken = methods.Method(name="broken", label="broken", kind="point",
                             fit=lambda pool: np.ones(3), description="", reference="",
-                            source="ours", color="#010101")
+                            source="ours")
     with pytest.raises(ValueError, match="'broken' returned weights of shape \\(3,\\)"):
         broken.run(small_pool)
 
@@ -173,5 +173,4 @@ def test_the_registry_says_which_methods_are_fitted_on_the_validation_rows():
     assert methods.get("SDWEC-OOB").fits_validation
     with pytest.raises(ValueError, match="weights_from must be one of"):
         methods.Method(name="x", label="x", kind="point", fit=lambda pool: None,
-                       description="", reference="", source="ours", color="#010101",
-                       weights_from="test")
+                       description="", reference="", source="ours", weights_from="test")

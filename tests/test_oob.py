@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from harness.literal import literal_sdwec
-from sdwec import combiners, datasets, experiments, frontier, methods, oob, pool
+from sdwec import combiners, datasets, experiments, frontier, methods, oob, pool, styles
 from sdwec.solver import PRESETS, Solution, solve
 from sdwec.votes import NO_VOTE, Votes, stack_votes
 
@@ -310,10 +310,10 @@ def test_new_methods_are_ours_with_their_own_colours():
     for name in NEW:
         method = methods.get(name)
         assert method.source == ("peer" if name == "reduce-error OOB" else "ours")
-    colours = [m.color.lower() for m in methods.registered()]
+    colours = [styles.style(m.name).color.lower() for m in methods.registered()]
     assert len(set(colours)) == len(colours)
-    assert methods.style("reduce-error OOB @K") == methods.get("reduce-error OOB").style
-    assert methods.style("random @OOB") == methods.get("random").style
+    assert styles.style("reduce-error OOB @K") == styles.style("reduce-error OOB")
+    assert styles.style("random @OOB") == styles.style("random")
 
 
 def test_the_paper_suite_is_unchanged_and_the_oob_suite_has_the_new_rows():
@@ -324,7 +324,7 @@ def test_the_paper_suite_is_unchanged_and_the_oob_suite_has_the_new_rows():
         "reduce-error OOB @K"]
     with pytest.raises(ValueError, match="suites must be among"):
         methods.Method(name="x", label="x", kind="point", fit=lambda p: None, description="",
-                       reference="", source="ours", color="#123456", suites=("nope",))
+                       reference="", source="ours", suites=("nope",))
 
 
 def test_new_methods_appear_on_the_frontier(binary_pool):

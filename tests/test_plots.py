@@ -8,7 +8,7 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
-from sdwec import methods, plots
+from sdwec import methods, plots, styles
 from sdwec.solver import IterationRecord
 
 
@@ -263,7 +263,7 @@ def test_method_comparison_keeps_order_and_values():
     assert list(test.x) == ["SDWEC", "bagging"] and list(test.y) == [0.9, 0.85]
     assert list(_trace(fig, "validation").y) == [0.95, 0.9]
     # Each method in its registry colour, on this page as on the Frontier.
-    assert list(test.marker.color) == [methods.get("SDWEC").color, methods.get("bagging").color]
+    assert list(test.marker.color) == [styles.style("SDWEC").color, styles.style("bagging").color]
     assert fig.layout.yaxis.range[1] == 1.0  # no 1.05 on an accuracy axis
     single = plots.method_comparison([{"method": "single", "test": 0.7, "validation": 0.8}])
     assert list(_trace(single, "test").x) == ["single tree"]  # the registry's label
@@ -368,17 +368,17 @@ def test_frontier_draws_every_method_in_its_registry_style():
 
     sweep = _sweep_frame()
     fig = plots.frontier(sweep, pareto(sweep), _peers_frame())
-    bagging, random_curve = methods.get("bagging"), methods.get("random")
+    bagging, random_curve = styles.style("bagging"), styles.style("random")
     assert _trace(fig, "bagging").marker.color == bagging.color
     assert _trace(fig, "bagging").marker.symbol == bagging.symbol == "square"
     assert _trace(fig, "random subsets").line.color == random_curve.color
     assert _trace(fig, "random subsets").line.dash == random_curve.dash == "dot"
-    assert _trace(fig, "SDWEC (λ sweep)").marker.color == methods.get("SDWEC").color
+    assert _trace(fig, "SDWEC (λ sweep)").marker.color == styles.style("SDWEC").color
     select = _trace(fig, "SDWEC-select")
-    assert (select.marker.color, select.marker.symbol) == (methods.get("SDWEC-select").color,
+    assert (select.marker.color, select.marker.symbol) == (styles.style("SDWEC-select").color,
                                                           "circle-open")
     # Each method one colour; the frontier's own Pareto line is none of them.
-    colours = [m.color.lower() for m in methods.registered()]
+    colours = [styles.style(m.name).color.lower() for m in methods.registered()]
     assert len(set(colours)) == len(colours)
     assert plots.COLORS["pareto"].lower() not in colours
 
@@ -392,8 +392,8 @@ def test_frontier_second_parameter_gets_one_trace_per_value():
     assert [row[1] for row in _trace(fig, "SDWEC β=35").customdata] == [35.0] * 3
     # SDWEC at several β: shades of SDWEC's own palette, light to dark, no method's colour.
     shades = [_trace(fig, f"SDWEC β={b}").marker.color for b in (5, 35)]
-    assert shades == methods.sweep_colors(2) and shades[0] != shades[1]
-    assert not set(shades) & {m.color for m in methods.registered()}
+    assert shades == styles.sweep_colors(2) and shades[0] != shades[1]
+    assert not set(shades) & {styles.style(m.name).color for m in methods.registered()}
 
 
 def test_frontier_on_trees_used_leaves_abstaining_points_out():
@@ -453,7 +453,7 @@ def test_paper_comparison_and_training_time():
                           "paper": [0.9605, 0.8126, 0.9719], "ours": [0.95, 0.80, 0.97]})
     fig = plots.paper_comparison(table)
     assert list(_trace(fig, "SDWEC-B").x) == [0.9605, 0.8126]
-    assert _trace(fig, "SDWEC-B").marker.color == methods.get("SDWEC-B").color
+    assert _trace(fig, "SDWEC-B").marker.color == styles.style("SDWEC-B").color
     assert _trace(fig, "bagging").customdata[0][0] == "wine"
     assert list(_trace(fig, "agreement").y) == pytest.approx([0.80 - 0.02, 1.0])  # lowest value
     times = pd.DataFrame({"dataset": ["wine", "wine"], "m": [142, 142], "l": [200, 100],
@@ -534,9 +534,9 @@ def test_weight_bars_have_one_width_per_tree():
     for name in ("selected (2)", "dropped (19): weight 0 after the threshold"):
         assert _trace(fig, name).width == 0.8
     assert tuple(fig.layout.xaxis.range) == (-0.5, 20.5)
-    assert _trace(fig, "selected (2)").marker.color == methods.get("SDWEC").color
+    assert _trace(fig, "selected (2)").marker.color == styles.style("SDWEC").color
     oob = plots.member_weights(w, np.full(21, 0.7), method="SDWEC-OOB")
-    assert _trace(oob, "selected (2)").marker.color == methods.get("SDWEC-OOB").color
+    assert _trace(oob, "selected (2)").marker.color == styles.style("SDWEC-OOB").color
     history = [IterationRecord(iteration=1, nonconvex_cost=1.0, relaxed_cost=1.0,
                                n_selected=2, weights=w)]
     frames = plots.weights_over_iterations(history, [np.full(21, 0.5)])
@@ -702,8 +702,8 @@ def test_training_time_log_axis_labels_any_range():
     assert tuple(axis.range) == pytest.approx((-2.0, np.log10(0.02)))
     # Datasets in SDWEC's shades, never a method's colour.
     colours = {t.line.color for t in fig.data}
-    assert colours == set(methods.sweep_colors(3)[1:])
-    assert not colours & {m.color for m in methods.registered()}
+    assert colours == set(styles.sweep_colors(3)[1:])
+    assert not colours & {styles.style(m.name).color for m in methods.registered()}
     _assert_no_noise(fig)
 
 
@@ -722,27 +722,30 @@ def _lab(colour):
 
 
 def test_role_colours_are_never_a_methods():
-    roles = methods.ROLE_COLORS
-    method_colours = {m.color.lower() for m in methods.registered()}
+    roles = styles.ROLE_COLORS
+    method_colours = {styles.style(m.name).color.lower() for m in methods.registered()}
     assert not {c.lower() for c in roles.values()} & method_colours
     assert len(set(roles.values())) == len(roles)  # one colour, one role
     # Not just unequal: at least 15 CIELAB units from every method's colour and every sweep
     # shade (reduce-error's #ff7f0e and the old threshold orange were the same colour).
     for role, colour in roles.items():
-        for other in method_colours | set(methods.sweep_colors(6)):
+        for other in method_colours | set(styles.sweep_colors(6)):
             assert np.linalg.norm(_lab(colour) - _lab(other)) > 15, (role, other)
     assert plots.COLORS is roles
     # The trees' accuracy dots sit under the Explorer's accuracy bars: far from every method
     # drawn there, not merely 15 units (a bright green 29 units from WMV's read as WMV).
     for name in ("SDWEC", "bagging", "WMV", "single", "SDWEC-OOB"):
-        colour = methods.get(name).color
+        colour = styles.style(name).color
         assert np.linalg.norm(_lab(roles["accuracy"]) - _lab(colour)) > 50, name
-    for shade in methods.role_shades("approx", 4) + methods.sweep_colors(8):
+    for shade in styles.role_shades("approx", 4) + styles.sweep_colors(8):
         assert shade.lower() not in method_colours | {c.lower() for c in roles.values()}
-    with pytest.raises(ValueError, match="role"):
-        methods.register(name="tmp-role", label="tmp", kind="point", fit=lambda pool: None,
-                         description="", reference="", source="ours",
-                         color=roles["pareto"])
+    methods.register(name="tmp-role", label="tmp", kind="point", fit=lambda pool: None,
+                     description="", reference="", source="ours")
+    try:
+        with pytest.raises(ValueError, match="role"):
+            styles.set_style("tmp-role", roles["pareto"])
+    finally:
+        methods.unregister("tmp-role")
     assert "tmp-role" not in methods.names()
 
 
@@ -759,7 +762,7 @@ def _colours(fig):
 
 
 def test_figures_use_role_colours_for_roles():
-    method_colours = {m.color.lower() for m in methods.registered()}
+    method_colours = {styles.style(m.name).color.lower() for m in methods.registered()}
     teaching = [plots.sign_relaxation([0.5, 2.0], 1.0), plots.abs_approximation(5, [0.1, 1]),
                 plots.penalty_threshold(15, 15, 1), plots.taylor_model(0.8, 15, 5, 0.1),
                 plots.convergence(_records())]
@@ -781,7 +784,7 @@ def test_figures_use_role_colours_for_roles():
     sweep = _sweep_frame()
     front = _trace(plots.frontier(sweep, pareto(sweep), _peers_frame()),
                    "SDWEC Pareto front (chosen on validation)")
-    assert front.marker.color == plots.COLORS["pareto"] != methods.get("SDWEC-OOB").color
+    assert front.marker.color == plots.COLORS["pareto"] != styles.style("SDWEC-OOB").color
 
 
 def test_paper_comparison_keeps_every_methods_colour():
@@ -792,13 +795,13 @@ def test_paper_comparison_keeps_every_methods_colour():
                           "paper": [0.9] * 6, "ours": [0.8] * 6})
     fig = plots.paper_comparison(table)
     for name in names:  # legends say the registry's label ("single tree", not "single")
-        assert _trace(fig, methods.get(name).label).marker.color == methods.get(name).color
+        assert _trace(fig, methods.get(name).label).marker.color == styles.style(name).color
     assert _trace(fig, "agreement").line.color == plots.COLORS["guide"]
     # A name outside the registry gets a colour no method has.
     other = plots.paper_comparison(pd.DataFrame({"dataset": ["wine"], "method": ["mine"],
                                                  "paper": [0.9], "ours": [0.8]}))
     assert _trace(other, "mine").marker.color.lower() not in {
-        m.color.lower() for m in methods.registered()}
+        styles.style(m.name).color.lower() for m in methods.registered()}
 
 
 def test_titles_start_left_and_fit():
@@ -833,9 +836,9 @@ def test_no_role_is_pink_where_methods_are():
         hue = np.degrees(np.arctan2(b, a)) % 360
         return np.hypot(a, b) > 30 and (hue >= 320 or hue < 40)
 
-    assert pinkish(methods.get("QFWEC").color)  # the premise: a method is pink
+    assert pinkish(styles.style("QFWEC").color)  # the premise: a method is pink
     assert pinkish("#cc00cc") and pinkish("#ff1493")  # the old role colours were
-    assert not [role for role, colour in methods.ROLE_COLORS.items() if pinkish(colour)]
+    assert not [role for role, colour in styles.ROLE_COLORS.items() if pinkish(colour)]
 
 
 def test_paper_comparison_draws_the_interval_of_our_mean_as_error_bars():
@@ -852,7 +855,7 @@ def test_paper_comparison_draws_the_interval_of_our_mean_as_error_bars():
     assert trace.error_y.type == "data" and trace.error_y.symmetric is False
     assert list(trace.error_y.array) == pytest.approx([0.02, 0.0])
     assert list(trace.error_y.arrayminus) == pytest.approx([0.03, 0.0])
-    assert trace.error_y.color == methods.get("bagging").color
+    assert trace.error_y.color == styles.style("bagging").color
     # No bar reaches past a perfect score.
     tops = np.asarray(trace.y, dtype=float) + np.asarray(trace.error_y.array, dtype=float)
     assert tops.max() <= 1.0
@@ -873,7 +876,7 @@ def test_sdwec_a_and_b_are_told_apart_by_hue():
         _, a, b = _lab(colour)
         return np.degrees(np.arctan2(b, a)) % 360
 
-    a, b = methods.get("SDWEC-A").style, methods.get("SDWEC-B").style
+    a, b = styles.style("SDWEC-A"), styles.style("SDWEC-B")
     gap = abs(hue(a.color) - hue(b.color))
     assert min(gap, 360 - gap) >= 60
     assert a.symbol != b.symbol
@@ -902,9 +905,9 @@ def test_frontier_fills_one_band_and_draws_the_others_as_lines():
     assert list(edges.x) == [1, 2, 2, 1]
     ys = list(edges.y)
     assert ys[0] > 0.61 > ys[3] and ys[1] > 0.63 > ys[2]
-    colour = methods.get("random").color.lower()
+    colour = styles.style("random").color.lower()
     r, g, b_ = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    assert colour != methods.get("bagging").color.lower()
+    assert colour != styles.style("bagging").color.lower()
     assert max(r, g, b_) - min(r, g, b_) > 60  # a hue, not a grey or black
     assert edges.line.color.startswith("rgba({}, {}, {},".format(r, g, b_))
     filled = [t for t in fig.data if t.fill == "toself"]

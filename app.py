@@ -12,8 +12,10 @@ import streamlit as st
 from dashboard import downloads, uploads
 from dashboard.sidebar import PAGE_FILES, PAGE_TITLES
 
-uploads.install()  # one pending upload per session, dropped unless a widget fetches it
-downloads.install()  # a file built on a click stays until its page's next run
+# Installed at server start by dashboard.launch; here for a plain `streamlit run app.py`
+# (idempotent): one pending upload per session, a built download kept until the next run.
+uploads.install()
+downloads.install()
 
 navigation = st.navigation([st.Page(path, title=PAGE_TITLES[name], default=name == "explorer")
                             for name, path in PAGE_FILES.items()])

@@ -21,6 +21,13 @@ user sees: progress and Cancel, a page switch longer than that timeout, Cancel, 
 a closed tab (the worker's pid checked at each step).
 
 Run: ``python -m benchmarks.jobs --rounds 3 --out results/jobs.md``.
+
+``--cap`` measures the cap on training workers instead (:func:`cap_run`): ten small real
+pools asked for at once through two registries sharing one cache folder (two replicas), with
+the cap off (``workers=0``, as before), at one per core (the default) and at half the cores,
+and
+writes its section into ``--out`` (the rest of the file kept):
+``python -m benchmarks.jobs --cap --out results/jobs.md``.
 """
 
 from __future__ import annotations
@@ -299,18 +306,155 @@ def report(results, timeout, wall, rounds):
     return "\n".join(lines) + "\n"
 
 
+CAP_DATASETS = ("breast", "heart", "ionosphere", "sonar", "vehicle", "vote", "waveform",
+                "wdbc", "wine", "wpbc")
+CAP_TREES = 100
+CAP_SECTION = "## Ten trainings at once: the cap on workers"
+
+
+def _cap_phase(workers, log):
+    """Ten pools asked for at once, alternately through two registries sharing a fresh cache
+    folder; samples the running workers every 0.1 s until all are done."""
+    import psutil
+
+    from dashboard import jobs
+    from sdwec import pool
+
+    os.environ[pool.CACHE_ENV] = tempfile.mkdtemp(prefix="sdwec-cap-bench-")
+    replicas = [jobs.JobRegistry(workers=workers, reap_every=None) for _ in range(2)]
+    keys = [pool.PoolKey.for_dataset(name, "binary", CAP_TREES, 0) for name in CAP_DATASETS]
+    start = time.monotonic()
+    asked = [replicas[i % 2].want(key, None, "bench") for i, key in enumerate(keys)]
+    peak_workers, peak_rss, peak_queued, standing = 0, 0, 0, ""
+    loads, finished = [os.getloadavg()[0]], {}
+    while len(finished) < len(asked):
+        for i, job in enumerate(asked):
+            if i not in finished and job.wait(0):
+                finished[i] = time.monotonic() - start
+        rss, alive = 0, 0
+        for job in asked:
+            if job.state != "running":
+                continue
+            try:
+                worker = psutil.Process(job.pid)
+                rss += sum(p.memory_info().rss for p in [worker, *worker.children(True)])
+                alive += 1
+            except psutil.NoSuchProcess:
+                continue
+        peak_workers, peak_rss = max(peak_workers, alive), max(peak_rss, rss)
+        queued = [job for job in asked if job.state == "queued"]
+        peak_queued = max(peak_queued, len(queued))
+        if queued and not standing:
+            last = queued[-1]
+            one = replicas[asked.index(last) % 2].standing(last.key)
+            standing = one.text if one is not None else ""
+        time.sleep(0.1)
+    wall = time.monotonic() - start
+    loads.append(os.getloadavg()[0])
+    states = [job.state for job in asked]
+    ran = [job for job in asked if job.started is not None]
+    order = sorted(range(len(ran)), key=lambda i: ran[i].started)
+    waits = [job.started - job.asked for job in ran]
+    log(f"  workers={workers or 'no cap'}: {wall:.0f} s, peak {peak_workers} workers, "
+        f"{peak_rss / 2**20:.0f} MiB; states {set(states)}")
+    return {"workers": workers, "wall": wall, "peak_workers": peak_workers,
+            "peak_rss": peak_rss, "peak_queued": peak_queued, "fifo": order == sorted(order),
+            "done": states.count("done"), "longest_wait": max(waits), "loads": loads,
+            "first": min(finished.values()), "median": median(list(finished.values())),
+            "standing": standing}
+
+
+def cap_run(log=print):
+    """The cap section: the same ten pools with the cap off, then on."""
+    from dashboard import worker_slots
+
+    started = time.monotonic()
+    default = worker_slots.default_workers()
+    phases = [_cap_phase(n, log) for n in (0, *sorted({max(1, default // 2), default}))]
+    on = next(p for p in phases if p["workers"] == default)
+
+    def name(p):
+        if p["workers"] == 0:
+            return "no cap (as before)"
+        return f"cap {p['workers']}" + (" (the default)" if p is on else "")
+
+    rows = [[name(p),
+             f"{p['peak_workers']}", f"{p['peak_rss'] / 2**20:,.0f}", f"{p['peak_queued']}",
+             f"{p['done']} of {len(CAP_DATASETS)}", f"{p['first']:.0f}", f"{p['median']:.0f}",
+             f"{p['wall']:.0f}", f"{p['longest_wait']:.0f}", "yes" if p["fifo"] else "no",
+             "–".join(f"{x:.1f}" for x in p["loads"])] for p in phases]
+    lines = [
+        CAP_SECTION,
+        "",
+        f"Machine: {machine()}. Run: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
+        f"`python -m benchmarks.jobs --cap --out results/jobs.md`, "
+        f"{time.monotonic() - started:.0f} s of wall time.",
+        "",
+        f"Ten pools of {CAP_TREES} trees ({', '.join(CAP_DATASETS)}; binary task, seed 0) "
+        "asked for at once, alternately through two `JobRegistry` objects sharing one fresh "
+        "cache folder (two replicas: the slots and the queue are lock files there), each pool "
+        "trained by the real worker (`python -m sdwec _pool-job`). Sampled every 0.1 s: "
+        "running workers and their summed resident memory (RSS, each worker with its "
+        "children; shared library pages count once per worker). Times from the asking: "
+        "when the first pool, the median pool and the last pool were on disk, the longest a "
+        "pool waited in the queue. Start order = ask order across both registries: *FIFO*. "
+        "Load: the 1-minute load average at the start and end of the run (other agents "
+        "share this 2-core machine, so the times move with them).",
+        "",
+        table(["workers", "peak running", "peak RSS MiB", "peak queued", "trained",
+               "first done s", "median done s", "all done s", "longest queued s", "FIFO",
+               "load"], rows),
+        "",
+        f"- The cap ({on['workers']} on this machine: one per core) held across the two "
+        f"registries: at most {on['peak_workers']} running at once; the others waited in the "
+        f"one queue, shown as e.g. “{on['standing']}”.",
+        f"- Every pool was trained in every run. With the default cap peak memory was "
+        f"{on['peak_rss'] / max(phases[0]['peak_rss'], 1):.0%} of ten at once; the first pool "
+        f"was on disk after {on['first']:.0f} s instead of {phases[0]['first']:.0f} s, the "
+        f"median after {on['median']:.0f} s instead of {phases[0]['median']:.0f} s and the "
+        f"last after {on['wall']:.0f} s instead of {phases[0]['wall']:.0f} s. On a loaded "
+        "machine ten workers at nice 10 take a larger share of the cores from the other "
+        "processes than two do; that share is what the cap gives back (to the pages, and "
+        "here to the other agents).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _with_section(text, section):
+    """``text`` with its cap section replaced by ``section`` (appended if it has none)."""
+    head, found, tail = text.partition(CAP_SECTION)
+    if not found:
+        return text.rstrip("\n") + "\n\n" + section
+    rest = tail.split("\n## ", 1)
+    return head + section + ("\n## " + rest[1] if len(rest) > 1 else "")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.jobs", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the five phases")
     parser.add_argument("--no-browser", action="store_true",
                         help="skip the check of one session in Chromium")
+    parser.add_argument("--cap", action="store_true",
+                        help="measure the cap on training workers (its section of --out only)")
     parser.add_argument("--out", default=None, help="write the Markdown report here")
     args = parser.parse_args(argv)
+    if args.cap:
+        text = cap_run()
+        print(text)
+        if args.out:
+            out = Path(args.out)
+            out.write_text(_with_section(out.read_text() if out.exists() else "", text))
+            print(f"wrote {args.out}")
+        return
     text = run(args.rounds, browser=not args.no_browser)
     print(text)
     if args.out:
-        Path(args.out).write_text(text)
+        out = Path(args.out)
+        kept = out.read_text().partition(CAP_SECTION)[1:] if out.exists() else ()
+        if kept and kept[0]:
+            text = _with_section(text, "".join(kept))
+        out.write_text(text)
         print(f"wrote {args.out}")
 
 

@@ -144,7 +144,7 @@ def measure(name, n_moves=N_MOVES, n_trees=N_TREES, seed=SEED, log=print):
 
     solve_alone = []
     for lam, beta in solved:
-        params = dict(base.solver_params(), lam=lam, beta=beta)
+        params = dict(base.params, lam=lam, beta=beta)
         t0 = time.perf_counter()
         solver.solve(pool.votes("val"), None, **params)
         solve_alone.append(time.perf_counter() - t0)

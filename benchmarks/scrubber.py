@@ -110,7 +110,7 @@ def figures(dataset, n_trees, splits, former, lam=None):
     from dashboard.config import LAMBDA_GRID, Config
 
     config = Config()
-    params = config.solver_params()
+    params = config.params
     lam = config.lam if lam is None else lam
     pools = [load_pool(dataset, "binary", n_trees=n_trees, seed=s) for s in range(splits)]
     t = time.perf_counter()

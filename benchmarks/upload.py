@@ -101,11 +101,11 @@ def _wait_like_the_fragment(deadline):
     """Every ``JOB_POLL_SECONDS``, what the page's progress fragment does: refresh the
     sessions' interest in the running jobs; return once none is running (or at
     ``deadline``, a ``time.perf_counter()``)."""
-    from dashboard import services
+    from dashboard import training
 
-    registry = services.pool_jobs()
+    registry = training.pool_jobs()
     while True:
-        time.sleep(services.JOB_POLL_SECONDS)
+        time.sleep(training.JOB_POLL_SECONDS)
         running = [job for job in list(registry._jobs.values()) if job.state == "running"]
         if not running or time.perf_counter() > deadline:
             return

@@ -4,7 +4,7 @@ The whole configuration lives in the URL (:mod:`dashboard.config`), so anyone's 
 for a pool of 1,000 trees on NSL-KDD (an hour of both cores) or a new split seed of every
 dataset.  The first run of a session reads the link; while the pool settings it asked for
 (dataset, task, seed, l, splits) are unchanged, the pools they need that are not on disk are
-costed with :func:`dashboard.services.training_seconds_range`, and if the high end of that
+costed with :func:`dashboard.estimates.training_seconds_range`, and if the high end of that
 range is over :data:`LINK_BUDGET_SECONDS` (``$SDWEC_LINK_BUDGET_SECONDS``) the page says what
 it would train and waits for a "Train it" click.  The viewer's own moves of the sidebar's
 widgets train as before: they are a choice, made with the sidebar's time note in view.
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard import services
+from dashboard import estimates, page_pools
 from sdwec import datasets, pool
 from sdwec.errors import DataError
 
@@ -81,7 +81,7 @@ class TrainingAsk:
         pools = "one pool" if self.pools == 1 else f"{self.pools} pools (one per split)"
         return (f"This link asks for {pools} of {self.n_trees:,} trees on {self.label} that "
                 f"{'is' if self.pools == 1 else 'are'} not trained yet: roughly "
-                f"{services.duration_range(*self.seconds)} of training on this machine, more "
+                f"{estimates.duration_range(*self.seconds)} of training on this machine, more "
                 f"than the {self.budget:.0f} s a link may start on its own. Nothing is trained "
                 f"until you click **Train it**; or choose a smaller pool size l, fewer splits "
                 f"or another dataset in the sidebar.")
@@ -107,7 +107,7 @@ def training_ask(n_rows, n_features, n_trees, pools, label, budget=None):
     TrainingAsk
     """
     budget = link_budget_seconds() if budget is None else float(budget)
-    seconds = services.training_seconds_range(n_rows, n_features, n_trees, pools=pools) \
+    seconds = estimates.training_seconds_range(n_rows, n_features, n_trees, pools=pools) \
         if pools else (0.0, 0.0)
     return TrainingAsk(int(pools), int(n_trees), str(label), seconds, budget)
 
@@ -121,7 +121,7 @@ def config_ask(config, budget=None):
     """The :class:`TrainingAsk` of a :class:`~dashboard.config.Config`'s pools, or ``None``
     when they cannot be named (an upload that this session does not hold)."""
     try:
-        refs = services.pool_refs(config)
+        refs = page_pools.pool_refs(config)
     except DataError:
         return None
     first = refs[0]

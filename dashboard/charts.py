@@ -16,22 +16,15 @@ static file serving (``server.enableStaticServing`` in ``.streamlit/config.toml`
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import plotly
 import streamlit as st
-from _plotly_utils.utils import (
-    PlotlyJSONEncoder,
-    is_homogeneous_array,
-    is_skipped_key,
-    to_typed_array_spec,
-)
+
+from dashboard import _plotly_compat
 
 #: Streamlit serves ``<app directory>/static`` at ``app/static/``.
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -136,65 +129,13 @@ def ensure_plotly_js(static_dir=STATIC_DIR):
         return None
 
 
-#: Typed arrays of plotly.js by numpy dtype; 64-bit integers are narrowed as plotly.py does.
-_TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4",
-          "uint32": "u4", "float32": "f4", "float64": "f8"}
-_NARROWER = {"int64": ("int8", "int16", "int32"), "uint64": ("uint8", "uint16", "uint32")}
-
-
-def _typed_array(array):
-    """A 1-D numeric array as plotly.py's ``to_typed_array_spec`` gives it, without its
-    copies and dataframe checks (most of a figure's serialization); anything else through
-    it."""
-    name = str(array.dtype)
-    if array.ndim != 1 or not array.size or not array.dtype.isnative or (
-            name not in _TYPED and name not in _NARROWER):
-        return to_typed_array_spec(array)
-    if name in _NARROWER:
-        low, high = array.min(), array.max()
-        name = next((n for n in _NARROWER[name]
-                     if np.iinfo(n).min <= low and high <= np.iinfo(n).max), None)
-        if name is None:
-            return array
-    return {"dtype": _TYPED[name],
-            "bdata": base64.b64encode(np.ascontiguousarray(array, dtype=name)).decode("ascii")}
-
-
-def _array(item):
-    return _typed_array(item) if isinstance(item, np.ndarray) else to_typed_array_spec(item)
-
-
-def _packed(value):
-    """``value`` with its numpy arrays packed as plotly.py's ``to_dict`` packs them (base64
-    typed arrays), built anew rather than copied and changed in place."""
-    if isinstance(value, dict):
-        return {key: item if is_skipped_key(key)
-                else _array(item) if is_homogeneous_array(item) else _packed(item)
-                for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_packed(item) for item in value]
-    return value
-
-
 def figure_spec(fig):
-    """``fig`` as the component's JSON, with :data:`TEMPLATE` for plotly.py's template.
-
-    What ``plotly.io.to_json(fig)`` gives, template aside, without its cost: ``to_dict``
-    deep-copies the figure and plotly.py's whole default template (~10 kB) to throw the
-    template away here; the figure's own properties are read in place instead (the three
-    charts of a slider move: ~2.5 ms of its run before, ~0.7 after).
-    """
-    layout = {key: TEMPLATE if key == "template" else _packed(value)
-              for key, value in fig._layout.items()}
-    layout.setdefault("template", TEMPLATE)
-    # A trace's uid is kept where a figure sets one: with a fixed ``uirevision`` Plotly then
-    # keeps what the reader did to that trace (shown or hidden in the legend) across redraws
-    # that add or remove other traces.
-    spec = {"data": [_packed(trace) for trace in fig._data], "layout": layout}
-    frames = [_packed(frame._props) for frame in fig._frame_objs]
-    if frames:
-        spec["frames"] = frames
-    return json.dumps(spec, cls=PlotlyJSONEncoder, separators=(",", ":"))
+    """``fig`` as the component's JSON, with :data:`TEMPLATE` for plotly.py's template: what
+    ``plotly.io.to_json(fig)`` gives, template aside, without its copies
+    (``dashboard._plotly_compat``).  A trace's uid is kept where a figure sets one: with a
+    fixed ``uirevision`` Plotly then keeps what the reader did to that trace (shown or hidden
+    in the legend) across redraws that add or remove other traces."""
+    return _plotly_compat.figure_json(fig, TEMPLATE)
 
 
 def plotly_chart(fig, key, on_click=None):

@@ -15,6 +15,7 @@ from dashboard.echo import literal
 from sdwec import datasets
 from sdwec.comparison import SPLIT_STEPS, default_splits
 from sdwec.paper import PRESETS
+from sdwec.params import SolverParams
 from sdwec.solver import THRESHOLDS
 
 #: The sidebar's pseudo-dataset that stands for the CSV uploaded on the "Your data" page.
@@ -73,15 +74,18 @@ class Config:
         if self.splits is None:
             object.__setattr__(self, "splits", dataset_splits(self.dataset))
 
-    def solver_params(self):
-        """Keyword arguments for :func:`sdwec.solve`."""
-        return dict(lam=self.lam, beta=self.beta, gamma=self.gamma, eps=self.eps,
-                    iterations=self.iterations, threshold=self.threshold)
+    @functools.cached_property
+    def params(self) -> SolverParams:
+        """The solver's parameters as one value: what the Explorer's caches are keyed on
+        and what reaches :func:`sdwec.solve` and every :class:`~sdwec.solver.Solution`
+        unchanged (made once per configuration)."""
+        return SolverParams(lam=self.lam, beta=self.beta, gamma=self.gamma, eps=self.eps,
+                            iterations=self.iterations, threshold=self.threshold)
 
-    def compare_params(self):
-        """Keyword arguments for :func:`sdwec.comparison.compare` (the fit and the solver)."""
-        return dict(self.solver_params(), fit_on="oob+validation" if self.fit == "oob"
-                    else "validation")
+    @property
+    def fit_on(self) -> str:
+        """What SDWEC is fitted on, as :func:`sdwec.comparison.compare` names it."""
+        return "oob+validation" if self.fit == "oob" else "validation"
 
     def pinned(self):
         """The pinned configuration (same pool, the pin's solver parameters), or ``None``."""

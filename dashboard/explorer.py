@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import replace
+from string import Template
 
-import numpy as np
 import streamlit as st
 
-from dashboard import services
+from dashboard import _streamlit_compat as compat
+from dashboard import explorer_cache, frontier_cache, page_pools, upload_plans
 from dashboard.charts import plotly_chart
 from dashboard.config import EPS_GRID, LAMBDA_GRID
 from dashboard.docs import show_doc_section
 from dashboard.echo import literal
+from dashboard.explorer_pin import pin_section
+from dashboard.explorer_timing import timing_section
 from dashboard.glossary import show_glossary
-from dashboard.sidebar import apply_config, current_config, pin_current, unpin
-from sdwec import comparison, convergence, export, intervals, plots, remedy, voting
+from dashboard.pools import HASH_FUNCS
+from dashboard.sidebar import apply_config, current_config
+from sdwec import comparison, convergence, export, remedy, voting
 from sdwec.formatting import mean_interval, points, significant
 
 # The solver's multi-class reading (sdwec.solver.MULTICLASS), said where its weights are shown.
@@ -82,25 +86,28 @@ def _delta(diff):
 #: The headline's values at a size where "0.783 [0.745, 0.821]" and "28.1 [23.2, 33.0] / 200"
 #: fit a quarter of the page at 1280×720 (Streamlit's 2.25rem cut such values short); a
 #: value that still does not fit wraps instead of losing its spread to an ellipsis.
-HEADLINE_CSS = """<style>
-.st-key-explorer_headline [data-testid="stMetricValue"] { font-size: 1.3rem; }
+HEADLINE_CSS = Template("""<style>
+.st-key-explorer_headline $value { font-size: 1.3rem; }
 /* One large split's four decimals ("0.9982 [0.9973, 0.9988]") on one line too. */
-.st-key-explorer_headline .st-key-explorer_fine [data-testid="stMetricValue"] {
+.st-key-explorer_headline .st-key-explorer_fine $value {
   font-size: 1.1rem; }
-.st-key-explorer_headline [data-testid="stMetricValue"] p { white-space: normal; }
+.st-key-explorer_headline $value p { white-space: normal; }
 /* The comparison with bagging and its "vs bagging" wrap: on one line they ended in "…" at
    1280 px ("+5 of 12,597 test rows (+0.04 …") and "vs bagging" was squeezed to nothing. */
-.st-key-explorer_headline div:has(> [data-testid="stMetricDelta"]) {
+.st-key-explorer_headline div:has(> $delta) {
   flex-wrap: wrap; overflow: visible; height: auto; }
-.st-key-explorer_headline [data-testid="stMetricDelta"],
-.st-key-explorer_headline [data-testid="stMetricDeltaDescription"] {
+.st-key-explorer_headline $delta,
+.st-key-explorer_headline $description {
   max-width: 100%; height: auto; overflow: visible; }
-.st-key-explorer_headline [data-testid="stMetricDelta"] div,
-.st-key-explorer_headline [data-testid="stMetricDelta"] p,
-.st-key-explorer_headline [data-testid="stMetricDeltaDescription"] div,
-.st-key-explorer_headline [data-testid="stMetricDeltaDescription"] p {
+.st-key-explorer_headline $delta div,
+.st-key-explorer_headline $delta p,
+.st-key-explorer_headline $description div,
+.st-key-explorer_headline $description p {
   white-space: normal; overflow: visible; text-overflow: clip; }
-</style>"""
+</style>""").substitute(
+    # Streamlit's own names of st.metric's parts (no public API sizes them).
+    value=compat.testid("stMetricValue"), delta=compat.testid("stMetricDelta"),
+    description=compat.testid("stMetricDeltaDescription"))
 
 
 def _headline(summary, results, l):
@@ -171,8 +178,8 @@ def _rows_note(results):
     n_test = [r.n_test for r in results]
     splits = len(results)
     note = (f"{'This split has' if splits == 1 else 'The splits hold'} "
-            f"{services.split_rows(n_val, 'validation rows', 'accuracy points')} and "
-            f"{services.split_rows(n_test, 'test rows')}.")
+            f"{frontier_cache.split_rows(n_val, 'validation rows', 'accuracy points')} and "
+            f"{frontier_cache.split_rows(n_test, 'test rows')}.")
     if splits == 1:
         return note + (" One split gives no spread: choose more *Splits* in the sidebar to "
                        "see it.")
@@ -217,10 +224,11 @@ def _abstention(config, refs, results, abstaining, abstain):
                 f"means above include {'it' if k == 1 else 'them'}.")
     rows = ("out-of-bag and validation rows" if config.fit == "oob" else "validation rows")
     keys = tuple(repr(ref.key) for ref in refs)
-    params = tuple(sorted(config.compare_params().items()))
-    pools = services.get_pools(refs)
-    found = [f for f in (_remedy(keys, params, ("lam", "eps", "combinations"), pools),
-                         _remedy(keys, params, ("threshold",), pools)) if f is not None]
+    pools = page_pools.get_pools(refs)
+    found = [f for f in (_remedy(keys, config.params, config.fit_on,
+                                 ("lam", "eps", "combinations"), pools),
+                         _remedy(keys, config.params, config.fit_on, ("threshold",), pools))
+             if f is not None]
     # The same setting twice (a combination that is the lenient rule alone) is offered once.
     found = [f for i, f in enumerate(found) if f.params not in [g.params for g in found[:i]]]
     if not found:
@@ -241,12 +249,10 @@ def _abstention(config, refs, results, abstaining, abstain):
                    help="Moves the sidebar's controls (and the page address) to this setting.")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _remedy(keys, params, routes, _pools):
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=HASH_FUNCS)
+def _remedy(keys, params, fit_on, routes, _pools):
     """:func:`sdwec.remedy.nearest_keeping` along ``routes`` for the pools of ``keys``
     (cached per setting)."""
-    params = dict(params)
-    fit_on = params.pop("fit_on")
     return remedy.nearest_keeping(_pools, params, LAMBDA_GRID, EPS_GRID,
                                   split="oob+val" if fit_on == "oob+validation" else "val",
                                   routes=routes)
@@ -259,8 +265,8 @@ def _apply_remedy(values):
 
 def show_explorer(config):
     """Draw the Explorer for ``config`` (the Explorer and the Your-data pages)."""
-    refs = services.pool_refs(config)
-    results = services.compare_splits(refs, config)
+    refs = page_pools.pool_refs(config)
+    results = explorer_cache.compare_splits(refs, config)
     summary = comparison.over_splits(results)
     ref, result = refs[0], results[0]
     sol = result.solution
@@ -288,10 +294,10 @@ def show_explorer(config):
         with slot.container():
             _abstention(config, refs, results, abstaining, abstain)
     pinned_results = (None if config.pinned() is None
-                      else services.compare_splits(refs, config.pinned()))
+                      else explorer_cache.compare_splits(refs, config.pinned()))
     pinned = None if pinned_results is None else pinned_results[0]
-    methods_fig, weights_fig, strip_fig = services.explorer_figures(ref, config, result, summary,
-                                                                    pinned)
+    methods_fig, weights_fig, strip_fig = explorer_cache.explorer_figures(
+        ref, config, result, summary, pinned)
     left, right = st.columns(2)
     with left:
         plotly_chart(methods_fig, key="explorer_methods")
@@ -300,17 +306,17 @@ def show_explorer(config):
     with right:
         log = st.toggle("Log-scale cost axis", key="explorer_cost_log",
                         help="The first iterations' costs can dwarf the rest.")
-        plotly_chart(services.convergence_figure(ref, config, result, log),
+        plotly_chart(explorer_cache.convergence_figure(ref, config, result, log),
                      key="explorer_convergence")
     st.markdown(comparison.paired_sentence(diff))
-    st.caption(_rows_note(results) + services.budget_note(ref) + per_split +
+    st.caption(_rows_note(results) + upload_plans.budget_note(ref) + per_split +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
                f"class ({abstain}; the classes are {', '.join(map(fmt, result.classes))})."
                + (MULTICLASS_NOTE if len(result.classes) > 2 else ""))
     if len(result.classes) > 2:
         with st.expander(MULTICLASS_TITLE):
             st.markdown(MULTICLASS_EXPLAINED)
-    _pin_section(config, results, pinned_results)
+    pin_section(config, results, pinned_results)
     st.markdown(cost_note(convergence.describe(sol.history), len(sol.history)))
     show_doc_section("algorithm.md", COSTS_SECTION,
                      label=f"{COSTS_SECTION}: why, in detail (docs/algorithm.md)")
@@ -320,21 +326,21 @@ def show_explorer(config):
         plotly_chart(strip_fig, key="explorer_tree_accuracy")
     if st.toggle("Show the weights across iterations (▶ plays Algorithm 1 in your browser)",
                  key="explorer_iterations"):
-        plotly_chart(services.iterations_figure(ref, config, result),
+        plotly_chart(explorer_cache.iterations_figure(ref, config, result),
                      key="explorer_iterations_chart")
         st.caption("Drag the slider or press ▶: the bars are each iteration's weights before "
                    "line 15; blue ones are above the threshold (dotted) and would be kept if "
                    "Algorithm 1 stopped there. Watch trees drop out as the L1 term wins.")
     if st.toggle("Scrub λ in your browser (the whole λ grid at once, no waiting)",
                  key="explorer_scrub"):
-        plotly_chart(services.scrubber_figure(refs, config), key="explorer_scrubber")
+        plotly_chart(explorer_cache.scrubber_figure(refs, config), key="explorer_scrubber")
         st.caption(f"The slider under the chart moves through the sidebar's {len(LAMBDA_GRID)} "
                    f"λ values, computed once for these pools and these β, γ, ε, k: the "
                    f"weights, the accuracies beside bagging's and the position among all λ "
                    f"redraw in your browser, without asking the server. The sidebar's λ sets "
                    f"the value the rest of the page uses. " + _scrubber_split_note(results))
-    _timing_section(ref, voting.voting_weights(sol.weights, config.compare_params()["fit_on"]),
-                    len(results))
+    timing_section(ref, voting.voting_weights(sol.weights, config.fit_on),
+                   len(results))
     show_downloads(ref, config, result)
     return result
 
@@ -405,170 +411,6 @@ def cost_note(behaviour, k):
     return text + f". Why, in detail: *{COSTS_SECTION}* below."
 
 
-def _pin_section(config, live_results, pinned_results):
-    """Pin the configuration, or compare the live one with the pinned one (its results on
-    the same splits, ``pinned_results``), split by split."""
-    pinned = config.pinned()
-    if pinned is None:
-        st.button("Pin this configuration", key="explorer_pin", on_click=pin_current,
-                  icon=":material/push_pin:",
-                  help="Keep these parameters; after your next slider move the Explorer "
-                       "shows both side by side. The pin is part of the page address.")
-        return
-    left, right = st.columns([4, 1])
-    left.markdown(
-        f"**Pinned:** λ={pinned.lam:g}, β={pinned.beta:g}, γ={pinned.gamma:g}, "
-        f"ε={pinned.eps:g}, k={pinned.iterations}, threshold {pinned.threshold}.")
-    right.button("Unpin", key="explorer_unpin", on_click=unpin, icon=":material/close:")
-    st.dataframe(_pin_table(live_results, pinned_results), hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in ("test accuracy", "validation accuracy", "sparsity")}
-                 if len(live_results) == 1 else None)
-    live_test, rows = comparison.scores(live_results)
-    one = live_results[0]
-    # One split: both configurations vote on the same pool's test rows, so they pair row by
-    # row and an exact McNemar test can decide.
-    rows_test = (intervals.mcnemar(one.test_right[:, 0], pinned_results[0].test_right[:, 0],
-                                   one.test_counts)
-                 if len(live_results) == 1 and one.test_right is not None else None)
-    diff = comparison.paired_difference(live_test, comparison.scores(pinned_results)[0], rows,
-                                        names=("live", "pinned"), mcnemar=rows_test)
-    sentence = comparison.paired_sentence(diff)
-    if diff.supported:
-        sentence = f":{'green' if diff.better > diff.worse else 'red'}[{sentence}]"
-    shared = comparison.shared_members(live_results[0].solution.weights,
-                                       pinned_results[0].solution.weights)
-    st.markdown(f"Test accuracy, live {sentence}")
-    st.caption(_shared_note(shared, live_results[0].solution.threshold,
-                            pinned_results[0].solution.threshold))
-
-
-def _shared_note(shared, live_threshold, pinned_threshold):
-    """Which kept trees the live and the pinned configuration share on the first split."""
-    def trees(n):
-        return f"{n} tree" if n == 1 else f"{n} trees"
-
-    apart = [f"{trees(n)} only the {who} one keeps" for n, who in
-             ((shared["only_first"], "live"), (shared["only_second"], "pinned")) if n]
-    text = (f"On the first split they keep {trees(shared['both'])} in common"
-            + (f"; {' and '.join(apart)}." if apart else ", and no other."))
-    text += " The weights chart marks the pinned weights with light grey ticks"
-    if np.isclose(live_threshold, pinned_threshold, equal_nan=True):
-        return text + "."
-    return text + (": the pinned configuration cut its weights at its own threshold, not at "
-                   "the line drawn there.")
-
-
-def measured_note(measured, splits=1):
-    """Markdown: a paired measurement (:class:`sdwec.timing.PredictionTiming` of a pruned
-    ensemble) against the paper's formula, and why they differ when they do; measured on
-    the first of ``splits`` splits."""
-    low, high = measured.speedup_interval
-    whose = "the first split's" if splits > 1 else "the"
-    rows = (f"{whose} {measured.n_given:,} test rows repeated to {measured.n_rows:,}"
-            if measured.repeated else f"{whose} {measured.n_rows:,} test rows")
-    text = (f"**Measured here: ×{significant(measured.speedup)}** (interquartile range "
-            f"×{significant(low)}–×{significant(high)} over {measured.repeats} paired runs "
-            f"on {rows}; each run is every kept tree's prediction plus the vote).")
-    side = measured.against_formula
-    if side == "below":
-        text += (" The measurement falls short of the formula: the formula counts only the "
-                 "trees, while each run also pays for work that does not shrink with them "
-                 "(setting up the call, combining the votes row by row).")
-    elif side == "above":
-        # Node counts matter only when the kept trees are clearly smaller (a walk is
-        # ~log(nodes) deep): a few per cent fewer nodes do not explain a larger ratio.
-        smaller = measured.pruned_nodes < 0.8 * measured.full_nodes
-        text += (f" The measurement beats the formula, which counts every tree alike: here "
-                 f"each of the {measured.n_full} trees costs more than each kept one, most "
-                 f"likely because the full ensemble's table of predictions "
-                 f"({measured.n_rows:,} rows × {measured.n_full} trees, filled one tree at a "
-                 f"time, then voted) outgrows the processor's caches, while the kept trees' "
-                 f"({measured.n_pruned} columns) fits"
-                 + (f"; the kept trees are also smaller "
-                    f"({significant(measured.pruned_nodes)} nodes on average against "
-                    f"{significant(measured.full_nodes)})" if smaller else "")
-                 + ".")
-    elif side == "agrees":
-        text += " The formula lies inside the measured range: they agree."
-    return text
-
-
-def _pin_table(live_results, pinned_results):
-    """Live, pinned and live − pinned: the values of one split, or the mean and its 95 %
-    interval over several (the difference's is the paired one, over the splits; accuracy
-    differences in points, as the sentence under the table gives them)."""
-    l = len(live_results[0].solution.weights)
-
-    def values(results):
-        return {"test accuracy": comparison.scores(results, split="test")[0],
-                "validation accuracy": comparison.scores(results, split="validation")[0],
-                "sparsity": np.array([r.solution.sparsity for r in results]),
-                "trees used": np.array([r.solution.n_selected for r in results], dtype=float)}
-
-    live, old = values(live_results), values(pinned_results)
-    one = len(live_results) == 1
-    table = {"": ["live", "pinned", "live − pinned"]}
-    for column in live:
-        decimals = 1 if column == "trees used" else 3
-        high = l if column == "trees used" else 1.0
-        cells = []
-        for difference, series in ((False, live[column]), (False, old[column]),
-                                   (True, live[column] - old[column])):
-            if one:
-                cells.append(float(series[0]))
-                continue
-            mean, lo, hi = intervals.mean_interval(series, -high if difference else 0.0, high)
-            if difference and column.endswith("accuracy"):
-                cells.append(f"{points(mean)} [{points(lo)}, {points(hi)}] points")
-            elif difference:
-                cells.append(f"{mean:+.{decimals}f} [{lo:+.{decimals}f}, {hi:+.{decimals}f}]"
-                             .replace("-", "−"))
-            else:
-                cells.append(mean_interval(mean, lo, hi, decimals))
-        table[column] = cells
-    if one:
-        table["trees used"] = [int(v) for v in table["trees used"]]
-    return table
-
-
-def _timing_section(ref, weights, splits=1):
-    """The paper's formula for the prediction time of the ensemble voting with ``weights``
-    (the first of ``splits`` splits'), and a measurement on request."""
-    measured = services.measured_timing(ref, weights)
-    l, kept = len(weights), int(np.count_nonzero(weights))
-    st.subheader("Prediction time")
-    if kept == 0:
-        st.markdown("The ensemble **abstains** (no tree kept): it predicts a constant, so "
-                    "there is nothing to time.")
-        return
-    if kept == l:
-        if np.all(weights == weights[0]):
-            st.markdown(f"Every tree is kept with one equal vote: this is bagging's ensemble "
-                        f"of {l} trees, so it predicts in the same time (ratio 1).")
-        else:
-            st.markdown(f"Every tree is kept, so the ensemble evaluates **the same {l} trees** "
-                        f"as bagging and predicts in the same time (ratio 1). It is not "
-                        f"bagging's ensemble: its trees vote with their SDWEC weights instead "
-                        f"of one vote each, so its predictions and accuracy can differ (see "
-                        f"the numbers above).")
-        return
-    formula = l / kept
-    which = " of the first split" if splits > 1 else ""
-    text = (f"The paper's formula, (1 − sparsity)·T(l), says the {kept} kept trees{which} "
-            f"predict **×{significant(formula)}** faster than all {l}.")
-    if measured is None:
-        st.markdown(text + " Measuring it on this server takes a moment:")
-        st.button("Measure prediction time", key="explorer_measure",
-                  on_click=services.request_timing, args=(ref, weights))
-        return
-    text += " " + measured_note(measured, splits)
-    chart, words = st.columns([3, 2])
-    with chart:
-        plotly_chart(plots.prediction_time(measured), key="explorer_timing")
-    words.markdown(text)
-
-
 def model_bytes(pool, solution, fit_on="validation"):
     """The pruned model of ``solution`` on ``pool`` as a joblib file (``bytes``), voting as
     the fit ``fit_on`` does (equal votes for SDWEC-OOB)."""
@@ -582,7 +424,7 @@ def show_downloads(ref, config, result):
     sol = result.solution
     row = result.methods[0]
     name = ref.label
-    fit_on = config.compare_params()["fit_on"]
+    fit_on = config.fit_on
     splits = config.splits
     # The files are one split's (its pool, its weights, its scores); the headline averages.
     scope = f"split 1 of {splits} (seed {config.seed})" + (
@@ -593,7 +435,7 @@ def show_downloads(ref, config, result):
                 dataset=name, seed=config.seed, scope=scope,
                 metrics={"test_accuracy": row["test"], "validation_accuracy": row["validation"],
                          "sparsity": sol.sparsity, "n_selected": sol.n_selected})
-    stem = export.file_stem(name, params=config.solver_params(), n_trees=config.n_trees,
+    stem = export.file_stem(name, params=sol.params, n_trees=config.n_trees,
                             seed=config.seed, fit_on=fit_on, task=config.task)
     st.subheader("Downloads")
     where = ("the page's one split" if splits == 1 else
@@ -605,7 +447,7 @@ def show_downloads(ref, config, result):
     abstains = sol.n_selected == 0
     cols = st.columns(3)
     # Every file is built only when clicked: a file handed over at each rerun is stored and
-    # fetched by the page on every slider move (benchmarks/browser.py saw it).
+    # fetched by the page on every slider move (measured by benchmarks/browser.py).
     cols[0].download_button("Weights (CSV)", lambda: export.weights_csv(sol.weights, **meta),
                             file_name=f"{stem}_weights.csv", mime="text/csv",
                             key="download_csv", on_click="ignore", icon=":material/table:")
@@ -613,7 +455,7 @@ def show_downloads(ref, config, result):
                             lambda: export.weights_json(sol.weights, **meta),
                             file_name=f"{stem}_weights.json", mime="application/json",
                             key="download_json", on_click="ignore", icon=":material/data_object:")
-    pool = services.get_pool(ref)
+    pool = page_pools.get_pool(ref)
     cols[2].download_button("Pruned model (joblib)", lambda: model_bytes(pool, sol, fit_on),
                             file_name=f"{stem}_model.joblib",
                             mime="application/octet-stream", key="download_model",

@@ -23,6 +23,17 @@ rounds) beside a worker, 1.94× beside a training in the page (results/jobs.md).
   which a daemon thread runs every :data:`REAP_SECONDS`.
 * **Reruns and page switches** find the job by its pool key and attach to it: the training
   goes on and its progress with it.
+* **A cap on the machine's training workers** (:mod:`dashboard.worker_slots`: one per core,
+  or ``$SDWEC_TRAINING_WORKERS``), shared by every replica of one cache folder: a running
+  worker holds one of that many *slot* files (``slot-<i>.lock``) with ``flock``, inherited from the registry, so a slot is free the moment its worker is gone,
+  whoever killed it (the kernel releases the lock; a killed replica's workers die with it).
+  A job with no free slot is ``"queued"``: a *ticket* file in the same folder, named by the
+  time it was asked for and locked by its registry while it waits, so every replica sees the
+  one queue (a ticket whose lock can be taken belongs to a dead process and is deleted).  A
+  queued job starts when no more tickets stand before it than slots are free (first come,
+  first served across replicas); each registry with queued jobs looks every
+  :data:`QUEUE_POLL_SECONDS`, and at once when one of its own workers ends.  Interest works
+  as for a running job: a queued job nobody wants any more leaves the queue, never started.
 * **A worker dies with its server.**  The worker runs in a session of its own (so that Cancel
   can kill its group), so a killed server (SIGKILL by serve.sh's health check, a killed
   serve.sh, the OOM killer) would leave it training, re-parented to pid 1, until its pool was
@@ -33,7 +44,9 @@ rounds) beside a worker, 1.94× beside a training in the page (results/jobs.md).
   the run, so every worker is forked by one thread that lives as long as this process
   (:class:`_Spawner`).
 
-Nothing here computes anything: it starts, watches and stops processes.
+Nothing here computes anything: it starts, queues, watches and stops processes.  It runs
+past 500 lines because a job's life (asked, queued, started, watched, reaped, stopped) is one
+state machine under one lock; split, each half would reach into the other's state.
 """
 
 from __future__ import annotations
@@ -52,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import sdwec
+from dashboard import worker_slots
 
 #: The server's log: the worker's pid is named there, not on the page.
 LOG = logging.getLogger("dashboard")
@@ -64,55 +78,91 @@ REAP_SECONDS = 5.0
 KILL_GRACE_SECONDS = 3.0
 #: The worker: trains the pickled ``(PoolKey, Dataset or None)`` read on stdin.
 WORKER_COMMAND = (sys.executable, "-m", "sdwec", "_pool-job")
+#: How often a registry with queued jobs looks for a slot another replica freed.
+QUEUE_POLL_SECONDS = 0.25
 
 
 @dataclass(eq=False)
 class Job:
-    """One worker process training one pool.
+    """One pool's training: queued for a slot, then one worker process.
 
     Attributes
     ----------
     key : sdwec.pool.PoolKey
-    process : subprocess.Popen
-    started : float
-        ``time.time()`` when it was started.
+    process : subprocess.Popen or None
+        ``None`` while queued (or dropped from the queue).
+    asked : float
+        ``time.time()`` when it was first asked for.
+    started : float or None
+        ``time.time()`` when its worker started (``None`` while queued).
     sessions : dict
         Session id -> ``time.monotonic()`` when it last wanted the job.
     cancelled : bool
-        Stopped by a cancel or by the reaper (not finished).
+        Stopped or dropped from the queue by a cancel or by the reaper (not finished).
     error : str
         The worker's last lines on stderr when it failed.
     """
 
     key: object
-    process: subprocess.Popen
-    started: float = field(default_factory=time.time)
+    process: subprocess.Popen | None = None
+    asked: float = field(default_factory=time.time)
+    started: float | None = None
     sessions: dict = field(default_factory=dict)
     cancelled: bool = False
     error: str = ""
     _finished: threading.Event = field(default_factory=threading.Event)
+    _dataset: object = field(default=None, repr=False)
+    _ticket: object = field(default=None, repr=False)
 
     @property
-    def pid(self) -> int:
-        return self.process.pid
+    def pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
 
     @property
     def state(self) -> str:
-        """``"running"``, ``"done"`` (the pool is in the cache), ``"failed"`` or
-        ``"cancelled"``."""
+        """``"queued"`` (waiting for a slot), ``"running"``, ``"done"`` (the pool is in the
+        cache), ``"failed"`` or ``"cancelled"`` (stopped, or dropped from the queue)."""
         if not self._finished.is_set():
-            return "running"
+            return "queued" if self.process is None else "running"
         if self.cancelled:
             return "cancelled"
-        return "done" if self.process.returncode == 0 else "failed"
+        return "done" if self.process is not None and self.process.returncode == 0 else "failed"
 
     def wait(self, timeout=None) -> bool:
-        """Wait until the worker has exited (and its output is read); False on timeout."""
+        """Wait until the job has finished (its worker exited and its output is read, or it
+        left the queue); False on timeout."""
         return self._finished.wait(timeout)
 
 
+@dataclass(frozen=True)
+class Standing:
+    """Where a queued job stands, on this machine (every replica of the cache folder).
+
+    Attributes
+    ----------
+    position : int
+        1: the next to start.
+    queued : int
+        Jobs waiting for a slot.
+    running : int
+        Training workers running (slots held).
+    """
+
+    position: int
+    queued: int
+    running: int
+
+    @property
+    def text(self) -> str:
+        """The sentence a page shows: ``"Queued: position 2 of 3 (1 training running)"``."""
+        plural = "" if self.running == 1 else "s"
+        return (f"Queued: position {self.position} of {self.queued} "
+                f"({self.running} training{plural} running)")
+
+
 class JobRegistry:
-    """The running pool-training jobs of this server process, one per pool key.
+    """The pool-training jobs of this server process, one per pool key, under the machine's
+    cap on running workers.
 
     Parameters
     ----------
@@ -125,15 +175,30 @@ class JobRegistry:
         The worker; it reads the pickled ``(key, dataset)`` on stdin.
     reap_every : float or None, default=REAP_SECONDS
         Seconds between the reaper thread's rounds; ``None``: no thread (call :meth:`reap`).
+    workers : int, optional
+        The cap on running workers, shared with every registry of ``slots``; ``0``: no cap
+        (no queue).  Default: :func:`~dashboard.worker_slots.max_workers` (the environment,
+        else one per core).
+    slots : path-like, optional
+        The folder of the slots and the queue.  Default:
+        :func:`~dashboard.worker_slots.slot_folder`.
+    poll_every : float, default=QUEUE_POLL_SECONDS
+        Seconds between two looks for a free slot while jobs are queued.
     """
 
     def __init__(self, timeout=INTEREST_TIMEOUT_SECONDS, alive=None, command=WORKER_COMMAND,
-                 reap_every=REAP_SECONDS):
+                 reap_every=REAP_SECONDS, workers=None, slots=None,
+                 poll_every=QUEUE_POLL_SECONDS):
         self.timeout = float(timeout)
         self.alive = alive
         self.command = tuple(command)
+        self.workers = worker_slots.max_workers() if workers is None else int(workers) or None
+        self.slots = Path(worker_slots.slot_folder() if slots is None else slots)
+        self.poll_every = float(poll_every)
         self._jobs = {}
         self._lock = threading.RLock()
+        self._wake = threading.Event()
+        self._dispatcher = None
         if reap_every is not None:
             threading.Thread(target=self._reap_forever, args=(float(reap_every),),
                              name="sdwec-job-reaper", daemon=True).start()
@@ -141,8 +206,9 @@ class JobRegistry:
     # -- asking --------------------------------------------------------------------------
 
     def want(self, key, dataset, session):
-        """The job training ``key``'s pool, started now unless one is running; ``session``
-        wants it (its interest is refreshed).
+        """The job training ``key``'s pool, started now if a slot is free and nobody waits
+        before it, else queued, unless one is queued or running already; ``session`` wants it
+        (its interest is refreshed).
 
         Parameters
         ----------
@@ -160,25 +226,45 @@ class JobRegistry:
         with self._lock:
             job = self._jobs.get(key)
             if job is None:
-                job = self._jobs[key] = self._start(key, dataset)
-            if job.state == "running":
+                job = self._jobs[key] = Job(key, _dataset=dataset)
+                if self.workers is not None:
+                    job._ticket = worker_slots.Ticket(self.slots)
+                    self._keep_dispatching()
+            if job.state in ("queued", "running"):
                 job.sessions[session] = time.monotonic()
+            self._dispatch()
             return job
 
     def get(self, key):
-        """The job of ``key`` (running or finished), or ``None``."""
+        """The job of ``key`` (queued, running or finished), or ``None``."""
         with self._lock:
             return self._jobs.get(key)
+
+    def standing(self, key):
+        """Where ``key``'s job stands in the machine's queue; ``None`` unless it is queued.
+
+        Returns
+        -------
+        Standing or None
+        """
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is None or job.state != "queued" or job._ticket is None:
+                return None
+            tickets = worker_slots.Ticket.live(self.slots)
+            position = worker_slots.place(tickets, job._ticket) + 1
+            return Standing(position, max(position, len(tickets)),
+                            worker_slots.busy_slots(self.slots, self.workers))
 
     def forget(self, key):
         """Drop a finished job of ``key`` (so the next :meth:`want` starts a new one)."""
         with self._lock:
             job = self._jobs.get(key)
-            if job is not None and job.state != "running":
+            if job is not None and job.state not in ("queued", "running"):
                 del self._jobs[key]
 
     def touch(self, session, keys=None):
-        """Refresh ``session``'s interest in the running jobs it wants (of ``keys``)."""
+        """Refresh ``session``'s interest in the jobs it wants (of ``keys``)."""
         now = time.monotonic()
         with self._lock:
             for key, job in self._jobs.items():
@@ -186,7 +272,8 @@ class JobRegistry:
                     job.sessions[session] = now
 
     def cancel(self, key, session):
-        """``session`` no longer wants ``key``'s job; stopped now if nobody else does.
+        """``session`` no longer wants ``key``'s job; stopped now (or dropped from the queue)
+        if nobody else does.
 
         Returns
         -------
@@ -195,22 +282,24 @@ class JobRegistry:
         """
         with self._lock:
             job = self._jobs.get(key)
-            if job is None or job.state != "running":
+            if job is None or job.state not in ("queued", "running"):
                 return False
             job.sessions.pop(session, None)
             if job.sessions:
                 return False
-            job.cancelled = True
-        _stop(job)
+            running = self._end(job)
+        if running:
+            _stop(job)
         return True
 
     def reap(self):
-        """Stop the running jobs no session wants any more; returns them."""
+        """Stop the running jobs no session wants any more, and drop such queued jobs from
+        the queue; returns them."""
         now = time.monotonic()
         stopped = []
         with self._lock:
             for job in self._jobs.values():
-                if job.state != "running":
+                if job.state not in ("queued", "running"):
                     continue
                 for session, seen in list(job.sessions.items()):
                     if self.alive is not None and self.alive(session):
@@ -218,40 +307,113 @@ class JobRegistry:
                     elif now - seen > self.timeout:
                         del job.sessions[session]
                 if not job.sessions:
-                    job.cancelled = True
                     stopped.append(job)
-        for job in stopped:
+            running = [job for job in stopped if self._end(job)]
+        for job in running:
             _stop(job)
         return stopped
 
     def running(self):
-        """The jobs running now."""
+        """The jobs of this registry running now."""
         with self._lock:
             return [job for job in self._jobs.values() if job.state == "running"]
 
-    def stop_all(self):
-        """Stop every running job (server shutdown, tests)."""
+    def queued(self):
+        """The jobs of this registry waiting for a slot, first in line first."""
         with self._lock:
-            jobs = self.running()
-            for job in jobs:
-                job.cancelled = True
-        for job in jobs:
+            return sorted((job for job in self._jobs.values() if job.state == "queued"),
+                          key=lambda job: (job._ticket.name if job._ticket else "", job.asked))
+
+    def stop_all(self):
+        """Stop every running job and empty the queue (server shutdown, tests)."""
+        with self._lock:
+            jobs = [job for job in self._jobs.values() if job.state in ("queued", "running")]
+            running = [job for job in jobs if self._end(job)]
+        for job in running:
             _stop(job)
+
+    # -- the queue -----------------------------------------------------------------------
+
+    def _end(self, job):
+        """Mark ``job`` cancelled (under the lock); a queued one leaves the queue at once.
+        Returns whether it runs (its worker is the caller's to stop, outside the lock)."""
+        job.cancelled = True
+        if job.process is not None:
+            return True
+        if job._ticket is not None:
+            job._ticket.close()
+        job._dataset = None
+        job._finished.set()
+        return False
+
+    def _dispatch(self):
+        """Start the queued jobs that may start (under the lock): without a cap, all; with
+        one, a job when no more tickets stand before it than slots are free, in a slot."""
+        waiting = self.queued()
+        if not waiting:
+            return
+        if self.workers is None:
+            for job in waiting:
+                self._launch(job, None)
+            return
+        tickets = worker_slots.Ticket.live(self.slots)
+        free = self.workers - worker_slots.busy_slots(self.slots, self.workers)
+        for job in waiting:
+            if worker_slots.place(tickets, job._ticket) >= free:
+                break
+            slot = worker_slots.take_slot(self.slots, self.workers)
+            if slot is None:  # taken meanwhile by another replica
+                break
+            if job._ticket.name in tickets:
+                tickets.remove(job._ticket.name)
+            free -= 1
+            job._ticket.close()
+            self._launch(job, slot)
+
+    def _keep_dispatching(self):
+        """Run the dispatcher thread while jobs are queued (under the lock)."""
+        if self._dispatcher is None:
+            self._dispatcher = threading.Thread(target=self._dispatch_forever,
+                                                name="sdwec-job-queue", daemon=True)
+            self._dispatcher.start()
+
+    def _dispatch_forever(self):
+        while True:
+            self._wake.wait(self.poll_every)
+            self._wake.clear()
+            with self._lock:
+                with contextlib.suppress(Exception):  # a dispatcher that dies strands the queue
+                    self._dispatch()
+                if not self.queued():
+                    self._dispatcher = None
+                    return
 
     # -- processes -----------------------------------------------------------------------
 
-    def _start(self, key, dataset):
-        payload = pickle.dumps((key, dataset), protocol=pickle.HIGHEST_PROTOCOL)
-        # A session of its own: the worker and whatever it starts form one process group
-        # that Cancel kills as a whole.
-        process = _SPAWNER.popen(_guarded(self.command), stdin=subprocess.PIPE,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                 start_new_session=True, env=_worker_env())
-        job = Job(key, process)
-        LOG.info("pool training %s: worker pid %d started", key, process.pid)
-        threading.Thread(target=_watch, args=(job, payload), name=f"sdwec-job-{process.pid}",
-                         daemon=True).start()
-        return job
+    def _launch(self, job, slot):
+        """Start ``job``'s worker, holding the slot file descriptor ``slot`` (or none)."""
+        payload = pickle.dumps((job.key, job._dataset), protocol=pickle.HIGHEST_PROTOCOL)
+        job._dataset = None
+        try:
+            # A session of its own: the worker and whatever it starts form one process group
+            # that Cancel kills as a whole.  It inherits the slot's locked descriptor, so the
+            # slot is held exactly as long as the worker's group lives.
+            job.process = _SPAWNER.popen(
+                _guarded(self.command), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, start_new_session=True, env=_worker_env(),
+                pass_fds=() if slot is None else (slot,))
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            job.error = f"its worker process could not be started: {exc}"
+            LOG.warning("pool training %s: %s", job.key, job.error)
+            job._finished.set()
+            return
+        finally:
+            if slot is not None:
+                os.close(slot)
+        job.started = time.time()
+        LOG.info("pool training %s: worker pid %d started", job.key, job.process.pid)
+        threading.Thread(target=_watch, args=(job, payload, self._wake.set),
+                         name=f"sdwec-job-{job.process.pid}", daemon=True).start()
 
     def _reap_forever(self, every):
         while True:
@@ -327,8 +489,9 @@ def _worker_env():
     return {**os.environ, "PYTHONPATH": root if not path else root + os.pathsep + path}
 
 
-def _watch(job, payload):
-    """Feed the worker its pool key and data, collect its stderr, mark the job finished."""
+def _watch(job, payload, ended):
+    """Feed the worker its pool key and data, collect its stderr, mark the job finished,
+    then call ``ended()`` (its slot is free: the next queued job may start)."""
     try:
         _, err = job.process.communicate(payload)
     except (BrokenPipeError, OSError, ValueError):  # killed before it read its input
@@ -345,6 +508,7 @@ def _watch(job, payload):
         LOG.info("pool training %s: worker pid %d %s", job.key, job.pid,
                  "done" if code == 0 else f"stopped (signal {-code})")
     job._finished.set()
+    ended()
 
 
 def _silent_end(code):

@@ -1,9 +1,19 @@
 """Start the dashboard's server: ``python -m dashboard.launch run app.py [streamlit options]``
 (or ``python path/to/dashboard/launch.py run ...``).
 
-The same command line as ``python -m streamlit``, with one change to the server made before
-it starts: a rerun that a page asks of a fragment the server's session does not hold becomes
-a rerun of the whole page, with the same widget states, instead of being dropped.
+The same command line as ``python -m streamlit``, with two changes to the server, both made
+before it accepts a connection:
+
+- a rerun that a page asks of a fragment the server's session does not hold becomes a rerun
+  of the whole page, with the same widget states, instead of being dropped;
+- :func:`start_up`: the upload policy and kept downloads are installed on the server's
+  managers, and the app's heavy modules imported.  Done at the first script run instead, a
+  replica no browser had opened yet ran without the upload policy, and a restarted
+  replica's first page waited for the imports (results/serve.md).
+
+Every touch of Streamlit's internals is in ``dashboard._streamlit_compat``, which checks
+each against its contract first and leaves plain Streamlit behaviour (logged) where one
+does not hold.
 
 Why: the Explorer's solver controls rerun only a fragment (``dashboard.sidebar.page_setup``),
 so a slider move neither runs nor sends the sidebar's pool widgets and notes.  A page whose
@@ -11,7 +21,10 @@ server process went away (a replica killed and failed over, a restarted server) 
 to a new session that has never run the page, and its next slider move asks that session
 for a fragment rerun.  Streamlit 1.67 discards such a request in
 ``AppSession.request_rerun`` ("The fragment with id ... does not exist anymore") before any
-of the app's code runs, so without this every slider move after a failover was lost.  The
+of the app's code runs, so without this every slider move after a failover is lost.  (Since
+mid-2025 the browser asks for a whole run on reconnecting only when its last run was a
+fragment's; after a whole-page run it does not, and the Explorer's λ moves after a replica
+was killed were all dropped with this off: measured on 1.67, results/serve.md.)  The
 app cannot fix that from its script: the request is dropped before the script runs, and in
 a new process before it has ever been imported.  Hence a start-up hook, and the pages use
 their fragment only when it is installed (:func:`installed`); under a plain
@@ -27,54 +40,63 @@ What is converted, and what is still dropped as Streamlit drops it:
   full rerun for it would only repeat the run that removed it.
 """
 
-import functools
+import importlib
 import logging
+import pkgutil
 import sys
+import time
 from pathlib import Path
 
 if __name__ == "__main__" and sys.path and Path(sys.path[0]).resolve() == Path(__file__).parent:
     # Run by its path (``python .../dashboard/launch.py``, as ``sdwec dashboard`` does for the
-    # installed app): its folder's modules must not shadow others (config, docs, jobs).
-    del sys.path[0]
+    # installed app): its folder's modules must not shadow others (config, docs, jobs), and
+    # its package must be importable as ``dashboard``, as Streamlit will make it for app.py.
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from streamlit.runtime.app_session import AppSession  # noqa: E402
+from dashboard import _streamlit_compat as compat  # noqa: E402
 
-_MARK = "_sdwec_unknown_fragment_reruns_whole"
-_RAN_WHOLE = "_sdwec_ran_whole_page"
+LOG = logging.getLogger("dashboard")
+#: What a page's first run would import: the app's modules and the library behind them.
+HEAVY = ("sdwec", "sklearn", "plotly", "pandas")
 
 
 def install():
-    """Patch ``AppSession.request_rerun`` (once; idempotent) as the module docstring says."""
-    original = AppSession.request_rerun
-    if getattr(original, _MARK, False):
-        return
-
-    @functools.wraps(original)
-    def request_rerun(self, client_state):
-        if client_state is not None:
-            fragment_id = client_state.fragment_id
-            if not fragment_id:
-                setattr(self, _RAN_WHOLE, True)
-            elif not self.has_fragment(fragment_id) and (
-                    not client_state.is_auto_rerun or not getattr(self, _RAN_WHOLE, False)):
-                whole = type(client_state)()
-                whole.CopyFrom(client_state)
-                whole.ClearField("fragment_id")
-                whole.is_auto_rerun = False
-                setattr(self, _RAN_WHOLE, True)
-                client_state = whole
-        else:
-            setattr(self, _RAN_WHOLE, True)  # None reruns the whole page with the last state
-        return original(self, client_state)
-
-    setattr(request_rerun, _MARK, True)
-    AppSession.request_rerun = request_rerun
+    """The reconnected pages' fix (module docstring); ``True`` when in force."""
+    return compat.rerun_unknown_fragments_whole()
 
 
 def installed():
     """Whether this process's server turns unknown fragment reruns into whole-page reruns
     (started by :func:`main`, or :func:`install` called before the first session)."""
-    return bool(getattr(AppSession.request_rerun, _MARK, False))
+    return compat.reruns_unknown_fragments_whole()
+
+
+def import_app_modules():
+    """Import :data:`HEAVY` and every module of the ``dashboard`` package, so that no page's
+    first run does; return the seconds it took.  A module that fails to import is logged
+    and left for the page, which shows its error as it would have."""
+    import dashboard
+
+    start = time.perf_counter()
+    names = [*HEAVY, *(f"dashboard.{m.name}" for m in pkgutil.iter_modules(dashboard.__path__)
+                       if m.name != "launch")]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # the page will say what is wrong, where it is read
+            LOG.warning("start-up: %s did not import (%s: %s)", name, type(exc).__name__, exc)
+    return time.perf_counter() - start
+
+
+def start_up():
+    """What the server does before it accepts its first connection: the upload policy and
+    kept downloads installed on its managers, the app's modules imported (the cache
+    decorators need the runtime, so this runs once it exists)."""
+    from dashboard import downloads, uploads
+
+    uploads.install()
+    downloads.install()
+    LOG.info("start-up: app modules imported in %.1f s", import_app_modules())
 
 
 def _log_to_stderr():
@@ -91,14 +113,12 @@ def _log_to_stderr():
 
 
 def main(argv=None):
-    """``python -m streamlit`` with :func:`install` done first; ``argv`` defaults to the
-    command line after the program name."""
-    install()
+    """``python -m streamlit`` with :func:`install` done first and :func:`start_up` before
+    the server listens; ``argv`` defaults to the command line after the program name."""
     _log_to_stderr()
-    from streamlit.web import cli
-
-    sys.argv = ["streamlit", *(sys.argv[1:] if argv is None else argv)]
-    cli.main(prog_name="streamlit")
+    install()
+    compat.before_server_listens(start_up)
+    compat.streamlit_cli(sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from dashboard import budget, charts, launch, scroll, services
+from dashboard import budget, charts, launch, page_pools, pools, scroll
 from dashboard import config as cfg
 from dashboard.guard import guard
 from sdwec import datasets
@@ -238,7 +238,7 @@ def sidebar(cold_note=None, warm=None, live=None, menu=True):
 
     draw_notes()
     # Pools trained later in this run change both notes: they are drawn again then.
-    services.on_pools_landed(draw_notes)
+    page_pools.on_pools_landed(draw_notes)
     sb.caption("The page address holds this configuration: copy it to share or bookmark.")
     return _publish(), solver_box
 
@@ -371,10 +371,10 @@ def page_setup(title, trains=True, live=None, menu=True):
     from_link = "_cfg" not in st.session_state  # the first run reads the link
     # Results are left on the page only if this page drew its view in the last run.
     drawn = st.session_state.pop("_view_drawn", None) == title
-    services.on_pools_landed(None)  # until this run's sidebar registers its notes
+    page_pools.on_pools_landed(None)  # until this run's sidebar registers its notes
     with guard("the sidebar"):
-        config, solver_box = sidebar(cold_note=services.cold_start_note,
-                                     warm=services.warm_pools, live=live, menu=menu)
+        config, solver_box = sidebar(cold_note=page_pools.cold_start_note,
+                                     warm=pools.warm_pools, live=live, menu=menu)
         if from_link:
             budget.remember_link(config)
     target = st.session_state.pop("_cfg_goto", None)
@@ -394,8 +394,8 @@ def page_setup(title, trains=True, live=None, menu=True):
         with guard(f"the {title}"):
             # Before the view, outside its fragment: pools trained now redraw the sidebar's
             # notes, and while they train the view's old results are still shown.
-            refs = services.pool_refs(config)
-            training = services.needs_training(refs)
+            refs = page_pools.pool_refs(config)
+            training = pools.needs_training(refs)
             if training:
                 # The solver's widgets stay in the sidebar while the pools train (λ is
                 # under the dataset on a 1280x720 projector): drawn now, in this whole run.
@@ -405,7 +405,7 @@ def page_setup(title, trains=True, live=None, menu=True):
                 waiting.caption("Results appear once these pools are trained" + (
                     "; until then, any results still on the page are the previous settings'."
                     if drawn else "."))
-            services.get_pools(refs)
+            page_pools.get_pools(refs)
             waiting.empty()
             loaded = True
         if loaded and training:
@@ -445,7 +445,7 @@ def _live_fragment(solver_box, view):
     fragment rerun, which plain Streamlit drops (every slider move was lost after a
     failover, tests/test_serve.py); the launcher turns it into a whole-page rerun.
     """
-    services.on_pools_landed(None)  # the sidebar's notes are outside this fragment
+    page_pools.on_pools_landed(None)  # the sidebar's notes are outside this fragment
     _live_view(solver_box, view)
 
 

@@ -31,13 +31,17 @@ When a session's websocket closes, its pending file is dropped at the next sweep
 file only becomes useful through a widget rerun, which needs a websocket); its held file is
 kept for the same window, so that a reconnect after a network blip finds its widget's file
 (Streamlit resumes a session with its widget values, which name the file), and dropped after
-it, well before Streamlit's own session TTL.  So one session's uploads hold at most
+it, well before Streamlit's own session TTL; then the listeners of :func:`on_session_end`
+let go of what the process derived from the file (its parsed data, previews and pools:
+:mod:`dashboard.upload_plans`).  So one session's uploads hold at most
 ``(1 + MAX_HELD) x`` the upload limit, and nothing once it has been gone for the window.
 
-A background thread sweeps every few seconds.  The policy starts with the first script run
-of the process (``app.py`` calls :func:`install`); files uploaded before are adopted as
-pending then.  Where Streamlit's internals are missing (``AppTest``, another manager class,
-a future version) :func:`install` does nothing and logs it once.
+A background thread sweeps every few seconds.  The policy starts with the server, before it
+accepts a connection (``dashboard.launch``; under a plain ``streamlit run`` at the first
+script run, ``app.py``, files uploaded before are then adopted as pending).  The server's
+internals are read through ``dashboard._streamlit_compat``: where they are not as it
+expects (another manager class, a future version) :func:`install` does nothing and logs it
+once; under ``AppTest`` there is no server to govern.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+
+from dashboard import _streamlit_compat as compat
 
 LOG = logging.getLogger("dashboard")
 
@@ -61,10 +67,25 @@ BUSY_WINDOWS = 5
 #: (*Your data*).  Raise it if a page gets another uploader.
 MAX_HELD = 1
 #: The manager's methods the policy wraps; without any of them it stays off.
-WRAPPED = ("add_file", "get_files", "remove_file", "remove_session_files")
+WRAPPED = compat.UPLOAD_METHODS
 _ATTRIBUTE = "_sdwec_upload_policy"  # the policy, on the manager instance it governs
 _install_lock = threading.Lock()
-_logged = set()
+_session_end_listeners = []
+
+
+def on_session_end(listener):
+    """Call ``listener(session_id)`` whenever a session's upload ends with the session: its
+    held file dropped after the session closed, or Streamlit removing the session's files
+    (so that what the process derived from the file goes too)."""
+    _session_end_listeners.append(listener)
+
+
+def _session_ended(session_id):
+    for listener in _session_end_listeners:
+        try:
+            listener(session_id)
+        except Exception as exc:  # one listener's failure must not stop the sweep
+            compat.log_once("session-end", f"releasing an ended session failed: {exc!r}")
 
 
 def pending_seconds():
@@ -77,16 +98,10 @@ def pending_seconds():
     except ValueError:
         value = float("nan")
     if not value > 0 or value == float("inf"):
-        _log_once("window", f"{PENDING_ENV}={raw!r} is not a positive number of seconds; "
-                            f"using {DEFAULT_PENDING_SECONDS:g}")
+        compat.log_once("window", f"{PENDING_ENV}={raw!r} is not a positive number of "
+                                  f"seconds; using {DEFAULT_PENDING_SECONDS:g}")
         return DEFAULT_PENDING_SECONDS
     return value
-
-
-def _log_once(key, message):
-    if key not in _logged:
-        _logged.add(key)
-        LOG.warning(message)
 
 
 @dataclass
@@ -171,12 +186,13 @@ class UploadPolicy:
         with self._lock:
             self._original["remove_session_files"](session_id)
             self._sessions.pop(session_id, None)
+        _session_ended(session_id)
 
     # ------------------------------------------------------------------------- the sweep
     def sweep(self):
         """Drop expired pending files and the files of sessions closed for the window;
         return how many files were dropped."""
-        dropped = 0
+        dropped, ended = 0, []
         with self._lock:
             now = self.clock()
             self._adopt(now)
@@ -197,8 +213,11 @@ class UploadPolicy:
                 if not active and now - files.closed_at >= self.window:
                     for file_id in list(files.held):
                         dropped += self._drop(session_id, file_id, "its session closed")
+                    ended.append(session_id)
                 if not files.pending and not files.held:
                     del self._sessions[session_id]
+        for session_id in ended:  # outside the lock: uploads go on meanwhile
+            _session_ended(session_id)
         return dropped
 
     def _busy(self, session_id):
@@ -210,12 +229,9 @@ class UploadPolicy:
     def _adopt(self, now):
         """Track files the manager holds that the policy has not seen (uploaded before it
         was installed): pending from now, the latest of a session kept."""
-        storage = getattr(self.manager, "file_storage", None)
-        if not isinstance(storage, dict):
-            return
-        for session_id, records in list(storage.items()):
+        for session_id, records in compat.stored_uploads(self.manager).items():
             files = self._sessions.setdefault(session_id, _SessionFiles())
-            unseen = [f for f in list(records) if f not in files.pending and f not in files.held]
+            unseen = [f for f in records if f not in files.pending and f not in files.held]
             if unseen:
                 files.pending.update(dict.fromkeys(unseen, now))
                 for file_id in list(files.pending)[:-1]:
@@ -249,10 +265,8 @@ class UploadPolicy:
             while not self._stop.wait(period):
                 try:
                     self.sweep()
-                except Exception:  # keep sweeping; say it once
-                    if "sweep" not in _logged:
-                        _logged.add("sweep")
-                        LOG.exception("the upload sweep failed")
+                except Exception as exc:  # keep sweeping; say it once
+                    compat.log_once("sweep", f"the upload sweep failed: {exc!r}")
 
         threading.Thread(target=loop, name="sdwec-upload-sweep", daemon=True).start()
         return self
@@ -264,36 +278,22 @@ class UploadPolicy:
 def install():
     """Govern the running Streamlit server's uploads with an :class:`UploadPolicy` (once per
     server; later calls return the same policy).  ``None`` where there is no server or its
-    upload manager is not the one this module knows, which is logged once."""
-    try:
-        from streamlit import runtime
-
-        if not runtime.exists():
-            _log_once("runtime", "no Streamlit server runtime: uploads are not governed")
-            return None
-        server = runtime.get_instance()
-        manager = server.uploaded_file_mgr
-        is_active = server.is_active_session
-
-        def is_busy(session_id):  # AppSession's state is private: read it defensively
-            state = getattr(server.get_app_session(session_id), "_state", None)
-            return getattr(state, "name", "") == "APP_IS_RUNNING"
-    except Exception as exc:  # an internal moved
-        _log_once("runtime", f"uploads are not governed: Streamlit's runtime is not as "
-                             f"expected ({type(exc).__name__}: {exc})")
+    upload manager is not the one the compat module knows, which is logged once."""
+    manager = compat.upload_manager()
+    if manager is None:
         return None
     policy = getattr(manager, _ATTRIBUTE, None)
     if policy is not None:
         return policy
-    if not all(callable(getattr(manager, name, None)) for name in WRAPPED):
-        _log_once("manager", f"uploads are not governed: {type(manager).__name__} lacks "
-                             f"{', '.join(WRAPPED)}")
+    why = compat.problem("uploads", manager)
+    if why:
+        compat.log_once("uploads", f"uploads are not governed: {why}")
         return None
     with _install_lock:
         policy = getattr(manager, _ATTRIBUTE, None)
         if policy is None:
-            policy = UploadPolicy(manager, is_active, pending_seconds(),
-                                  is_busy=is_busy).attach().start()
+            policy = UploadPolicy(manager, compat.session_is_active, pending_seconds(),
+                                  is_busy=compat.session_script_running).attach().start()
             LOG.info("uploads: one pending file per session, dropped after %g s unfetched",
                      policy.window)
         return policy

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import services
+from dashboard import frontier_cache, page_pools
 from dashboard.charts import plotly_chart
 from dashboard.config import SECOND_SWEEPS
 from dashboard.frontier_view import FIT_CSS, csv_name, single_ensembles
@@ -46,11 +46,11 @@ oob = cols[4].toggle(
 column = "test_accuracy" if axis == "test" else "val_accuracy"
 
 with guard("the frontier"):
-    refs = services.pool_refs(config)
+    refs = page_pools.pool_refs(config)
     # One split: its accuracies get the binomial interval over its rows.
-    rows = services.split_sizes(refs[0]) if len(refs) == 1 else {}
-    sweep = frontier.over_splits(services.frontier_sweeps(refs, config, second), **rows)
-    peers = frontier.over_splits(services.frontier_peers_over(refs, oob), **rows)
+    rows = frontier_cache.split_sizes(refs[0]) if len(refs) == 1 else {}
+    sweep = frontier.over_splits(frontier_cache.frontier_sweeps(refs, config, second), **rows)
+    peers = frontier.over_splits(frontier_cache.frontier_peers_over(refs, oob), **rows)
     front_column = "val_accuracy" if front_on == "validation" else "test_accuracy"
     front = frontier.pareto(sweep, accuracy=front_column)
     name = None if second is None else SECOND_SWEEPS[second][0]
@@ -76,9 +76,9 @@ with guard("the frontier"):
     # at 1280 px.
     show_glossary("What are these methods, and the Pareto front?", terms=("Pareto front",))
     first = refs[0]
-    st.caption(services.frontier_rows_note(first, len(refs)))
+    st.caption(frontier_cache.frontier_rows_note(first, len(refs)))
     st.download_button("Every point of this chart (CSV)",
-                       services.frontier_csv(sweep, peers), key="frontier_csv",
+                       frontier_cache.frontier_csv(sweep, peers), key="frontier_csv",
                        file_name=csv_name(first.label), mime="text/csv",
                        on_click="ignore", icon=":material/download:")
     st.subheader("SDWEC's Pareto front")

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import services
+from dashboard import paper_cache
 from dashboard.config import POOL_SIZES
 from dashboard.docs import show_doc_section
 from dashboard.glossary import show_glossary
@@ -75,7 +75,7 @@ show_glossary("The methods and where they come from")
 
 stored = None
 with guard("the stored reproduction"):
-    stored = services.stored_reproduction()
+    stored = paper_cache.stored_reproduction()
     if stored is None:
         st.info("No stored reproduction yet (`results/reproduction/results.csv`). Create it "
                 "with `python -m sdwec reproduce`, or run a subset live below.")
@@ -96,13 +96,13 @@ with st.expander("Run a subset live", expanded=stored is None):
                                     value=config.n_trees, key="paper_live_trees")
     note = st.empty()
     with guard("the pools' state"):
-        note.caption(services.reproduction_note(names, repeats, n_trees))
+        note.caption(paper_cache.reproduction_note(names, repeats, n_trees))
     if st.button("Run", key="paper_live_run", type="primary"):
         with guard("the live reproduction"):
-            st.session_state["paper_live_rows"] = services.live_reproduction(
+            st.session_state["paper_live_rows"] = paper_cache.live_reproduction(
                 names, repeats, n_trees)
         with guard("the pools' state"):  # the run trained them: the note said "not trained"
-            note.caption(services.reproduction_note(names, repeats, n_trees))
+            note.caption(paper_cache.reproduction_note(names, repeats, n_trees))
     live = st.session_state.get("paper_live_rows")
     if live is not None:
         with guard("the live reproduction"):
@@ -113,7 +113,7 @@ with st.expander("Run a subset live", expanded=stored is None):
 
 st.header("Beyond the paper: SDWEC on out-of-bag votes (ours)")
 with guard("the out-of-bag study"):
-    oob_rows = services.stored_oob()
+    oob_rows = paper_cache.stored_oob()
     if oob_rows is None:
         st.info("No stored study yet: `python -m sdwec reproduce --suite oob` writes it.")
     else:
@@ -143,7 +143,7 @@ with guard("the out-of-bag study"):
 st.header("Table 5: weight-finding time")
 st.markdown(
     "Seconds for SDWEC to find the weights from the votes `H` of the **training** split "
-    f"(k = 25; the median of {services.TIMING_REPEATS} runs, with the fastest and the "
+    f"(k = 25; the median of {paper_cache.TIMING_REPEATS} runs, with the fastest and the "
     "slowest as the bars: a time measured once says nothing of its noise). Everywhere "
     "else the weights are fitted on the validation split; here we time on the training "
     "split on purpose, because the paper's Table 5 gives the time against the training "
@@ -161,7 +161,7 @@ sizes = cols[1].multiselect("Classifiers l", list(paper.TABLE5_L), default=[100,
                             key="paper_time_sizes")
 if st.button("Measure", key="paper_time_run", type="primary"):
     with guard("the timing"):
-        st.session_state["paper_time_rows"] = services.training_times(time_names, sizes,
+        st.session_state["paper_time_rows"] = paper_cache.training_times(time_names, sizes,
                                                                        seed=config.seed)
 measured = st.session_state.get("paper_time_rows")
 if measured is not None:

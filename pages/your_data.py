@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import services
+from dashboard import memory_budget, upload_plans
 from dashboard.config import USER_DATA
 from dashboard.echo import literal, plain
 from dashboard.explorer import show_explorer
@@ -61,7 +61,7 @@ def _read(uploaded):
                            "(seed 0; the description will say so)", key="upload_sample"):
             return None
         sample = datasets.MAX_ROWS
-    first = services.upload_preview(data, st.session_state.get("upload_target"), sample)
+    first = upload_plans.upload_preview(data, st.session_state.get("upload_target"), sample)
     names = first.column_names
     left, right = st.columns(2)
     target = left.selectbox("Target column", names, index=names.index(first.target),
@@ -70,7 +70,7 @@ def _read(uploaded):
     task = right.radio("Task", ["auto", "binary", "multiclass"], horizontal=True,
                        key="upload_task",
                        help="auto: binary for two classes, multi-class otherwise.")
-    preview = services.upload_preview(data, target, sample)
+    preview = upload_plans.upload_preview(data, target, sample)
     # The table shows each column's role after the exclusions chosen under it.
     table = st.empty()
     table.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
@@ -98,8 +98,8 @@ def _read(uploaded):
                        help="Impute: the median of a numeric column, the most frequent value "
                             "of a text column (scikit-learn's SimpleImputer). A missing "
                             "target is never imputed.")
-    before = services.user_dataset()
-    key, dataset = services.read_upload(data, uploaded.name, target, task, exclude, missing,
+    before = upload_plans.user_dataset()
+    key, dataset = upload_plans.read_upload(data, uploaded.name, target, task, exclude, missing,
                                         sample)
     if before is None or before[0] != key:
         use_dataset(USER_DATA, "auto")  # a new file or new options: use it everywhere
@@ -156,7 +156,7 @@ def _when_trained(dataset, config, slot, text):
     """Once the pools have landed in this run, ``slot`` (what said they would train) says
     ``text`` instead, or nothing; what the next run would show."""
     def landed():
-        if services.upload_plan(dataset, config).cached:
+        if upload_plans.upload_plan(dataset, config).cached:
             if text is None:
                 slot.empty()
             else:
@@ -175,7 +175,7 @@ def _plan(dataset, config):
     pool counts: a seed, splits or l move that trains new pools says how many and how long
     before they start.
     """
-    plan = services.upload_plan(dataset, config)
+    plan = upload_plans.upload_plan(dataset, config)
     full, budgeted = plan.full, plan.budgeted
     n_train = full.n_train
     if budgeted is None and full.seconds[1] <= budget.TARGET_SECONDS:
@@ -284,7 +284,10 @@ if uploaded is not None:
         for name in FILE_WIDGETS:
             st.session_state.pop(name, None)
     with guard("your data"):
-        dataset = _read(uploaded)
+        try:
+            dataset = _read(uploaded)
+        except memory_budget.MemoryRefused as refused:  # the server's memory, not the file
+            st.warning(plain(refused))
 
 config = page_setup("Your data", trains=False)  # a link never points at an upload
 if config is None:
@@ -292,7 +295,7 @@ if config is None:
 if uploaded is not None and dataset is None:
     st.stop()  # the loader's message is shown above
 if uploaded is None:
-    earlier = services.user_dataset()
+    earlier = upload_plans.user_dataset()
     if earlier is None:
         if config.dataset == USER_DATA:
             st.error("This page address points to an uploaded file, and uploads are not kept "
@@ -315,6 +318,12 @@ if config.dataset != USER_DATA:
 with guard("the Explorer on your data"):
     go, landed = _plan(dataset, config)
     if go:
-        show_explorer(config)
+        try:
+            with memory_budget.REPLICA.reserve(upload_plans.pools_memory_need(dataset, config),
+                                               "bringing this file's pools into memory"):
+                show_explorer(config)
+        except memory_budget.MemoryRefused as refused:
+            st.warning(plain(refused))
+            st.stop()
         if landed is not None:
             landed()

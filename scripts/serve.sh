@@ -274,7 +274,8 @@ start_replica() {  # $1: index (0-based)
   local i=$1 log="$run_dir/replica-$(($1 + 1)).log"
   # setsid: each replica leads its own process group, which stop() kills as a whole.
   # dashboard.launch: `python -m streamlit` with a page's slider moves kept after it fails
-  # over to another replica (dashboard/launch.py).
+  # over to another replica, and the upload policy and the app's modules in place before it
+  # listens, so nginx sends a restarted replica no page before it is ready (dashboard/launch.py).
   # 8>&- 9>&-: the locks are serve.sh's and its watchdog's, not the replicas'.
   setsid "${with_kill[@]}" "$PY" -m dashboard.launch run app.py \
     --server.address "$replica_address" --server.port "${ports[$i]}" "${streamlit_flags[@]}" \

@@ -414,7 +414,8 @@ def _dashboard(args, streamlit_args):
         print(f"Warming the default pools in the background (log: {folder / 'warm.log'})",
               flush=True)
     # The app's own launcher (dashboard/launch.py, by path: installed, its package is
-    # sdwec.app.dashboard): Streamlit with a page's slider moves kept after a server restart.
+    # sdwec.app.dashboard): Streamlit with a page's slider moves kept after a server restart
+    # and the app's upload policy and modules in place before it accepts a connection.
     launcher = app.parent / "dashboard" / "launch.py"
     server = subprocess.Popen([sys.executable, str(launcher), "run", str(app), *port,
                                *streamlit_args], env=env)

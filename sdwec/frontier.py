@@ -62,7 +62,7 @@ def _rows(method, params, param, W, pool):
 
 def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
           gamma=PRESETS["SDWEC-B"]["gamma"], eps=PRESETS["SDWEC-B"]["eps"], second=None,
-          iterations=25, threshold="paper", method="SDWEC"):
+          iterations=25, threshold="paper", method="SDWEC", params=None):
     """SDWEC over a grid of λ (and optionally a second parameter) on one pool.
 
     Parameters
@@ -78,6 +78,9 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
         As in :func:`sdwec.solve`.
     method : str, default="SDWEC"
         Label of the rows.
+    params : SolverParams, optional
+        ``beta``, ``gamma``, ``eps``, ``iterations`` and ``threshold`` as one value (its λ is
+        ignored: ``lams`` are swept), instead of giving them one by one.
 
     Returns
     -------
@@ -86,6 +89,9 @@ def sweep(pool, lams=DEFAULT_LAMS, beta=PRESETS["SDWEC-B"]["beta"],
         ``eps``, and ``select_val_accuracy``, ``select_test_accuracy``: the accuracy of
         SDWEC-select, the point's selected trees voting with equal weights).
     """
+    if params is not None:
+        beta, gamma, eps = params.beta, params.gamma, params.eps
+        iterations, threshold = params.iterations, params.threshold
     fixed = {"beta": beta, "gamma": gamma, "eps": eps}
     grid = [dict(fixed, lam=float(lam)) for lam in np.atleast_1d(lams)]
     if second is not None:

@@ -48,10 +48,10 @@ def training_notes(monkeypatch):
     """``(notes, drawn)``: every sidebar cold-pool note as computed before the pools train
     (the sidebar redraws it away once they land, so AppTest's last tree cannot show it),
     and every progress text drawn, in order."""
-    from dashboard import services
+    from dashboard import page_pools, progress
 
     notes, drawn = [], []
-    real_note, real_draw = services.cold_start_note, services.Progress._draw
+    real_note, real_draw = page_pools.cold_start_note, progress.Progress._draw
 
     def note(config):
         notes.append(real_note(config))
@@ -61,6 +61,6 @@ def training_notes(monkeypatch):
         drawn.append(text)
         real_draw(self, fraction, text)
 
-    monkeypatch.setattr(services, "cold_start_note", note)
-    monkeypatch.setattr(services.Progress, "_draw", draw)
+    monkeypatch.setattr(page_pools, "cold_start_note", note)
+    monkeypatch.setattr(progress.Progress, "_draw", draw)
     return notes, drawn

@@ -83,7 +83,7 @@ def _labelled(at):
 def _direct(name="wine", n_trees=10, seed=0, **params):
     """SDWEC on the same pool, computed without the dashboard."""
     p = pool.load_pool(name, "binary", n_trees=n_trees, seed=seed)
-    merged = dict(Config().solver_params(), **params)
+    merged = dict(Config().params, **params)
     sol = solver.solve(p.votes("val"), None, **merged)
     acc = combiners.accuracy(sol.weights, p.P_test, p.y_test, p.classes, p.prior)
     return p, sol, acc
@@ -308,7 +308,7 @@ def test_explorer_switches_to_sdwec_oob():
     at = _app(dict(SMALL, fit="oob"))
     _ok(at)
     p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
-    sol = solver.solve(p.votes("oob+val"), None, **Config().solver_params())
+    sol = solver.solve(p.votes("oob+val"), None, **Config().params)
     support = (sol.weights > 0).astype(float)
     acc = combiners.accuracy(support, p.P_test, p.y_test, p.classes, p.prior)
     shown = _metrics(at)
@@ -346,10 +346,10 @@ def test_sidebar_says_which_pools_are_warm():
 
 
 def test_cold_pool_gets_a_time_estimate_first(monkeypatch):
-    from dashboard import services
+    from dashboard import estimates, page_pools
 
-    monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1, max_samples=None: (75.0, 300.0))
-    note = services.cold_start_note(Config(dataset="sonar", n_trees=1000, seed=77))
+    monkeypatch.setattr(estimates, "training_seconds_range", lambda *a, pools=1, max_samples=None: (75.0, 300.0))
+    note = page_pools.cold_start_note(Config(dataset="sonar", n_trees=1000, seed=77))
     assert "not trained yet" in note and "roughly 75 s–5 min" in note
 
 
@@ -700,7 +700,7 @@ def test_one_split_driving_the_spread_is_named():
     acc, kept = [], []
     for seed in range(10):
         p = pool.load_pool("wine", "multiclass", n_trees=10, seed=seed)
-        sol = solver.solve(p.votes("val"), None, **dict(Config().solver_params(), lam=1.0))
+        sol = solver.solve(p.votes("val"), None, **dict(Config().params, lam=1.0))
         acc.append(combiners.accuracy(sol.weights, p.P_test, p.y_test, p.classes, p.prior))
         kept.append(sol.n_selected)
     assert [i for i, k in enumerate(kept) if k == 0] == [4]
@@ -1001,8 +1001,7 @@ def test_multiclass_task_runs_on_the_plurality_reading_and_says_so():
     at = _app({"dataset": "wine", "l": "10", "r": "1", "task": "multiclass"})
     _ok(at)
     p = pool.load_pool("wine", "multiclass", n_trees=10, seed=0)
-    sol = solver.solve(p.votes("val"), None, **Config().solver_params(),
-                       multiclass="plurality")
+    sol = solver.solve(p.votes("val"), None, **dict(Config().params, multiclass="plurality"))
     assert _metrics(at)["Classifiers used"] == f"{sol.n_selected} / 10"
     caption = next(c.value for c in at.caption if "the classes are 1, 2, 3" in c.value)
     assert "outscore every other class" in caption and "WMV" in caption
@@ -1166,7 +1165,7 @@ def test_what_the_page_says_votes_is_what_it_shows_and_hands_out(fit, served_fil
     _ok(at)
     p = pool.load_pool("wine", "binary", n_trees=10, seed=0)
     votes = p.votes("oob+val") if fit == "oob" else p.votes("val")
-    sol = solver.solve(votes, None, **Config().solver_params())
+    sol = solver.solve(votes, None, **Config().params)
     # What votes, by the page's own words: SDWEC-OOB's kept trees one vote each.
     voting = (sol.weights > 0) * 1.0 if fit == "oob" else sol.weights
     assert 0 < sol.n_selected < 10
@@ -1242,15 +1241,15 @@ def test_paper_page_renders_the_solvers_speed_ups():
 @pytest.fixture
 def drawn_progress(monkeypatch):
     """Every (fraction, text) a progress bar of the dashboard draws, in order."""
-    from dashboard import services
+    from dashboard import progress
 
-    drawn, real = [], services.Progress._draw
+    drawn, real = [], progress.Progress._draw
 
     def draw(self, fraction, text):
         drawn.append((fraction, text))
         real(self, fraction, text)
 
-    monkeypatch.setattr(services.Progress, "_draw", draw)
+    monkeypatch.setattr(progress.Progress, "_draw", draw)
     return drawn
 
 
@@ -1260,13 +1259,13 @@ def _disk_note(at):
 
 
 def test_sidebar_notes_are_redrawn_when_the_pool_lands(monkeypatch):
-    from dashboard import services
+    from dashboard import estimates, page_pools, training
     monkeypatch.setenv("SDWEC_LINK_BUDGET_SECONDS", "1000")  # a link may start 4 min (below)
 
     # Long enough for the "not trained yet" note, which must be gone once the pool is in.
-    monkeypatch.setattr(services, "training_seconds_range", lambda *a, pools=1, max_samples=None: (60.0, 240.0))
-    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))  # trained in this run
-    assert "not trained yet" in services.cold_start_note(Config(dataset="wine", n_trees=10,
+    monkeypatch.setattr(estimates, "training_seconds_range", lambda *a, pools=1, max_samples=None: (60.0, 240.0))
+    monkeypatch.setattr(training, "OFF_PAGE_SECONDS", float("inf"))  # trained in this run
+    assert "not trained yet" in page_pools.cold_start_note(Config(dataset="wine", n_trees=10,
                                                                 seed=321))
     assert not pool.is_cached("wine", "binary", 10, 321)
     at = _app({"dataset": "wine", "l": "10", "r": "1", "seed": "321"})
@@ -1608,13 +1607,13 @@ def test_while_new_pools_train_the_page_says_the_results_below_are_old(monkeypat
     # A seed change trains new pools while the previous seed's results stay on the page;
     # the page says so above them until the new ones are drawn. (The training is made to
     # fail here, so that the run ends while it is still under way.)
-    from dashboard import services
+    from dashboard import page_pools
     from sdwec.errors import DataError
 
     at = _app()
     _ok(at)
     assert not [c for c in at.caption if "appear once these pools" in c.value]
-    real = _training_fails(monkeypatch, services, DataError)
+    real = _training_fails(monkeypatch, DataError)
     at.number_input(key="cfg_seed").set_value(9071).run()
     assert any("Results appear once these pools are trained; until then, any results still "
                "on the page are the previous settings'" in c.value for c in at.caption)
@@ -1625,31 +1624,32 @@ def test_while_new_pools_train_the_page_says_the_results_below_are_old(monkeypat
     for key in ("cfg_beta", "cfg_gamma", "cfg_iterations"):
         assert at.sidebar.slider(key=key).value is not None
     assert at.sidebar.selectbox(key="cfg_threshold").value == "paper"
-    monkeypatch.setattr(services, "get_pools", real)
+    monkeypatch.setattr(page_pools, "get_pools", real)
     at.run()
     _ok(at)  # trained: the sentence is gone
     assert not [c for c in at.caption if "appear once these pools" in c.value]
 
 
-def _training_fails(monkeypatch, services, error):
+def _training_fails(monkeypatch, error):
     """Pools that need training fail to train (a stand-in); returns the real loader."""
-    real = services.get_pools
+    from dashboard import page_pools, pools
+
+    real = page_pools.get_pools
 
     def failing(refs):
-        if services.needs_training(refs):
+        if pools.needs_training(refs):
             raise error("the stand-in training failed")
         return real(refs)
 
-    monkeypatch.setattr(services, "get_pools", failing)
+    monkeypatch.setattr(page_pools, "get_pools", failing)
     return real
 
 
 def test_a_first_visit_that_trains_speaks_of_no_previous_results(monkeypatch):
     # Nothing was drawn before this run: the caption must not speak of earlier results.
-    from dashboard import services
     from sdwec.errors import DataError
 
-    _training_fails(monkeypatch, services, DataError)
+    _training_fails(monkeypatch, DataError)
     at = _app(dict(SMALL, seed="9073"))
     (caption,) = [c.value for c in at.caption if "appear once these pools" in c.value]
     assert caption == "Results appear once these pools are trained."

@@ -58,3 +58,63 @@ def test_pages_are_thin():
     for page in sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
         roots = {name.split(".")[0] for name in _imports(page)}
         assert roots <= {"streamlit", "dashboard", "sdwec", "dataclasses"}, (page.name, roots)
+
+
+def _tree_modules():
+    """Every module of the library, the app and the shared harness, as paths from the root."""
+    return sorted(str(path.relative_to(ROOT)) for top in ("sdwec", "dashboard", "pages", "harness")
+                  for path in (ROOT / top).rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def test_architecture_doc_names_every_module():
+    modules = _tree_modules()
+    assert {"sdwec/solver.py", "dashboard/pools.py", "pages/frontier.py",
+            "harness/literal.py"} <= set(modules)
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    missing = [m for m in modules if f"`{m}`" not in doc]
+    assert not missing, f"docs/architecture.md does not name: {', '.join(missing)}"
+
+
+def _cached_functions(path):
+    """Names of the functions of ``path`` decorated with ``st.cache_data`` or
+    ``st.cache_resource`` (called with options or not)."""
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if ast.unparse(target) in ("st.cache_data", "st.cache_resource"):
+                    yield node.name
+
+
+def test_clear_caches_names_every_streamlit_cache_of_the_app():
+    from dashboard import caches
+
+    found = {(f"dashboard.{path.stem}", name) for path in sorted((ROOT / "dashboard").glob("*.py"))
+             for name in _cached_functions(path)}
+    assert len(found) >= 10  # the pools, the pages' computations, the figures
+    listed = {(cached.__module__, cached.__name__) for cached in caches.CACHED}
+    assert not found - listed, f"dashboard.caches.CACHED misses {sorted(found - listed)}"
+    assert listed == found
+    pages = [(str(path.relative_to(ROOT)), name)
+             for path in sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
+             for name in _cached_functions(path)]
+    assert pages == [], "a page caches on its own; move it to dashboard/ and list it in caches"
+
+
+#: The app's modules that compute and keep state; everything else in dashboard/ is a view, a
+#: server hook or pure.  What they may use of Streamlit: the session's state and the caches.
+COMPUTING = ("pools", "pool_memory", "page_pools", "estimates", "training", "upload_plans",
+             "explorer_cache", "frontier_cache", "paper_cache", "caches")
+NOT_DRAWING = {"st.session_state", "st.cache_data", "st.cache_resource"}
+
+
+def test_modules_that_compute_draw_nothing():
+    drawn = {}
+    for name in COMPUTING:
+        path = ROOT / "dashboard" / f"{name}.py"
+        uses = {ast.unparse(node) for node in ast.walk(ast.parse(path.read_text()))
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id == "st"}
+        if uses - NOT_DRAWING:
+            drawn[name] = sorted(uses - NOT_DRAWING)
+    assert drawn == {}, f"draws outside a view: {drawn}"

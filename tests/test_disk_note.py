@@ -17,7 +17,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from dashboard import services
+from dashboard import pools
 from dashboard.config import Config
 from dashboard.sidebar import _disk_caption
 from sdwec import cache as disk_cache
@@ -52,14 +52,14 @@ def fake_cache(cache):
 
 
 def test_binary_note_counts_each_dataset_at_its_default_splits(fake_cache):
-    counts = {name: (n, needed) for name, n, needed in services.warm_pools(L, 0, "binary")}
+    counts = {name: (n, needed) for name, n, needed in pools.warm_pools(L, 0, "binary")}
     assert counts == {"breast": (0, 10), "heart": (0, 10), "ionosphere": (0, 10),
                       "sonar": (10, 10), "vehicle": (3, 10), "vote": (0, 10),
                       "waveform": (2, 3), "wdbc": (0, 10), "wine": (0, 10),
                       "wpbc": (0, 10), "nsl_kdd": (1, 1)}
     # The sidebar's own splits (here 3) do not matter: each dataset has its own default.
     note = _disk_caption(Config(dataset="sonar", n_trees=L, seed=0, splits=3),
-                         services.warm_pools)
+                         pools.warm_pools)
     assert note == ("Pools on disk for l = 10, the binary task, seed 0 onward, each dataset "
                     "at its default splits: all of them for 2 of 11 datasets; not yet: "
                     "breast, heart, ionosphere, vehicle (3 of 10 splits), vote, waveform "
@@ -67,7 +67,7 @@ def test_binary_note_counts_each_dataset_at_its_default_splits(fake_cache):
 
 
 def test_note_follows_the_seed(fake_cache):
-    note = _disk_caption(Config(dataset="sonar", n_trees=L, seed=1), services.warm_pools)
+    note = _disk_caption(Config(dataset="sonar", n_trees=L, seed=1), pools.warm_pools)
     # Seeds 1-10 for the small sets (sonar has 1-9), 1-3 for waveform (has 1), 1 for NSL-KDD.
     assert note.startswith("Pools on disk for l = 10, the binary task, seed 1 onward, ")
     assert "all of them for 0 of 11 datasets" in note
@@ -77,7 +77,7 @@ def test_note_follows_the_seed(fake_cache):
 
 def test_multiclass_note_lists_only_datasets_with_more_than_two_classes(fake_cache):
     note = _disk_caption(Config(dataset="vehicle", task="multiclass", n_trees=L, seed=0),
-                         services.warm_pools)
+                         pools.warm_pools)
     assert note == ("Pools on disk for l = 10, the multi-class task, seed 0 onward, each "
                     "dataset at its default splits: all of them for 1 of 5 datasets; not "
                     "yet: heart, vehicle, waveform, nsl_kdd." + TAIL + " The other 6 have "
@@ -88,7 +88,7 @@ def test_multiclass_note_lists_only_datasets_with_more_than_two_classes(fake_cac
 
 def test_an_upload_counts_the_shipped_datasets_binary_task(fake_cache):
     note = _disk_caption(Config(dataset="your data", task="auto", n_trees=L, seed=0),
-                         services.warm_pools)
+                         pools.warm_pools)
     assert note.startswith("Pools on disk for l = 10, the binary task, seed 0 onward, ")
 
 

@@ -65,7 +65,7 @@ PART_QUANTIFIERS = {"gamma": ("usually",)}
 SHARE = {"almost always": 0.9, "usually": 2 / 3}
 #: "either way": the share each way must reach.
 EITHER_WAY = 0.25
-DEFAULTS = Config().solver_params()
+DEFAULTS = Config().params
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 

@@ -10,12 +10,12 @@ from tests.test_frontier import _splits_with_one_abstaining
 
 
 def test_frontier_csv_marks_abstaining_splits_and_gives_intervals():
-    from dashboard import services
+    from dashboard import frontier_cache
 
     sweep = frontier.over_splits(_splits_with_one_abstaining())
     peers = frontier.over_splits([frontier._frame("bagging", [""], [np.nan], [10], 10, [0.9],
                                                   [0.85 + 0.01 * s]) for s in range(3)])
-    csv = pd.read_csv(io.BytesIO(services.frontier_csv(sweep, peers)))
+    csv = pd.read_csv(io.BytesIO(frontier_cache.frontier_csv(sweep, peers)))
     assert not [c for c in csv if c.endswith("_sd")]  # the interval is the summary
     first = csv.iloc[0]
     assert (first["abstaining_splits"], first["splits"]) == (1, 3)

@@ -335,7 +335,7 @@ def _bounds(lines, operator):
     for line in lines:
         line = line.split("#")[0].strip()
         match = re.fullmatch(r"([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?" + re.escape(operator)
-                             + r"([0-9][0-9A-Za-z.]*)", line)
+                             + r"([0-9][0-9A-Za-z.]*)(?:,<[0-9][0-9.]*)?", line)
         if match:
             out[match.group(1).lower()] = match.group(2)
     return out

@@ -1,8 +1,11 @@
 """dashboard.launch: a rerun asked of a fragment the session does not hold becomes a whole-page
 rerun with the same widget states (a page reconnected to a restarted or failed-over server),
 instead of being dropped as Streamlit drops it.  The end-to-end check is
-tests/test_serve.py's failover test and tests/test_browser.py's restart test."""
+tests/test_serve.py's failover test and tests/test_browser.py's restart test; what the
+replacement relies on in Streamlit, and the start-up before the server listens, are checked
+in tests/test_streamlit_compat.py."""
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -29,8 +32,10 @@ def passed(monkeypatch):
     """Install the patch over a stand-in for Streamlit's request_rerun that records what it
     is given; the real method is restored afterwards."""
     seen = []
-    monkeypatch.setattr(AppSession, "request_rerun",
-                        lambda self, client_state: seen.append(client_state))
+    original = AppSession.request_rerun
+    original = getattr(original, "__wrapped__", original)
+    monkeypatch.setattr(AppSession, "request_rerun", functools.wraps(original)(
+        lambda self, client_state: seen.append(client_state)))
     assert not launch.installed()
     launch.install()
     assert launch.installed()

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from dashboard import services
-from dashboard.services import POOL_MEMORY_ENV, PoolMemory, _Slot, pool_nbytes
+from dashboard import page_pools, pool_memory
+from dashboard.pool_memory import POOL_MEMORY_ENV, PoolMemory, pool_nbytes
+from dashboard.pools import PoolRef, _pool_slot, _Slot
 from sdwec import pool
 
 
@@ -84,35 +85,35 @@ def test_a_dropped_slot_is_no_longer_counted(monkeypatch):
                                       ("0", 2**30), ("-1", 2**30), ("lots", 2**30)])
 def test_the_cap_comes_from_the_environment(monkeypatch, raw, cap):
     monkeypatch.setenv(POOL_MEMORY_ENV, raw)
-    assert services.pool_memory_cap() == cap
+    assert pool_memory.pool_memory_cap() == cap
 
 
 @pytest.mark.usefixtures("fresh_streamlit")
 def test_the_dashboards_pools_follow_the_cap(monkeypatch):
-    refs = [services.PoolRef(pool.PoolKey.for_dataset("wine", "binary", 10, seed), None, "wine")
+    refs = [PoolRef(pool.PoolKey.for_dataset("wine", "binary", 10, seed), None, "wine")
             for seed in range(4)]
-    monkeypatch.setattr(services, "POOL_MEMORY", PoolMemory())
+    monkeypatch.setattr(pool_memory, "POOL_MEMORY", PoolMemory())
 
     def in_memory():
-        return [services._pool_slot(r)["pool"] is not None for r in refs]
+        return [_pool_slot(r)["pool"] is not None for r in refs]
 
-    size = pool_nbytes(services.get_pool(refs[0]))
+    size = pool_nbytes(page_pools.get_pool(refs[0]))
     monkeypatch.setenv(POOL_MEMORY_ENV, str(int(size * 1.5)))  # room for one pool, not two
-    services.get_pool(refs[1])
+    page_pools.get_pool(refs[1])
     assert in_memory() == [False, True, False, False]
     # A configuration's splits are held together, over the cap.
-    pools = services.get_pools(refs[:3])
+    pools = page_pools.get_pools(refs[:3])
     assert in_memory() == [True, True, True, False]
     assert [p.meta["seed"] for p in pools] == [0, 1, 2]
-    sizes = services.POOL_MEMORY.held()
+    sizes = pool_memory.POOL_MEMORY.held()
     assert set(sizes) == {r.key for r in refs[:3]}
     assert sizes[refs[0].key] == size
     # Room for two and a half: a new pool lets go of the two least recently used.
     monkeypatch.setenv(POOL_MEMORY_ENV, str(int(max(sizes.values()) * 2.5)))
-    assert services.get_pool(refs[0]) is pools[0]  # from memory: now the most recent
-    services.get_pool(refs[3])
+    assert page_pools.get_pool(refs[0]) is pools[0]  # from memory: now the most recent
+    page_pools.get_pool(refs[3])
     assert in_memory() == [True, False, False, True]
-    assert list(services.POOL_MEMORY.held()) == [refs[0].key, refs[3].key]
+    assert list(pool_memory.POOL_MEMORY.held()) == [refs[0].key, refs[3].key]
     # Reading a pool back from disk: room is made before it is read (its entry's size).
     monkeypatch.setenv(POOL_MEMORY_ENV, str(int(max(sizes.values()) * 1.5)))
     read, seen = pool.load_pool, []
@@ -122,6 +123,6 @@ def test_the_dashboards_pools_follow_the_cap(monkeypatch):
         return read(*args, **kwargs)
 
     monkeypatch.setattr(pool, "load_pool", spy)
-    services.get_pool(refs[1])
+    page_pools.get_pool(refs[1])
     assert seen == [[False, False, False, False]]
     assert in_memory() == [False, True, False, False]

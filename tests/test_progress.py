@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from dashboard import services
+from dashboard import estimates, page_pools, paper_cache, training
 from sdwec import cache as disk_cache
 
 KEY = {"kind": "test", "n": 1}
@@ -164,14 +164,14 @@ def test_a_waiter_reports_the_other_processes_progress(cache):
 
 def test_training_time_is_a_range_increasing_in_every_size():
     base = dict(n_rows=1000, n_features=20, n_trees=200, pools=1)
-    low, high = services.training_seconds_range(**base)
+    low, high = estimates.training_seconds_range(**base)
     assert 0 < low < high
     for name, bigger in (("n_rows", 5000), ("n_features", 40), ("n_trees", 500),
                          ("pools", 3)):
-        more = services.training_seconds_range(**dict(base, **{name: bigger}))
+        more = estimates.training_seconds_range(**dict(base, **{name: bigger}))
         assert more[0] > low and more[1] > high, name
     # r pools one after the other take r times as long.
-    assert services.training_seconds_range(**dict(base, pools=3)) == pytest.approx(
+    assert estimates.training_seconds_range(**dict(base, pools=3)) == pytest.approx(
         (3 * low, 3 * high))
 
 
@@ -179,14 +179,14 @@ def test_training_time_range_holds_the_measured_pools():
     """Pools measured on this project's machine (l = 200, one core, busy): sonar 0.7–1.7 s,
     waveform 8–12 s, NSL-KDD 144–152 s a pool (issue 21: 455 s for 3 splits)."""
     for rows, features, measured in ((208, 60, 1.2), (5000, 21, 10.0), (125973, 41, 150.0)):
-        low, high = services.training_seconds_range(rows, features, 200)
+        low, high = estimates.training_seconds_range(rows, features, 200)
         assert low <= measured <= high, (rows, low, high)
 
 
 @pytest.mark.parametrize("low,high,text", [
     (5, 20, "5–20 s"), (0.2, 3, "1–3 s"), (120, 540, "2–9 min"), (40, 200, "40 s–3 min")])
 def test_duration_ranges_read_as_a_person_says_them(low, high, text):
-    assert services.duration_range(low, high) == text
+    assert estimates.duration_range(low, high) == text
 
 
 def test_time_left_while_waiting_is_timed_on_the_other_process():
@@ -194,7 +194,7 @@ def test_time_left_while_waiting_is_timed_on_the_other_process():
     20 s for the second."""
     now = time.time()
     record = disk_cache.BuildProgress(50, 100, "trained 100 of 200 trees", now - 10, now, 1, "h")
-    done, total, message, left = services._waiting_report(record, 0.0, 1.0, 2.0, "split 1 of 2: ")
+    done, total, message, left = page_pools._waiting_report(record, 0.0, 1.0, 2.0, "split 1 of 2: ")
     assert (done, total) == (0.5, 2.0)
     assert left == pytest.approx(30.0, rel=0.05)
     assert message.startswith("split 1 of 2: another process is training this pool")
@@ -202,26 +202,26 @@ def test_time_left_while_waiting_is_timed_on_the_other_process():
     assert "trained 100 of 200 trees" in message
     # Too early to time: no guess; and a holder that reported nothing is said so.
     early = disk_cache.BuildProgress(1, 100, "starting", now - 10, now, 1, "h")
-    assert services._waiting_report(early, 0.0, 1.0, 1.0)[3] is None
-    assert "no progress reported yet" in services._waiting_report(None, 0.0, 1.0, 1.0)[2]
+    assert page_pools._waiting_report(early, 0.0, 1.0, 1.0)[3] is None
+    assert "no progress reported yet" in page_pools._waiting_report(None, 0.0, 1.0, 1.0)[2]
 
 
 def test_a_busy_machine_is_said_to_slow_training_down():
-    assert services._busy_note(load=0.5, cores=2) == ""
-    assert services._busy_note(load=1.5, cores=2) == ""  # a core to spare: the calibration
+    assert estimates.busy_note(load=0.5, cores=2) == ""
+    assert estimates.busy_note(load=1.5, cores=2) == ""  # a core to spare: the calibration
     # 9 processes running on 2 cores: a new one gets about 2 / 10 of a core, 5× slower.
-    assert "(load 9 on 2 cores): expect about 5× that" in services._busy_note(load=9.0, cores=2)
+    assert "(load 9 on 2 cores): expect about 5× that" in estimates.busy_note(load=9.0, cores=2)
 
 
 def test_a_row_budget_shortens_the_training_time_range():
     """An upload's row budget: each tree grows on at most that many rows, so the range is the
     one of a dataset whose training split has that many rows (0.8 x 12,500 = 10,000)."""
-    budgeted = services.training_seconds_range(300_000, 10, 200, max_samples=10_000)
-    assert budgeted == pytest.approx(services.training_seconds_range(12_500, 10, 200))
-    assert budgeted[1] < services.training_seconds_range(300_000, 10, 200)[0]
+    budgeted = estimates.training_seconds_range(300_000, 10, 200, max_samples=10_000)
+    assert budgeted == pytest.approx(estimates.training_seconds_range(12_500, 10, 200))
+    assert budgeted[1] < estimates.training_seconds_range(300_000, 10, 200)[0]
     # A budget above the training rows changes nothing.
-    assert services.training_seconds_range(1000, 10, 200, max_samples=10**6) == \
-        services.training_seconds_range(1000, 10, 200)
+    assert estimates.training_seconds_range(1000, 10, 200, max_samples=10**6) == \
+        estimates.training_seconds_range(1000, 10, 200)
 
 
 # ------------------------------------------------- before a shipped dataset's pools train
@@ -236,7 +236,7 @@ def explorer_app(cache, monkeypatch, training_notes):
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))  # trained in the run
+    monkeypatch.setattr(training, "OFF_PAGE_SECONDS", float("inf"))  # trained in the run
     st.cache_data.clear()
     st.cache_resource.clear()
     app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"),
@@ -249,7 +249,7 @@ def explorer_app(cache, monkeypatch, training_notes):
 def test_a_shipped_datasets_new_seed_says_how_many_pools_and_how_long(explorer_app):
     """Issue 21, point 1, on a shipped dataset: a seed no pool exists for says how many
     pools train and roughly how long before they start, however short (the note was held
-    back under 10 s), and the bar says which split.  By hand (services._TRAINING_RATES):
+    back under 10 s), and the bar says which split.  By hand (estimates._TRAINING_RATES):
     sonar's 208 rows train on 166.4, 166.4 log2(166.4) x 60 features = 73,666 units; a
     tree takes 0.002 + 0.00074 to 0.010 + 0.00516 s, so ten pools of 10 trees 0.27 to
     1.52 s ("1–2 s") and one pool 0.027 to 0.15 s ("<1 s")."""
@@ -282,22 +282,22 @@ def test_the_paper_pages_live_run_says_what_it_trains_and_how_long(tmp_path, mon
 
     monkeypatch.setenv("SDWEC_CACHE_DIR", str(tmp_path))
     pool.load_pool("wine", "binary", n_trees=10, seed=1)  # 1 of wine's 3 pools on disk
-    wine, sonar = services._shape_of("wine"), services._shape_of("sonar")
-    w_low, w_high = services.training_seconds_range(*wine, 10, pools=2)
-    s_low, s_high = services.training_seconds_range(*sonar, 10, pools=3)
-    quiet = services.reproduction_note(["wine", "sonar"], 3, 10, load=0.0, cores=2)
+    wine, sonar = estimates.shape_of("wine"), estimates.shape_of("sonar")
+    w_low, w_high = estimates.training_seconds_range(*wine, 10, pools=2)
+    s_low, s_high = estimates.training_seconds_range(*sonar, 10, pools=3)
+    quiet = paper_cache.reproduction_note(["wine", "sonar"], 3, 10, load=0.0, cores=2)
     assert quiet.startswith("6 pools (2 dataset(s) × 3 repeats), 5 of them not trained yet. ")
-    assert services.duration_range(w_low + s_low, w_high + s_high) in quiet
+    assert estimates.duration_range(w_low + s_low, w_high + s_high) in quiet
     assert "each dataset's size)" in quiet
-    busy = services.reproduction_note(["wine", "sonar"], 3, 10, load=5.0, cores=2)  # x3
-    assert services.duration_range(3 * (w_low + s_low), 3 * (w_high + s_high)) in busy
+    busy = paper_cache.reproduction_note(["wine", "sonar"], 3, 10, load=5.0, cores=2)  # x3
+    assert estimates.duration_range(3 * (w_low + s_low), 3 * (w_high + s_high)) in busy
     assert "the machine's load" in busy
-    assert services.reproduction_note(["wine"], 2, 10, load=0.0, cores=2).endswith(
+    assert paper_cache.reproduction_note(["wine"], 2, 10, load=0.0, cores=2).endswith(
         "1 of them not trained yet. Training those comes first, "
-        f"roughly {services.duration_range(*services.training_seconds_range(*wine, 10))} "
+        f"roughly {estimates.duration_range(*estimates.training_seconds_range(*wine, 10))} "
         "on this machine now (estimated from each dataset's size); the pools are then kept "
         "on disk.")
     pool.load_pool("wine", "binary", n_trees=10, seed=0)
-    assert services.reproduction_note(["wine"], 2, 10).endswith(
+    assert paper_cache.reproduction_note(["wine"], 2, 10).endswith(
         "0 of them not trained yet. Every pool is on disk: the run only solves, a matter of "
         "seconds.")

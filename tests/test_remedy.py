@@ -17,7 +17,7 @@ from sdwec.pool import build_pool, load_pool
 from sdwec.teaching import EFFECTS, THRESHOLD_ORDER
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-DEFAULTS = Config().solver_params()
+DEFAULTS = Config().params
 TINY = dict(DEFAULTS, lam=LAMBDA_GRID[0])  # every split of sonar abstains here
 
 

@@ -28,7 +28,7 @@ from tests.test_browser import LAUNCH_ARGS
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 N_TREES = 20
 SPLITS = 3
-PARAMS = {k: v for k, v in Config().solver_params().items() if k != "lam"}
+PARAMS = {k: v for k, v in Config().params.items() if k != "lam"}
 
 
 @pytest.fixture(scope="module")

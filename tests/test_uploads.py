@@ -18,6 +18,7 @@ import pytest
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
+from dashboard import _streamlit_compat as compat
 from dashboard import uploads
 
 MB = 1_000_000
@@ -174,6 +175,29 @@ def test_a_closed_sessions_pending_file_goes_at_once_its_held_file_after_the_win
     assert _stored(manager) == [] and _bytes(manager) == 0
 
 
+def test_a_session_ends_for_its_listeners_when_its_held_file_goes_or_streamlit_drops_it(
+        world, monkeypatch):
+    manager, policy, clock, connected = world
+    ended = []
+    monkeypatch.setattr(uploads, "_session_end_listeners", [])
+    uploads.on_session_end(ended.append)
+    uploads.on_session_end(lambda session: 1 / 0)  # a failing listener stops nothing
+    manager.add_file("s1", _rec("held"))
+    manager.get_files("s1", ["held"])
+    connected.discard("s1")
+    policy.sweep()
+    clock.now += 59
+    policy.sweep()
+    assert ended == []  # within the window a reconnect finds its data
+    clock.now += 1
+    policy.sweep()
+    assert ended == ["s1"]
+    policy.sweep()
+    assert ended == ["s1"]  # once
+    manager.remove_session_files("s2")
+    assert ended == ["s1", "s2"]
+
+
 def test_files_uploaded_before_the_policy_are_adopted_as_pending():
     manager = MemoryUploadedFileManager("/_stcore/upload_file")
     for name in ("a", "b", "c"):
@@ -209,17 +233,14 @@ def test_the_window_comes_from_the_environment(monkeypatch, caplog):
         assert uploads.pending_seconds() == 60
 
 
-def test_install_without_a_server_does_nothing(caplog):
+def test_install_without_a_server_does_nothing():
     # AppTest and bare imports have no runtime: nothing is wrapped, nothing raises.
-    uploads._logged.discard("runtime")
-    with caplog.at_level(logging.WARNING, logger="dashboard"):
-        assert uploads.install() is None
-        assert uploads.install() is None
-    assert sum("not governed" in r.getMessage() for r in caplog.records) == 1
+    assert compat.runtime() is None
+    assert uploads.install() is None
 
 
 class FakeServer:
-    """What install() reads from Streamlit's runtime."""
+    """What install() reads of Streamlit's runtime (through dashboard._streamlit_compat)."""
 
     def __init__(self, manager):
         self.uploaded_file_mgr = manager
@@ -232,10 +253,7 @@ class FakeServer:
 
 
 def _with_server(monkeypatch, server):
-    from streamlit import runtime
-
-    monkeypatch.setattr(runtime, "exists", lambda: True)
-    monkeypatch.setattr(runtime, "get_instance", lambda: server)
+    monkeypatch.setattr(compat, "runtime", lambda: server)
 
 
 def test_install_wraps_the_servers_manager_once(monkeypatch):
@@ -265,7 +283,7 @@ def test_install_leaves_an_unknown_manager_alone(monkeypatch, caplog):
 
     manager = Other()
     _with_server(monkeypatch, FakeServer(manager))
-    uploads._logged.discard("manager")
+    monkeypatch.setattr(compat, "_logged", set())
     with caplog.at_level(logging.WARNING, logger="dashboard"):
         assert uploads.install() is None
         assert uploads.install() is None

@@ -195,13 +195,13 @@ def _in_page(monkeypatch):
     """Training in the page, not in a worker process: the sidebar and the progress bar
     time an upload's pools with its measured rate too, and the stand-in slow rates put
     them past the off-page threshold (the worker's page is tested in tests/test_jobs.py)."""
-    from dashboard import services
-    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))
+    from dashboard import training
+    monkeypatch.setattr(training, "OFF_PAGE_SECONDS", float("inf"))
 
 
 def _slow_upload(monkeypatch):
-    from dashboard import services
-    monkeypatch.setattr(services, "upload_rate", lambda dataset: SLOW_RATE)
+    from dashboard import estimates
+    monkeypatch.setattr(estimates, "upload_rate", lambda dataset: SLOW_RATE)
     _in_page(monkeypatch)
     at = _app()
     at.switch_page(PAGE).run()
@@ -274,8 +274,8 @@ def test_a_file_past_the_row_limit_is_read_as_a_sample_only_with_consent(monkeyp
 def test_fewer_trees_sets_the_sidebar_pool_size_and_trains_full_bootstraps(monkeypatch):
     """At 1e-5 s per unit, full bootstraps cost 2.5 x 0.54 s a tree at the high end: l = 50
     takes 69 s (over the minute), l = 20 takes 28 s, so "fewer trees" offers l = 20."""
-    from dashboard import services
-    monkeypatch.setattr(services, "upload_rate", lambda dataset: 1e-5)
+    from dashboard import estimates
+    monkeypatch.setattr(estimates, "upload_rate", lambda dataset: 1e-5)
     _in_page(monkeypatch)
     at = _app({"dataset": "wine", "l": "50"})
     at.switch_page(PAGE).run()
@@ -367,16 +367,16 @@ def test_the_progress_bar_gives_the_page_s_training_time(monkeypatch, tmp_path):
     gives the range of the 5 pools.  By hand: 1000 log2(1000) x 2 = 19,932 units = 1.196 s a
     tree, 11 x that = 13.16 s, so 10.5 to 32.9 s a pool ("11–33 s", the page's), 52.6 to
     164.5 s for five ("53 s–3 min")."""
-    from dashboard import services
+    from dashboard import progress
     from sdwec import pool
     monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
-    drawn, real = [], services.Progress._draw
+    drawn, real = [], progress.Progress._draw
 
     def draw(self, fraction, text):
         drawn.append(text)
         real(self, fraction, text)
 
-    monkeypatch.setattr(services.Progress, "_draw", draw)
+    monkeypatch.setattr(progress.Progress, "_draw", draw)
     at = _slow_upload(monkeypatch)
     _ok(at)
     assert "Row budget: 1,000 rows per tree (roughly 11–33 s" in \
@@ -392,7 +392,7 @@ def test_the_progress_bar_gives_the_page_s_training_time(monkeypatch, tmp_path):
 #: the range 0.8 to 2.5 times that, 0.95 to 2.97 s ("1–3 s") a pool, 4.8 to 14.9 s
 #: ("5–15 s") for five.  One pool is under the sidebar's old 10 s threshold.  Trained in a
 #: worker, each pool also pays the worker's start-up and the read-back
-#: (services.UPLOAD_START_SECONDS, 1 to 4 s): 1.95 to 6.97 s ("2–7 s") a pool, 9.8 to
+#: (estimates.UPLOAD_START_SECONDS, 1 to 4 s): 1.95 to 6.97 s ("2–7 s") a pool, 9.8 to
 #: 34.9 s ("10–35 s") for five.
 FAST_RATE = 2e-6
 
@@ -406,12 +406,12 @@ SLEEPER = (sys.executable, "-c", "import sys, time; sys.stdin.buffer.read(); tim
 def _sleeping(monkeypatch):
     """Training off the page, in workers that never finish: the page as it is while the
     pools train (what it said before they started, and the progress line)."""
-    from dashboard import jobs, services
+    from dashboard import jobs, training
     registry = jobs.JobRegistry(command=SLEEPER, reap_every=None)
     try:
         with monkeypatch.context() as patch:
-            patch.setattr(services, "_JOBS", registry)
-            patch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
+            patch.setattr(training, "_JOBS", registry)
+            patch.setattr(training, "OFF_PAGE_SECONDS", 0.0)
             yield registry
     finally:
         registry.stop_all()
@@ -423,10 +423,10 @@ def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypa
     leaves the first split's pool on disk still trains new pools; the page and the sidebar
     say how many and how long before they start (they said nothing), the line says which
     split, and once they are trained the page no longer says they will be."""
-    from dashboard import services
+    from dashboard import estimates
     from sdwec import pool
     monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(services, "upload_rate", lambda dataset: FAST_RATE)
+    monkeypatch.setattr(estimates, "upload_rate", lambda dataset: FAST_RATE)
     _in_page(monkeypatch)
     at = _app()
     at.switch_page(PAGE).run()
@@ -475,37 +475,37 @@ def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypa
 
 
 def test_a_worker_s_start_up_is_counted_only_when_a_worker_trains(monkeypatch):
-    """An upload's estimate adds services.UPLOAD_START_SECONDS (measured: the worker's
+    """An upload's estimate adds estimates.UPLOAD_START_SECONDS (measured: the worker's
     start to its first progress record, 1.1-2.4 s, and the read-back, 0.05-0.18 s) when the
     pool trains in a worker, and nothing when it trains in the page (no process starts)."""
-    from dashboard import services
+    from dashboard import estimates, training
     from sdwec import budget, datasets, pool
 
     dataset = datasets.from_csv(_big_csv(), name="big.csv")
-    monkeypatch.setattr(services, "upload_rate", lambda d: FAST_RATE)
+    monkeypatch.setattr(estimates, "upload_rate", lambda d: FAST_RATE)
     trees = budget.estimate_pool(*dataset.X.shape, 10, rate=FAST_RATE,
                                  n_classes=len(dataset.classes),
                                  label_bytes=pool.compact_labels(
                                      np.asarray(dataset.classes)).itemsize).seconds
     assert trees == pytest.approx((0.952, 2.975), abs=1e-3)   # FAST_RATE's note, by hand
-    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", float("inf"))
-    assert services._upload_estimate(dataset, 10).seconds == pytest.approx(trees)
-    monkeypatch.setattr(services, "OFF_PAGE_SECONDS", 0.0)
-    low, high = services._upload_estimate(dataset, 10).seconds
+    monkeypatch.setattr(training, "OFF_PAGE_SECONDS", float("inf"))
+    assert estimates._upload_estimate(dataset, 10).seconds == pytest.approx(trees)
+    monkeypatch.setattr(training, "OFF_PAGE_SECONDS", 0.0)
+    low, high = estimates._upload_estimate(dataset, 10).seconds
     assert (low, high) == pytest.approx((trees[0] + 1.0, trees[1] + 4.0))
     # The measured start-up lies inside the term it is counted with.
-    assert services.UPLOAD_START_SECONDS[0] <= 1.1 and 2.4 <= services.UPLOAD_START_SECONDS[1]
+    assert estimates.UPLOAD_START_SECONDS[0] <= 1.1 and 2.4 <= estimates.UPLOAD_START_SECONDS[1]
 
 
 def test_a_row_budget_is_said_where_its_numbers_are_shown():
     from types import SimpleNamespace
 
-    from dashboard import services
+    from dashboard import upload_plans
 
     budgeted = SimpleNamespace(key=SimpleNamespace(max_samples=1_000))
-    note = services.budget_note(budgeted)
+    note = upload_plans.budget_note(budgeted)
     assert "at most 1,000 rows" in note and "full bootstraps" in note
-    assert services.budget_note(SimpleNamespace(key=SimpleNamespace(max_samples=None))) == ""
+    assert upload_plans.budget_note(SimpleNamespace(key=SimpleNamespace(max_samples=None))) == ""
 
 
 def test_a_gzip_compressed_csv_is_read_like_the_plain_file():
@@ -539,3 +539,95 @@ def test_a_damaged_gzip_upload_says_to_upload_the_plain_csv():
     (error,) = [as_read(e.value) for e in at.error]
     assert "cannot be decompressed" in error and "upload the plain CSV" in error, error
     assert not chart_figures(at)
+
+
+# ------------------------------------------------------------ the replica's memory budget
+
+
+def _other_csv():
+    """Another file: the same columns, features moved by one where they start "0."."""
+    return _csv().replace(b",0.", b",1.")
+
+
+def _budget(monkeypatch, cap):
+    """The replica's budget with ``cap`` bytes and nothing held or reserved besides what
+    the page asks for (a fake RSS of 0)."""
+    from dashboard import memory_budget
+    monkeypatch.setattr(memory_budget, "REPLICA",
+                        memory_budget.MemoryBudget(cap=cap, rss=lambda: 0, trim=lambda: None))
+
+
+REFUSAL = ("This server is holding other people's data", "Try again in a minute, or upload a "
+                                                         "sample of the rows.")
+
+
+def _refused(at):
+    shown = [as_read(w.value) for w in at.warning]
+    return [text for text in shown if all(part in text for part in REFUSAL)]
+
+
+def test_reading_a_file_past_the_replicas_budget_is_refused_with_a_sentence_then_admitted(
+        monkeypatch):
+    from dashboard import memory_budget
+    _budget(monkeypatch, 1_000)  # less than reading the 12 KB file takes
+    at = _app()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
+    _ok(at)  # no exception, no error box: a warning that says what to do
+    (refusal,) = _refused(at)
+    assert "reading this file" in refusal
+    assert not at.success and "user_dataset" not in at.session_state
+    # Memory is back: the same upload is read at the next run, nothing else lost.
+    _budget(monkeypatch, memory_budget.DEFAULT_REPLICA_MEMORY_BYTES)
+    at.run()
+    _ok(at)
+    assert not _refused(at)
+    # The id excluded (x, y, note); rows without a note dropped (the default).
+    assert _dataset(at).X.shape == (N_ROWS - N_WITHOUT_NOTE, 3)
+    assert chart_figures(at)
+
+
+def test_bringing_the_pools_past_the_budget_is_refused_and_the_file_stays_read(monkeypatch,
+                                                                              tmp_path):
+    from dashboard import memory_budget
+    from sdwec import pool
+    monkeypatch.setenv(pool.CACHE_ENV, str(tmp_path))  # to train: its estimate is the need
+    # Reading fits (6 bytes per byte of a 12 KB file); a pool's estimate alone is > 32 MiB.
+    _budget(monkeypatch, 1_000_000)
+    _in_page(monkeypatch)
+    at = _app()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
+    _ok(at)
+    (refusal,) = _refused(at)
+    assert "bringing this file's pools into memory" in refusal
+    assert _dataset(at).X.shape[0] == N_ROWS - N_WITHOUT_NOTE and not chart_figures(at)
+    assert memory_budget.REPLICA.reserved() == 0
+    _budget(monkeypatch, memory_budget.DEFAULT_REPLICA_MEMORY_BYTES)
+    at.run()
+    _ok(at)
+    assert chart_figures(at) and not _refused(at)
+
+
+def _upload_sources():
+    from dashboard import pool_memory
+    return {key.source for key in pool_memory.POOL_MEMORY.held()
+            if key.source.startswith("sha256:")}
+
+
+def test_a_replaced_upload_lets_go_of_its_pools_and_the_sessions_end_of_the_rest(monkeypatch):
+    from dashboard import upload_plans
+    from sdwec import pool
+    _in_page(monkeypatch)
+    at = _uploaded()
+    first = pool.PoolKey.for_dataset(_dataset(at)).source
+    assert first in _upload_sources() and chart_figures(at)
+    at.file_uploader(key="upload_file").upload("other.csv", _other_csv(), "text/csv").run()
+    _ok(at)
+    second = pool.PoolKey.for_dataset(_dataset(at)).source
+    assert second != first
+    assert first not in _upload_sources() and second in _upload_sources()
+    (session,) = [s for s, held in upload_plans.SESSIONS._held.items()
+                  if held.source == second]
+    upload_plans.SESSIONS.end(session)   # what the upload policy says when it has closed
+    assert second not in _upload_sources()

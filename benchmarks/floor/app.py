@@ -17,7 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import services
+from dashboard import explorer_cache, page_pools
 from dashboard.charts import ensure_plotly_js, plotly_chart
 from dashboard.sidebar import page_setup
 from sdwec import comparison
@@ -27,15 +27,15 @@ ensure_plotly_js(Path(__file__).resolve().parent / "static")
 
 def floor(config):
     """The charts of a slider move, drawn as the Explorer draws its view (``live``)."""
-    ref = services.pool_refs(config)[0]
-    result = services.compare(ref, config)
-    methods_fig, weights_fig, strip_fig = services.explorer_figures(
+    ref = page_pools.pool_refs(config)[0]
+    result = explorer_cache.compare(ref, config)
+    methods_fig, weights_fig, strip_fig = explorer_cache.explorer_figures(
         ref, config, result, comparison.over_splits([result]))
     left, right = st.columns(2)
     with left:
         plotly_chart(methods_fig, key="explorer_methods")
     with right:
-        plotly_chart(services.convergence_figure(ref, config, result, False),
+        plotly_chart(explorer_cache.convergence_figure(ref, config, result, False),
                      key="explorer_convergence")
     with st.container(gap=None):
         plotly_chart(weights_fig, key="explorer_weights")

@@ -78,6 +78,27 @@ def test_temperature_recovers_a_known_multinomial_model():
     np.testing.assert_allclose(cal.intercept - cal.intercept.mean(), intercept, atol=0.15)
 
 
+def test_temperature_fits_only_the_parameters_the_rows_support():
+    # Calibrated, class-symmetric rows: shares (0.8, 0.2) are right 4 times in 5, and so are
+    # their mirror images.  A slope or intercepts cannot beat the likelihood that the shares
+    # themselves reach, so Akaike's criterion keeps the smoothing alone: slope 1, no
+    # intercepts, and the shares come back nearly as they were.
+    shares = np.repeat([[0.8, 0.2], [0.2, 0.8]], 40, axis=0)
+    y = np.r_[np.zeros(32), np.ones(8), np.ones(32), np.zeros(8)].astype(int)
+    cal = fit_calibrator(shares, y, "temperature")
+    assert cal.fitted == ("smoothing",) and cal.slope == 1.0
+    np.testing.assert_array_equal(cal.intercept, 0.0)
+    np.testing.assert_allclose(cal.transform([[0.8, 0.2]]), [[0.8, 0.2]], atol=0.02)
+    # Rows that need more get more: a sharper truth (slope 3) fits the slope, a class
+    # favoured beyond its shares (intercept 1.5 on class 2) fits the intercepts.
+    rng = np.random.default_rng(13)
+    shares = _coarse_shares(rng, 4000, 3, voters=10)
+    sharper = softmax(3.0 * np.log(shares + 0.02), axis=1)
+    assert "slope" in fit_calibrator(shares, _draw(rng, sharper), "temperature").fitted
+    shifted = softmax(np.log(shares + 0.02) + [0.0, 0.0, 1.5], axis=1)
+    assert "intercept" in fit_calibrator(shares, _draw(rng, shifted), "temperature").fitted
+
+
 def test_isotonic_is_monotone_in_the_share_and_recovers_a_monotone_function():
     rng = np.random.default_rng(3)
     shares = _coarse_shares(rng, 6000, 2)

@@ -9,6 +9,3 @@ from harness import serve
 
 if __name__ == "__main__":
     sys.exit(serve.main())
-else:  # one module under both names (tests/test_serve.py and
-    # tests/test_failover_browser.py import it from here)
-    sys.modules[__name__] = serve

@@ -39,7 +39,7 @@ with what a student does (or what one slow network does) to everyone else:
     checksum but no valid signature, whose pickle would create a file; a page opens its
     pool: the file must not appear, and the pool is rebuilt (signed).
 
-Every random step is seeded (the CSVs by :func:`benchmarks.upload.synthetic_csv`'s seeds,
+Every random step is seeded (the CSVs by :func:`harness.upload_data.synthetic_csv`'s seeds,
 the slider directions by the settings' seed).  A case that cannot measure its figure says
 why and counts as neither PASS nor MISS.  ``python -m benchmarks.classroom --help``.
 """
@@ -69,10 +69,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
-from benchmarks.upload import SessionPeak, synthetic_csv
 from harness import faults, load
 from harness.common import CHARTS, load_average, machine, table
 from harness.serve import EntryWrites, Served, _mib, _rss
+from harness.upload_data import SessionPeak, synthetic_csv
 
 HEADING = "# A hostile or careless class"
 VIEWPORT = {"width": 1400, "height": 1000}

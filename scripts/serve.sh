@@ -505,7 +505,7 @@ fi
 declare -A last_state misses starting_since
 for ((i = 0; i < replicas; i++)); do misses[$i]=0; starting_since[$i]=""; done
 exec 4>&1  # the terminal, for health changes written while stdout goes to the status file
-# Milliseconds: benchmarks/faults.py sets these lines beside its sessions' steps.
+# Milliseconds: harness/faults.py (python -m benchmarks.serve --faults) sets these lines beside its sessions' steps.
 note() { echo "$(date +%Y-%m-%dT%H:%M:%S.%3N%:z) $*" | tee -a "$run_dir/health.log" >&4; }
 restart_replica() {  # $1: index, $2: why
   note "replica $(($1 + 1)) (port ${ports[$1]}, pid ${replica_pids[$1]}): $2; started again"

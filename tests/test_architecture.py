@@ -118,3 +118,12 @@ def test_modules_that_compute_draw_nothing():
         if uses - NOT_DRAWING:
             drawn[name] = sorted(uses - NOT_DRAWING)
     assert drawn == {}, f"draws outside a view: {drawn}"
+
+
+def test_tests_benchmarks_and_the_harness_do_not_import_each_other():
+    # What both run lives in harness/; the harness is the tests' and the benchmarks' own.
+    rules = {"tests": ("benchmarks",), "benchmarks": ("tests",), "harness": ("tests", "benchmarks")}
+    offenders = [f"{p.relative_to(ROOT)} imports {name}"
+                 for folder, banned in rules.items() for p in (ROOT / folder).rglob("*.py")
+                 for name in _imports(p) if name.split(".")[0] in banned]
+    assert offenders == []

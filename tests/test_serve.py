@@ -458,7 +458,7 @@ def test_a_browser_follows_its_session_after_a_replica_crash(served, tmp_path):
 
 
 def test_the_class_survives_faults(served):
-    # benchmarks/faults.py reduced: 3 sessions, kill -9 and kill -STOP of a replica and
+    # harness/faults.py reduced: 3 sessions, kill -9 and kill -STOP of a replica and
     # kill -9 of nginx, one after the other.  Outcomes only, no timing.
     _wait_all_healthy(served)
     settings = faults.FaultSettings(sessions=3, steady=3, window=12, think=(0.2, 0.8),

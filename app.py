@@ -11,11 +11,17 @@ import streamlit as st
 
 from dashboard import downloads, uploads
 from dashboard.sidebar import PAGE_FILES, PAGE_TITLES
+from sdwec import methods
 
 # Installed at server start by dashboard.launch; here for a plain `streamlit run app.py`
 # (idempotent): one pending upload per session, a built download kept until the next run.
 uploads.install()
 downloads.install()
+# Methods of the user's own modules ($SDWEC_METHODS; imported once per process).
+try:
+    methods.load_plugins()
+except ImportError as exc:
+    st.error(f"{exc} The pages run without it.")
 
 navigation = st.navigation([st.Page(path, title=PAGE_TITLES[name], default=name == "explorer")
                             for name, path in PAGE_FILES.items()])

@@ -7,7 +7,8 @@ before it accepts a connection:
 - a rerun that a page asks of a fragment the server's session does not hold becomes a rerun
   of the whole page, with the same widget states, instead of being dropped;
 - :func:`start_up`: the upload policy and kept downloads are installed on the server's
-  managers, and the app's heavy modules imported.  Done at the first script run instead, a
+  managers, the app's heavy modules imported, and the modules of ``$SDWEC_METHODS``
+  (methods of the user's own) imported.  Done at the first script run instead, a
   replica no browser had opened yet ran without the upload policy, and a restarted
   replica's first page waited for the imports (results/serve.md).
 
@@ -97,6 +98,14 @@ def start_up():
     uploads.install()
     downloads.install()
     LOG.info("start-up: app modules imported in %.1f s", import_app_modules())
+    try:
+        from sdwec import methods
+
+        loaded = methods.load_plugins()
+        if loaded:
+            LOG.info("start-up: methods of %s registered", ", ".join(loaded))
+    except ImportError as exc:  # app.py says so on the page
+        LOG.warning("start-up: %s", exc)
 
 
 def _log_to_stderr():

@@ -38,7 +38,9 @@ repeat, which is below ``K`` when even the largest λ selects fewer), named ``"<
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import os
 import weakref
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, replace
@@ -51,7 +53,7 @@ from sdwec.solver import PRESETS
 
 __all__ = ["Method", "Path", "KINDS", "SOURCES", "PICKS", "SUITES", "SIZE_REFERENCES",
            "DEFAULT_LAMS", "FAIR_REFERENCE", "register", "unregister", "get", "registered",
-           "names", "points", "curves", "row_name"]
+           "names", "points", "curves", "row_name", "load_plugins", "PLUGINS_ENV"]
 
 KINDS = ("point", "curve")
 SOURCES = ("paper", "peer", "ours")
@@ -537,6 +539,47 @@ def register(method: Method | None = None, /, *positional, **fields) -> Method:
                          "unregister it first or choose another name")
     _REGISTRY[method.name] = method
     return method
+
+
+PLUGINS_ENV = "SDWEC_METHODS"
+"""Environment variable: comma-separated modules that register methods when imported."""
+
+
+def load_plugins(modules=None) -> tuple:
+    """Import the modules that register methods of their own (each calls :func:`register` at
+    import), so that a process that did not write them (the dashboard, ``sdwec reproduce``)
+    has them too.
+
+    Parameters
+    ----------
+    modules : str or sequence of str, optional
+        Module names (``"my_methods"``, ``"lab.pruning"``), or one comma-separated string.
+        Default: ``$SDWEC_METHODS``.  A module already imported is not imported again.
+
+    Returns
+    -------
+    tuple of str
+        The modules named.
+
+    Raises
+    ------
+    ImportError
+        Naming the module that could not be imported and the variable it came from.
+    """
+    if modules is None:
+        modules = os.environ.get(PLUGINS_ENV, "")
+    if isinstance(modules, str):
+        modules = modules.split(",")
+    names = tuple(m.strip() for m in modules if m.strip())
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:
+            raise ImportError(f"the method module {name!r} (from {PLUGINS_ENV} or "
+                              f"load_plugins) did not import: {type(exc).__name__}: {exc}. "
+                              f"It must be importable from the server's working folder or "
+                              f"PYTHONPATH.") from exc
+    return names
 
 
 def unregister(name) -> Method:

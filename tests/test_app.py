@@ -620,7 +620,7 @@ def test_lambda_changes_the_numbers():
 
 def test_presets_set_the_papers_values():
     # k, the threshold rule and the fit moved away from the paper's: a preset brings them
-    # back too (a reviewer's k = 1 stayed after a click, keeping 194 of 200 trees).
+    # back too (a k = 1 left in place would keep 194 of 200 trees).
     at = _app({"dataset": "wine", "l": "10", "r": "1", "lam": "1", "beta": "50", "k": "1",
                "thr": "adaptive", "fit": "oob"})
     for name in ("SDWEC-A", "SDWEC-B"):
@@ -1023,7 +1023,7 @@ def test_upload_with_text_classes():
     assert _metrics(at)["Classifiers used"].endswith("/ 10")
 
 
-# --------------------------------------------------------------------------- issue 21: sentences
+# --------------------------------------------------------------------------- sentences
 
 
 def test_how_it_works_states_what_its_figures_draw():
@@ -1054,7 +1054,7 @@ def test_how_it_works_states_what_its_figures_draw():
 
 
 def test_how_it_works_sentences_hold_at_the_slider_ends():
-    """FRESH2 findings 12 and 13: rounding never says "at 1", the Taylor caption says what is drawn."""
+    """Rounding never says "at 1", and the Taylor caption says what is drawn."""
     at = _app(page="pages/how_it_works.py")
     _ok(at)
     # Section 1 at the smallest ε: 2 / 2.001 = 0.9995 falls short of 1; it reaches 1 at 2.001.
@@ -1379,7 +1379,7 @@ def test_a_frontier_click_opens_the_explorer_with_that_point():
     assert at.query_params["lam"] == f"{expected.lam:g}"
 
 
-# --------------------------------------------------------------------------- review: Paper page
+# --------------------------------------------------------------------------- Paper page
 
 
 def test_paper_page_oob_comparisons_carry_spread_counts_and_a_test():
@@ -1505,7 +1505,7 @@ def test_scrubber_caption_says_it_shows_the_headline_s_mean():
 
 
 
-# --------------------------------------------------------------------------- newcomer review
+# --------------------------------------------------------------------------- wording and layout
 
 
 def test_frontier_caption_says_what_is_drawn_over_splits():
@@ -1655,7 +1655,7 @@ def test_a_first_visit_that_trains_speaks_of_no_previous_results(monkeypatch):
     assert caption == "Results appear once these pools are trained."
 
 
-# --------------------------------------------------------------------------- second review (FRESH2)
+# --------------------------------------------------------------------------- Frontier, Paper and names
 
 
 def _blocks(node, kind):
@@ -1824,3 +1824,12 @@ def test_the_preset_the_settings_are_is_highlighted():
     at.sidebar.slider(key="cfg_beta").set_value(36.0).run()
     _ok(at)
     assert kinds(at) == {"SDWEC-A": "secondary", "SDWEC-B": "secondary"}
+
+
+def test_a_method_module_that_does_not_import_is_named_and_the_pages_still_run(monkeypatch):
+    monkeypatch.setenv("SDWEC_METHODS", "no_such_method_module")
+    at = _app()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "'no_such_method_module'" in error and "The pages run without it." in error
+    assert _metrics(at)["Classifiers used"].endswith("/ 10")

@@ -174,3 +174,27 @@ def test_the_registry_says_which_methods_are_fitted_on_the_validation_rows():
     with pytest.raises(ValueError, match="weights_from must be one of"):
         methods.Method(name="x", label="x", kind="point", fit=lambda pool: None,
                        description="", reference="", source="ours", weights_from="test")
+
+
+def test_methods_of_a_module_named_in_the_environment_are_registered(tmp_path, monkeypatch):
+    (tmp_path / "lab_pruning.py").write_text(
+        "import numpy as np\n"
+        "from sdwec import methods\n"
+        "def _first(pool):\n"
+        "    w = np.zeros(pool.n_trees)\n"
+        "    w[0] = 1.0\n"
+        "    return w\n"
+        "methods.register(name='first-tree', label='the first tree', kind='point', fit=_first,\n"
+        "                 description='weight 1 on tree 0', reference='a toy', source='ours')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(methods.PLUGINS_ENV, " lab_pruning , ")
+    try:
+        assert methods.load_plugins() == ("lab_pruning",)
+        assert methods.get("first-tree").label == "the first tree"
+        assert methods.load_plugins() == ("lab_pruning",)  # imported once: no second entry
+    finally:
+        methods.unregister("first-tree")
+    monkeypatch.setenv(methods.PLUGINS_ENV, "no_such_module_here")
+    with pytest.raises(ImportError, match="'no_such_module_here'.*SDWEC_METHODS"):
+        methods.load_plugins()
+    assert methods.load_plugins("") == ()

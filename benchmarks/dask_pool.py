@@ -1,4 +1,4 @@
-"""One pool built here and on a Dask cluster, side by side (issue 22, item 6).
+"""One pool built here and on a Dask cluster, side by side.
 
     dask scheduler --host 127.0.0.1 --port 18786 --no-dashboard &
     dask worker tcp://127.0.0.1:18786 --host 127.0.0.1 --nthreads 1 --no-dashboard &   # twice

@@ -1,7 +1,7 @@
 """Other sessions while one trains a pool: a λ move's time, idle and beside a training.
 
-Issue 22 (item 4) asks that a λ move in one session take no more than twice its idle time
-while another session trains a pool.  One real server (``streamlit run app.py`` on loopback,
+The target: a λ move in one session takes no more than twice its idle time while another
+session trains a pool.  One real server (``streamlit run app.py`` on loopback,
 a fresh disk cache) and two websocket sessions (:mod:`harness.wsclient`):
 
 * **B** opens the Explorer on sonar (l = 200, its pool already on disk) and moves the λ
@@ -12,8 +12,8 @@ a fresh disk cache) and two websocket sessions (:mod:`harness.wsclient`):
 
 Phases: B alone (*idle*), B beside A training in a worker process (the dashboard's default:
 :mod:`dashboard.jobs`), B alone again; then a second server with
-``SDWEC_OFF_PAGE_SECONDS=inf`` (training in the page's own script thread, as before issue
-22): B alone, B beside A training in the page.  Each phase uses another seed for both pools,
+``SDWEC_OFF_PAGE_SECONDS=inf`` (training in the page's own script thread, with no worker
+process): B alone, B beside A training in the page.  Each phase uses another seed for both pools,
 so no solve and no training is answered by a cache.  After the worker phase A's tab is
 closed and the time until the worker process is gone is reported (the reaper's timeout is
 :data:`dashboard.jobs.INTEREST_TIMEOUT_SECONDS`).  Last, one session in Chromium checks what a
@@ -261,7 +261,7 @@ def report(results, timeout, wall, rounds):
     stops = [one[worker]["stopped_after_close"] for one in results]
     stored = [one[worker]["cached_after_stop"] for one in results]
     lines = [
-        "# Other sessions while a pool trains (issue 22, item 4)",
+        "# Other sessions while a pool trains",
         "",
         f"Machine: {machine()}. Run: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
         f"`python -m benchmarks.jobs --rounds {rounds} --out results/jobs.md`, {wall:.0f} s "

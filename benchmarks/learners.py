@@ -1,4 +1,4 @@
-"""Tree learners side by side for large uploads (issue 22): the paper's exact CART on a row
+"""Tree learners side by side for large uploads: the paper's exact CART on a row
 budget against faster variants, by pool time and test accuracy over several splits.
 
 Usage::

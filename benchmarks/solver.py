@@ -78,7 +78,7 @@ def run(quick=False, log=print):
 
 
 def upload_case(old_ref="main", m=120_000, l=200, seed=0, repeats=2, log=print):
-    """The first solve of a large upload (issue 22): ``m`` x ``l`` random votes, nearly all
+    """The first solve of a large upload: ``m`` x ``l`` random votes, nearly all
     rows distinct, solved by this checkout's solver and by ``old_ref``'s
     (``git show old_ref:sdwec/solver.py`` imported under another name), alternately in one
     process; returns a Markdown table with the best times and the largest weight difference."""

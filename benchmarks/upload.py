@@ -1,4 +1,4 @@
-"""Upload benchmark (issue 22): a CSV of N rows x 10 features, from its bytes to the first
+"""Upload benchmark: a CSV of N rows x 10 features, from its bytes to the first
 Explorer chart, by size, and what the row budget per tree costs in accuracy.
 
 Usage::
@@ -23,7 +23,7 @@ The machine is shared with other agents: the load average is printed beside ever
 
 The CSV: 10 standard normal features written with 4 decimals and a label that depends on
 four of them through a product and a sine, with noise (about 78 bytes a row: 1.2M rows are
-89 MiB, the issue's file); trees on it grow deep, the slow end of the estimate.
+89 MiB); trees on it grow deep, the slow end of the estimate.
 """
 
 from __future__ import annotations

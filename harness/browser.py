@@ -1499,12 +1499,12 @@ def _headline(outcome):
     return ["## Headline", "", table(header, rows), ""]
 
 
-#: Issue 14's targets, p95 in ms: (every UCI dataset, NSL-KDD).
+#: The latency targets, p95 in ms: (every UCI dataset, NSL-KDD).
 TARGETS = {**{key: (250, 500) for key in SLIDERS}, "switch": (600, 600), "load": (1000, 1000)}
 
 
 def _targets(outcome):
-    """Worst UCI p95 and NSL-KDD p95 per control and checkout, against issue 14's targets."""
+    """Worst UCI p95 and NSL-KDD p95 per control and checkout, against the latency targets."""
     datasets = list(outcome.settings.datasets)
     uci = [d for d in datasets if d in UCI]
     rows = []
@@ -1522,14 +1522,14 @@ def _targets(outcome):
                          f"{nsl[1]:.0f}" if nsl else "–",
                          f"{target_uci} / {target_nsl}",
                          ("yes" if all(met) else "**no**") if met else "–"])
-    return ["## Against issue 14's targets (p95, ms)", "",
+    return ["## Against the latency targets (p95, ms)", "",
             "Slider moves: p95 ≤ 250 ms on every UCI dataset, ≤ 500 ms on NSL-KDD; dataset "
             "switch ≤ 600 ms; page load from a link ≤ 1 s (pool on disk or in memory).", "",
             table(["control", "checkout", "worst UCI p95 (dataset)", "NSL-KDD p95",
                    "target UCI / NSL-KDD", "met"], rows), ""]
 
 
-#: Issue 14's frame rate for scrubbing λ in the page.
+#: The target frame rate for scrubbing λ in the page.
 SCRUB_TARGET_FPS = 30
 
 

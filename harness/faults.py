@@ -25,7 +25,7 @@ updated by the fragment runs since.  With ``move_while_reconnecting`` the studen
 move goes out after a reconnect once the reconnect's run has ended on the server and before
 the session has read its answer (a page slow to read: a busy laptop, a slow network; the
 page takes input once its websocket is open): then the end of the reconnect's whole run,
-read first, can make the cache forget a message the move's run was told it holds (issue 34;
+read first, can make the cache forget a message the move's run was told it holds (so
 the served settings cache no message, deploy/streamlit.toml).
 
 Then, one after the other, each fault of ``faults``:
@@ -1011,7 +1011,7 @@ def fault_report(faults, settings, command=None, wall=0.0, machine_text=""):
 
 
 def outcome_ok(faults):
-    """The issue's 'done when', without times: nothing lost, configuration kept, uploads
+    """The failover's 'done when', without times: nothing lost, configuration kept, uploads
     and downloads work, no user-visible error, every replica healthy again."""
     for fault in faults:
         f = fault_figures(fault)

@@ -672,7 +672,7 @@ def main(argv=None):
     parser.add_argument("--out", help="write the Markdown report to this file")
     parser.add_argument("--faults", action="store_true",
                         help="the fault benchmark instead (harness/faults.py): --clients "
-                             "sessions (15 is the issue's figure), --trees, --think, --steady, "
+                             "sessions (15 is a classroom's figure), --trees, --think, --steady, "
                              "--window")
     parser.add_argument("--steady", type=float, default=20.0,
                         help="with --faults: seconds of load before each fault")

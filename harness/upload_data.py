@@ -33,7 +33,7 @@ def synthetic_csv(n_rows, seed=0) -> Path:
 
     From :data:`WHOLE_NUMBERS_FROM` rows on, the features are written as whole numbers
     (about 22 bytes a row), so that the file stays under the 200 MiB upload limit and what
-    is measured is the row limit, not the byte limit. ``"hostile"``: the issue's 199 MB
+    is measured is the row limit, not the byte limit. ``"hostile"``: a 199 MB
     file of 24.9 million lines ``1.0,0.0``.
     """
     path = DATA_DIR / f"synthetic-{n_rows}-s{seed}.csv"

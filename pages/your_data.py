@@ -273,8 +273,8 @@ st.caption(
     "this network) are under way: wait until one has finished, then upload again. "
     "\"Network Error\" means the upload stopped arriving for a while: check the connection "
     "and upload again.")
-# A scripted client's .csv.gz used to hit Streamlit's own extension check (its generic
-# error page); the loader reads gzip itself.
+# The gzip types are listed so that a scripted client's .csv.gz passes Streamlit's own
+# extension check (its generic error page); the loader reads gzip itself.
 uploaded = st.file_uploader("CSV file", type=["csv", "txt", "tsv", "csv.gz", "txt.gz", "tsv.gz"],
                             key="upload_file")
 dataset = None

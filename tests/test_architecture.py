@@ -127,3 +127,18 @@ def test_tests_benchmarks_and_the_harness_do_not_import_each_other():
                  for folder, banned in rules.items() for p in (ROOT / folder).rglob("*.py")
                  for name in _imports(p) if name.split(".")[0] in banned]
     assert offenders == []
+
+
+def test_no_tracked_text_names_an_issue_number():
+    # Comments, docstrings and docs say what and why; which issue asked for it is the git
+    # log's to keep.  results/ holds dated records, a changelog is history by design.
+    import re
+
+    listed = subprocess.run(["git", "ls-files", "*.py", "*.md", "*.sh", "*.toml"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    pattern = re.compile(r"[Ii]ssues? #?[0-9]+")
+    offenders = [name for name in listed
+                 if not name.startswith("results/") and name != "CHANGELOG.md"
+                 and (ROOT / name).is_file()
+                 and pattern.search((ROOT / name).read_text(encoding="utf-8", errors="replace"))]
+    assert offenders == [], f"issue numbers in {offenders}; say what or why instead"

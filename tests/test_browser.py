@@ -202,7 +202,7 @@ def _trace_y(page, index=0):
 
 def test_explorer(page, server):
     if SHOTS is not None:
-        # The README's picture is what a newcomer meets: every default (200 trees, the
+        # The README's picture is what a first visit shows: every default (200 trees, the
         # dataset's default number of splits), not the small pool the checks below use.
         _open(page, f"{server}/?dataset=sonar", '[data-testid="stMetric"]')
         _clean(page, 4)
@@ -328,7 +328,7 @@ def _y_holds_everything(page):
 
 
 def test_frontier_axis_holds_its_bands_after_in_place_updates(page, server):
-    # The size of the review that saw bands and bagging's error bar cut off at the top.
+    # A projector-sized window, where bands and bagging's error bar could be cut off at the top.
     page.set_viewport_size({"width": 1280, "height": 720})
     _open(page, f"{server}/frontier{QUERY}&r=3", CHARTS)
     _clean(page, 1)

@@ -138,7 +138,7 @@ def test_the_scrubber_is_dragged_without_the_server(outcome):
 @pytest.mark.browser
 def test_report_and_raw_samples(outcome, tmp_path):
     text = browser.report(outcome, "python -m benchmarks.browser --datasets sonar")
-    assert "| sonar |" in text and "## Against issue 14's targets" in text
+    assert "| sonar |" in text and "## Against the latency targets" in text
     assert "## Scrubbing λ in the page" in text
     assert "python -m benchmarks.browser --datasets sonar" in text
     app, floor = _labels(outcome)

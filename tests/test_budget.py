@@ -1,5 +1,5 @@
 """The cost estimate of a pool (sdwec.budget) and the row budget per tree it chooses, with the
-pool's ``max_samples`` (sdwec.pool) that carries it out (issue 22, item 1)."""
+pool's ``max_samples`` (sdwec.pool) that carries it out."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Cache hygiene (issue 22, item 5): a size cap with least-recently-used eviction, dead
+"""Cache hygiene: a size cap with least-recently-used eviction, dead
 writers' temporary files swept at first use, and links that cannot start heavy training
 without the viewer confirming it. Uploads' entries are evicted before the shipped datasets'
 pools, and lock files are deleted without letting two builders in. Entries are signed with a

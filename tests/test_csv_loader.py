@@ -85,7 +85,7 @@ def test_valid_tricky_file_loads(file_name):
         assert f"{expected['dropped']} row(s) with missing values dropped" in ds.description
 
 
-# ---- each failure of issue 3, with its own small input ----------------------------------
+# ---- each kind of bad file, with its own small input -----------------------------------
 
 def test_empty_file(tmp_path):
     path = tmp_path / "empty.csv"
@@ -347,7 +347,7 @@ def test_arbitrary_csv_like_text_gives_a_dataset_or_a_data_error(table):
         assert np.isfinite(ds.X).all() and ds.n_samples >= 2 * csv_loader.MIN_ROWS_PER_CLASS
 
 
-# ---- preview, excluded columns, drop or impute (issue 13, item 6) ------------------------
+# ---- preview, excluded columns, drop or impute -----------------------------------------
 
 def gappy_rows(n=300):
     """n rows (id, x, note, label): id 1000, 1001, ... unique; x continuous and unique;
@@ -569,7 +569,7 @@ def test_either_module_can_be_imported_first(first):
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
 
 
-# ---- the memory budget: rows and cells counted before parsing (issue 22) ---------------
+# ---- the memory budget: rows and cells counted before parsing -------------------------
 
 
 def test_too_many_rows_is_refused_before_parsing_with_what_to_do():
@@ -606,7 +606,7 @@ sys.path.insert(0, sys.argv[1])
 from sdwec import datasets
 from sdwec.errors import DataError
 lines = int(sys.argv[2])
-data = b"1,0\\n" * lines            # the issue's 199 MB file of 24.9M rows, scaled down
+data = b"1,0\\n" * lines            # a hostile 199 MB file of 24.9M rows, scaled down
 tracemalloc.start()
 try:
     datasets.from_csv(data, max_rows=lines // 100)
@@ -617,7 +617,7 @@ except DataError as error:
 
 
 def test_a_compressible_file_of_short_rows_gets_a_clear_refusal_in_bounded_memory():
-    """The hostile case of issue 22 at 1/10 size (2.49M lines, 10 MB) with the row limit at
+    """A hostile file of short rows at 1/10 size (2.49M lines, 10 MB) with the row limit at
     1 % of its lines: the refusal allocates nothing in proportion to the file (measured by
     tracemalloc in a fresh interpreter), where parsing would take hundreds of MB."""
     lines = 2_490_000

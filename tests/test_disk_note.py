@@ -1,4 +1,4 @@
-"""The sidebar's "Pools on disk" note (issue 21): each shipped dataset is counted against
+"""The sidebar's "Pools on disk" note: each shipped dataset is counted against
 what its default view needs (its own default splits, the sidebar's task, pool size and
 seed), and only the datasets whose task it is are listed.
 

@@ -759,7 +759,7 @@ def test_n_members_is_met_past_the_old_lambda_ceiling(cancer_pool_200, recwarn, 
     bagging, X_val, y_val = cancer_pool_200
     H = np.where(prediction_matrix(bagging.estimators_, X_val, bagging.classes_) == 1, 1, -1)
     signs = np.where(y_val == 1, 1, -1)
-    assert solve(H, signs, lam=1e4).n_selected < k  # where the search used to stop
+    assert solve(H, signs, lam=1e4).n_selected < k  # a search capped at λ = 1e4 falls short
     model = SDWECClassifier(FrozenEstimator(bagging), n_members=k).fit(X_val, y_val)
     assert model.n_selected_ == k and model.lam_ > 1e4
     assert solve(H, signs, lam=model.lam_).n_selected >= k
@@ -855,7 +855,7 @@ def test_sklearn_estimator_checks_at_documented_values(estimator, check):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_default_pool_of_200_trees_passes_check_classifiers_train_at_lam_1(seed):
-    # The whole suite takes about 3 minutes with 200 trees; this is the check the issue saw
+    # The whole suite takes about 3 minutes with 200 trees; this is the check that can
     # fail at the README's lam=1.0 for the default pool and seeds 0, 1, 2.
     check_classifiers_train("SDWECClassifier", SDWECClassifier(lam=1.0, random_state=seed))
 

@@ -87,7 +87,7 @@ def test_weight_files_say_which_split_they_are():
 def test_file_stem_names_every_setting():
     stem = export.file_stem("sonar", params=PARAMS, n_trees=200, seed=0, task="binary")
     assert stem == "sdwec_sonar_binary_l200_s0_lam10_b15_g15_e1_k25_paper_val"
-    # SDWEC-B and λ = 10, β = 18 used to share "sdwec_sonar_lam10": not any more.
+    # SDWEC-B and λ = 10, β = 18 get stems of their own, not one "sdwec_sonar_lam10".
     other = export.file_stem("sonar", params={**PARAMS, "beta": 18.0}, n_trees=200, seed=0,
                              task="binary")
     assert other == "sdwec_sonar_binary_l200_s0_lam10_b18_g15_e1_k25_paper_val"

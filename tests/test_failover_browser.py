@@ -1,7 +1,7 @@
 """A failover that a real browser survives: Chromium pages through ``scripts/serve.sh``
 (2 replicas behind nginx) while their replica is killed (SIGKILL) and then stopped (SIGSTOP).
 
-What killed pages before (issue 34, item 1): Streamlit's "Connection error ... Cached
+What kills a page in a failover: Streamlit's "Connection error ... Cached
 ForwardMsg MISS" dialog, page greyed until reloaded.  The browser keeps the large messages
 of a page (>= ``global.minCachedMessageSize``) by hash, advertises those hashes with every
 rerun request, and the server sends a short reference instead of a message the browser said
@@ -12,7 +12,7 @@ fails when two requests go out before the first run's ``new_session`` arrives: a
 reconnect sends a whole-page run at once, and a slider moved before its answer arrives (a
 busy survivor, a slow classroom network) sends a fragment run that does not pre-empt it; the
 whole run's end then forgets a message the fragment run was told the browser holds, and the
-fragment run's reference to it is fatal.  The served settings now cache no message at all
+fragment run's reference to it is fatal.  So the served settings cache no message at all
 (``global.minCachedMessageSize`` in deploy/streamlit.toml; docs/deploy.md).
 
 The test makes that timing certain instead of waiting for it: the pages hold the messages

@@ -352,7 +352,7 @@ def test_lower_bounds_are_the_pinned_minimum_versions_the_tests_run_on():
     checkout = _bounds((ROOT / "requirements.txt").read_text().splitlines(), ">=")
     assert pinned == base  # the library's floors are exactly what the second run installs
     assert checkout == {**base, **extra}
-    # Not the newest releases: the floors the issue measured sdwec passing with.
+    # Not the newest releases: the floors sdwec was measured passing with.
     assert base["scikit-learn"] == "1.7.2" and base["numpy"] == "2.2.6"
     assert base["pandas"] == "2.3.3" and base["scipy"] == "1.15.3"
     # CI runs scripts/test.sh without arguments, which runs the pinned environment too.

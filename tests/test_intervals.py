@@ -23,7 +23,7 @@ def test_t_interval_is_clipped_to_the_bounds_and_holds_the_mean():
     values = [1.0] * 9 + [0.81]
     mean, lo, hi = intervals.mean_interval(values, 0.0, 1.0)
     assert hi == 1.0 and lo < mean <= hi
-    # Tree counts: 193.8 ± 19.6 of 200 in the review; the interval stops at 200.
+    # Tree counts: 193.8 ± 19.6 of 200; the interval stops at 200.
     counts = [200] * 9 + [138]
     mean, lo, hi = intervals.mean_interval(counts, 0, 200)
     assert mean == pytest.approx(193.8) and hi == 200 and lo >= 0

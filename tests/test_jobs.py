@@ -1,4 +1,4 @@
-"""Pool training off the page (issue 22, item 4): worker processes, Cancel, the reaper.
+"""Pool training off the page: worker processes, Cancel, the reaper.
 
 The real worker (``python -m sdwec _pool-job``) trains small pools; stand-in workers (a
 sleeping Python, a shell with a child) show what happens to processes without training.
@@ -257,9 +257,9 @@ def test_splits_train_one_after_the_other(cache, monkeypatch, registry, caplog):
 
 def test_the_bar_over_splits_says_which_split_and_goes_on_when_a_pool_lands(
         cache, monkeypatch, registry):
-    """Issue 21, point 1: off the page too, the line says "split i of r", and a pool that
-    lands does not restart the bar (each pool is a new worker in a new run; the line said
-    "pool 1 of the 3 not trained yet", then "pool 1 of the 2", from 0 each time)."""
+    """Off the page too, the line says "split i of r", and a pool that lands does not
+    restart the bar (each pool is a new worker in a new run, so counting pools left would
+    say "pool 1 of the 3 not trained yet", then "pool 1 of the 2", from 0 each time)."""
     slow = registry(command=SLEEPER)
     monkeypatch.setattr(training, "_JOBS", slow)
     monkeypatch.setattr(training, "OFF_PAGE_SECONDS", 0.0)

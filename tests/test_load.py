@@ -85,7 +85,7 @@ def _check_reduced_run(outcome, settings):
     assert {a.session for a in outcome.actions} == set(range(load.total_sessions(settings)))
     served = [a for a in outcome.actions if a.params is not None]
     assert served and all(dict(zip(load.PARAM_KEYS, a.params))["l"] == "20" for a in served)
-    # Memory is bounded: under the 200 MiB between the warm-up and the end.
+    # Memory is bounded: under 200 MiB between the warm-up and the end.
     assert outcome.rss_warm > 0 and outcome.rss_end > 0
     assert s["rss_growth"] < 200 * 2**20
     return s

@@ -344,7 +344,7 @@ def test_frontier_carries_parameters_for_the_explorer():
     random_curve = _trace(fig, "random subsets")
     assert list(random_curve.x) == [0.96, 0.98]  # sorted by sparsity
     # Every SDWEC point here is on the front (more trees, more accuracy).  Chosen on test,
-    # its legend says so (FRESH2 15: the "(chosen on …)" part used to drop).
+    # its legend says so, "(chosen on …)" included.
     front = _trace(fig, "SDWEC Pareto front (chosen on test)")
     assert sorted(front.x) == pytest.approx([0.8, 0.88, 0.96]) and front.mode == "lines"
     # A front chosen on validation, drawn on test: its points, ringed, no staircase.
@@ -475,7 +475,7 @@ def test_member_weights_marks_the_pinned_weights():
         plots.member_weights([0.5, 0.0], [0.6, 0.7], pinned=[1.0])
 
 
-# --------------------------------------------------------------------------- issue 21: sizes
+# --------------------------------------------------------------------------- sizes
 
 
 def test_method_comparison_bars_start_at_zero_with_interval_and_dots():
@@ -707,7 +707,7 @@ def test_training_time_log_axis_labels_any_range():
     _assert_no_noise(fig)
 
 
-# --------------------------------------------------------------------------- issue 21: colours
+# --------------------------------------------------------------------------- colours
 
 
 def _lab(colour):
@@ -828,7 +828,7 @@ def test_prediction_time_labels_keep_small_times():
 
 
 def test_no_role_is_pink_where_methods_are():
-    # Review finding: a magenta Pareto front and deep-pink cost rises read as QFWEC (pink) on a
+    # A magenta Pareto front and deep-pink cost rises would read as QFWEC (pink) on a
     # projector.  Pink/red/magenta hues (CIELAB hue 320-40 degrees, chroma > 30) belong to
     # methods only.
     def pinkish(colour):
@@ -870,7 +870,7 @@ def test_paper_comparison_draws_the_interval_of_our_mean_as_error_bars():
 
 
 def test_sdwec_a_and_b_are_told_apart_by_hue():
-    # Review finding: navy SDWEC-A beside periwinkle SDWEC-B read as one colour.  Their
+    # Navy SDWEC-A beside periwinkle SDWEC-B would read as one colour.  Their
     # CIELAB hues must be at least 60 degrees apart, besides their different markers.
     def hue(colour):
         _, a, b = _lab(colour)

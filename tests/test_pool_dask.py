@@ -1,4 +1,4 @@
-"""Pools trained on a Dask cluster (issue 22, item 6): ``$SDWEC_DASK_SCHEDULER`` set, the
+"""Pools trained on a Dask cluster: ``$SDWEC_DASK_SCHEDULER`` set, the
 bagged trees grow on the cluster's workers and the pool is the one a local build gives."""
 
 import sys

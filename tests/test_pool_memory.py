@@ -1,5 +1,5 @@
-"""The dashboard's pools in memory are capped by bytes, least recently used let go first
-(issue 22, point 3).  Small pools and a tiny cap; sizes derived from the arrays by hand."""
+"""The dashboard's pools in memory are capped by bytes, least recently used let go first.
+Small pools and a tiny cap; sizes derived from the arrays by hand."""
 
 import threading
 

@@ -1,4 +1,4 @@
-"""Visible waits (issue 21): the disk cache's progress files, and the training-time range.
+"""Visible waits: the disk cache's progress files, and the training-time range.
 
 A builder records its progress beside the entry's lock; a caller that finds the lock taken
 reads it instead of waiting in silence.  Records of builders that died are ignored.
@@ -177,7 +177,7 @@ def test_training_time_is_a_range_increasing_in_every_size():
 
 def test_training_time_range_holds_the_measured_pools():
     """Pools measured on this project's machine (l = 200, one core, busy): sonar 0.7–1.7 s,
-    waveform 8–12 s, NSL-KDD 144–152 s a pool (issue 21: 455 s for 3 splits)."""
+    waveform 8–12 s, NSL-KDD 144–152 s a pool (455 s for 3 splits)."""
     for rows, features, measured in ((208, 60, 1.2), (5000, 21, 10.0), (125973, 41, 150.0)):
         low, high = estimates.training_seconds_range(rows, features, 200)
         assert low <= measured <= high, (rows, low, high)
@@ -247,9 +247,9 @@ def explorer_app(cache, monkeypatch, training_notes):
 
 
 def test_a_shipped_datasets_new_seed_says_how_many_pools_and_how_long(explorer_app):
-    """Issue 21, point 1, on a shipped dataset: a seed no pool exists for says how many
-    pools train and roughly how long before they start, however short (the note was held
-    back under 10 s), and the bar says which split.  By hand (estimates._TRAINING_RATES):
+    """On a shipped dataset, a seed no pool exists for says how many
+    pools train and roughly how long before they start, however short (even under 10 s),
+    and the bar says which split.  By hand (estimates._TRAINING_RATES):
     sonar's 208 rows train on 166.4, 166.4 log2(166.4) x 60 features = 73,666 units; a
     tree takes 0.002 + 0.00074 to 0.010 + 0.00516 s, so ten pools of 10 trees 0.27 to
     1.52 s ("1–2 s") and one pool 0.027 to 0.15 s ("<1 s")."""

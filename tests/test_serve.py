@@ -1498,10 +1498,10 @@ def _browser(served):
 
 
 def test_another_browser_uploads_while_eight_uploads_trickle(served):
-    """The issue's case: four browsers each trickle two uploads into a session of their own
-    (1 KB every few seconds, never finishing).  They held the 8 slots of the whole proxy and
-    every other upload got 429; now each browser holds its own two, and a fifth browser's
-    upload is taken.  A browser's other tab shares its two."""
+    """Four browsers each trickle two uploads into a session of their own (1 KB every few
+    seconds, never finishing).  With one limit for the whole proxy they would hold its 8
+    slots and every other upload would get 429; each browser holds its own two, and a fifth
+    browser's upload is taken.  A browser's other tab shares its two."""
     browsers = [_browser(served) for _ in range(5)]
     assert len({b["_streamlit_xsrf"] for b in browsers}) == 5
 

@@ -1,5 +1,5 @@
 """The solver's Gram matrix by blocks of rows, and the correctness matrix built in place
-(issue 22: the first solve on 120,000 distinct validation rows)."""
+(the first solve of an upload of 120,000 distinct validation rows)."""
 
 import numpy as np
 import pytest

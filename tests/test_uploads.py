@@ -1,4 +1,4 @@
-"""Uploads no widget holds are dropped; a session holds at most one pending upload (issue 22).
+"""Uploads no widget holds are dropped; a session holds at most one pending upload.
 
 Unit tests drive :class:`dashboard.uploads.UploadPolicy` on a real
 ``MemoryUploadedFileManager`` with a hand-moved clock; the live tests start ``streamlit run

@@ -1,5 +1,5 @@
 """The *Your data* page through AppTest: preview, excluded columns, drop or impute, and the
-sidebar and URL naming the upload while it is in use (issue 13, item 6).
+sidebar and URL naming the upload while it is in use.
 
 Same conventions as tests/test_app.py: l = 10 pools in a temporary disk cache, Streamlit's
 caches cleared around every test. Expected row counts are derived by hand from the CSV
@@ -419,9 +419,9 @@ def _sleeping(monkeypatch):
 
 def test_a_seed_or_splits_change_says_how_many_pools_train_and_how_long(monkeypatch,
                                                                          tmp_path):
-    """Issue 21, point 1: after an upload, a move of the sidebar's Split seed or Splits that
+    """After an upload, a move of the sidebar's Split seed or Splits that
     leaves the first split's pool on disk still trains new pools; the page and the sidebar
-    say how many and how long before they start (they said nothing), the line says which
+    say how many and how long before they start, the line says which
     split, and once they are trained the page no longer says they will be."""
     from dashboard import estimates
     from sdwec import pool

@@ -163,10 +163,12 @@ class MemoryBudget:
 
 def refusal(what, nbytes, in_use, cap):
     """The sentence a refused request shows: what happened and what to do."""
-    return (f"This server is holding other people's data and work right now ({_mib(in_use)} "
-            f"of the {_mib(cap)} it may use), and {what} needs about {_mib(nbytes)} more, so "
-            "it was not started; nothing you had is lost. Try again in a minute, or upload a "
-            "sample of the rows.")
+    return (f"This server is short of memory right now: the data and work of everyone on it, "
+            f"yours included, hold {_mib(in_use)} (its limit is {_mib(cap)}), and {what} needs "
+            f"about {_mib(nbytes)} more, so it was not started. Your file is still in the "
+            "uploader: try again in a minute (press R to rerun the page), or upload a smaller "
+            "file: fewer columns, or a random sample of the rows (in pandas, "
+            "df.sample(n=100_000, random_state=0).to_csv(...)).")
 
 
 #: The budget of this process, shared by its sessions.

@@ -116,9 +116,9 @@ def _training_panel(todo, what, session, split=(1, 1), pools=None, started=None)
 
 
 def _caption_and_cancel(keys, session):
-    st.caption("The page is free meanwhile: switch pages and come back, the training goes on; "
-               "other sessions are not slowed. It stops if you cancel, or once this tab has "
-               f"been closed for {jobs.INTEREST_TIMEOUT_SECONDS:.0f} s and no other session "
-               "wants the pool.")
+    st.caption("You may switch pages meanwhile: the pool in training goes on, and with several "
+               "splits the next one starts when you are back on this page. Other sessions are "
+               "not slowed. A training stops if you cancel, or once this tab has been closed "
+               f"for {jobs.INTEREST_TIMEOUT_SECONDS:.0f} s and no other session wants the pool.")
     st.button("Cancel training", on_click=training.cancel_training, args=(keys, session),
               key="_cancel_training")

@@ -50,8 +50,8 @@ def test_the_newest_request_is_refused_with_what_to_do_and_the_first_goes_on():
     with pytest.raises(MemoryRefused) as refused:
         budget.admit(300 * MIB, "reading this file")
     text = str(refused.value)
-    assert "holding other people's data" in text and "try again in a minute" in text.lower()
-    assert "sample of the rows" in text and "reading this file" in text
+    assert "short of memory" in text and "try again in a minute" in text.lower()
+    assert "random sample of the rows" in text and "reading this file" in text
     assert "300 MiB" in text and "750 MiB" in text and "1,000 MiB" in text
     assert budget.reserved() == 350 * MIB  # the refused request reserved nothing
     budget.release(first)

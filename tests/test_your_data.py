@@ -557,8 +557,8 @@ def _budget(monkeypatch, cap):
                         memory_budget.MemoryBudget(cap=cap, rss=lambda: 0, trim=lambda: None))
 
 
-REFUSAL = ("This server is holding other people's data", "Try again in a minute, or upload a "
-                                                         "sample of the rows.")
+REFUSAL = ("This server is short of memory right now", "Your file is still in the uploader: "
+                                                        "try again in a minute")
 
 
 def _refused(at):

@@ -119,9 +119,10 @@ def test_the_default_leaves_room_under_serve_sh_s_guard():
 
 
 def test_the_process_rss_is_read_and_grows_with_an_array():
+    # 128 MiB written, 100 asked: the rest of the process may free a few MiB meanwhile.
     before = memory_budget.process_rss()
-    block = np.ones(64 * MIB // 8)
-    assert memory_budget.process_rss() - before >= 60 * MIB
+    block = np.ones(128 * MIB // 8)
+    assert memory_budget.process_rss() - before >= 100 * MIB
     del block
 
 

@@ -28,7 +28,8 @@ echo "== ruff check =="
 .venv/bin/python -m ruff check . || status=$?
 # Two workers, each test module whole on one of them (its module-scoped servers and pools
 # are made once): the browser and serving tests mostly wait, so the other worker's tests run
-# meanwhile. Measured on this project's 2-core machine: 467 s against 734 s in one process.
+# meanwhile. Measured on this project's 2-core machine: 477 s against 734 s in one process
+# (three workers: 470 s; the minimum-versions run beside it instead of after: slower).
 .venv/bin/python -m pytest -n 2 --dist loadfile || status=$?
 
 # The library's tests (no dashboard, browser, serving or install tests: those need the

@@ -24,7 +24,7 @@ from pathlib import Path
 import plotly
 import streamlit as st
 
-from dashboard import _plotly_compat
+from dashboard import _compat as compat
 
 #: Streamlit serves ``<app directory>/static`` at ``app/static/``.
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -132,10 +132,10 @@ def ensure_plotly_js(static_dir=STATIC_DIR):
 def figure_spec(fig):
     """``fig`` as the component's JSON, with :data:`TEMPLATE` for plotly.py's template: what
     ``plotly.io.to_json(fig)`` gives, template aside, without its copies
-    (``dashboard._plotly_compat``).  A trace's uid is kept where a figure sets one: with a
+    (``dashboard._compat``).  A trace's uid is kept where a figure sets one: with a
     fixed ``uirevision`` Plotly then keeps what the reader did to that trace (shown or hidden
     in the legend) across redraws that add or remove other traces."""
-    return _plotly_compat.figure_json(fig, TEMPLATE)
+    return compat.figure_json(fig, TEMPLATE)
 
 
 def plotly_chart(fig, key, on_click=None):

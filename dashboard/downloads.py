@@ -9,7 +9,7 @@ browser's fetch of the file could meet a 404 (the fault benchmark saw it on 1 to
 downloads, with or without the proxy).
 
 :func:`install` wraps the running server's media file manager (its instance, not
-Streamlit's class; ``dashboard._streamlit_compat.keep_built_downloads``) so that the built
+Streamlit's class; ``dashboard._compat.keep_built_downloads``) so that the built
 file is referenced by the session that clicked, at a coordinate of its own.  Streamlit
 drops a session's references when that session's next run starts, so the file is then swept as before: a download click (``on_click="ignore"``) starts
 no run, and a later slider move frees the file.  Where the internals are not as expected
@@ -19,7 +19,7 @@ server and nothing to wrap.
 
 from __future__ import annotations
 
-from dashboard import _streamlit_compat as compat
+from dashboard import _compat as compat
 
 
 def install():

@@ -8,7 +8,7 @@ from string import Template
 
 import streamlit as st
 
-from dashboard import _streamlit_compat as compat
+from dashboard import _compat as compat
 from dashboard import explorer_cache, frontier_cache, page_pools, upload_plans
 from dashboard.charts import plotly_chart
 from dashboard.config import EPS_GRID, LAMBDA_GRID

@@ -12,7 +12,7 @@ before it accepts a connection:
   replica no browser had opened yet ran without the upload policy, and a restarted
   replica's first page waited for the imports (results/serve.md).
 
-Every touch of Streamlit's internals is in ``dashboard._streamlit_compat``, which checks
+Every touch of Streamlit's internals is in ``dashboard._compat``, which checks
 each against its contract first and leaves plain Streamlit behaviour (logged) where one
 does not hold.
 
@@ -54,7 +54,7 @@ if __name__ == "__main__" and sys.path and Path(sys.path[0]).resolve() == Path(_
     # its package must be importable as ``dashboard``, as Streamlit will make it for app.py.
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from dashboard import _streamlit_compat as compat  # noqa: E402
+from dashboard import _compat as compat  # noqa: E402
 
 LOG = logging.getLogger("dashboard")
 #: What a page's first run would import: the app's modules and the library behind them.

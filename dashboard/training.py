@@ -16,7 +16,7 @@ import time
 
 import streamlit as st
 
-from dashboard import _streamlit_compat as compat
+from dashboard import _compat as compat
 from dashboard import jobs
 
 LOG = logging.getLogger("dashboard")

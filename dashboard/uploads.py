@@ -39,7 +39,7 @@ let go of what the process derived from the file (its parsed data, previews and 
 A background thread sweeps every few seconds.  The policy starts with the server, before it
 accepts a connection (``dashboard.launch``; under a plain ``streamlit run`` at the first
 script run, ``app.py``, files uploaded before are then adopted as pending).  The server's
-internals are read through ``dashboard._streamlit_compat``: where they are not as it
+internals are read through ``dashboard._compat``: where they are not as it
 expects (another manager class, a future version) :func:`install` does nothing and logs it
 once; under ``AppTest`` there is no server to govern.
 """
@@ -53,7 +53,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from dashboard import _streamlit_compat as compat
+from dashboard import _compat as compat
 
 LOG = logging.getLogger("dashboard")
 

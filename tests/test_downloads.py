@@ -1,7 +1,7 @@
 """dashboard.downloads: installed only on a running server (the wrapper itself and what it
-relies on: tests/test_streamlit_compat.py)."""
+relies on: tests/test_compat.py)."""
 
-from dashboard import _streamlit_compat as compat
+from dashboard import _compat as compat
 from dashboard import downloads
 
 

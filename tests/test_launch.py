@@ -3,7 +3,7 @@ rerun with the same widget states (a page reconnected to a restarted or failed-o
 instead of being dropped as Streamlit drops it.  The end-to-end check is
 tests/test_serve.py's failover test and tests/test_browser.py's restart test; what the
 replacement relies on in Streamlit, and the start-up before the server listens, are checked
-in tests/test_streamlit_compat.py."""
+in tests/test_compat.py."""
 
 import functools
 import subprocess

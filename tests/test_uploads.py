@@ -18,7 +18,7 @@ import pytest
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
-from dashboard import _streamlit_compat as compat
+from dashboard import _compat as compat
 from dashboard import uploads
 
 MB = 1_000_000
@@ -240,7 +240,7 @@ def test_install_without_a_server_does_nothing():
 
 
 class FakeServer:
-    """What install() reads of Streamlit's runtime (through dashboard._streamlit_compat)."""
+    """What install() reads of Streamlit's runtime (through dashboard._compat)."""
 
     def __init__(self, manager):
         self.uploaded_file_mgr = manager

@@ -1,5 +1,5 @@
-"""Contracts of the app's uses of Streamlit's and Plotly's internals (dashboard/_streamlit_compat.py,
-dashboard/_plotly_compat.py): one test per use, on the real installed packages.
+"""Contracts of the app's uses of Streamlit's and Plotly's internals (dashboard/_compat.py):
+one test per use, on the real installed packages.
 
 CI runs this file a second time against the newest Streamlit and Plotly (.ci/run): a failure
 names the use that broke and where to look.  Each use whose upstream behaviour it works
@@ -20,8 +20,7 @@ from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileMan
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 from streamlit.testing.v1 import AppTest
 
-from dashboard import _plotly_compat
-from dashboard import _streamlit_compat as compat
+from dashboard import _compat as compat
 
 
 def _holds(name):
@@ -213,7 +212,7 @@ def test_session_contract():
 def test_a_script_run_knows_its_session_and_nothing_else_does():
     assert compat.session_id() is None
     at = AppTest.from_string(
-        "import streamlit as st\nfrom dashboard import _streamlit_compat as c\n"
+        "import streamlit as st\nfrom dashboard import _compat as c\n"
         "st.text(repr(c.session_id()))").run()
     assert not at.exception
     shown = at.text[0].value
@@ -233,11 +232,7 @@ def test_only_vouched_test_ids_are_given():
 
 # ------------------------------------------------------------------------------- plotly
 def test_plotly_figure_contract():
-    why = _plotly_compat.problem()
-    assert why is None, (f"Plotly contract breaks (figures read in place): {why}. Check "
-                         "plotly/basedatatypes.py (_layout, _data, _frame_objs, _props) and "
-                         "_plotly_utils/utils.py (to_typed_array_spec, is_homogeneous_array, "
-                         "is_skipped_key); until adapted the charts use fig.to_dict().")
+    _holds("plotly_json")
 
 
 # ------------------------------------------------------------------- the self-check

@@ -116,7 +116,7 @@ def pool_of(ref, progress=None, waiting=None, keep=()):
         if held is None:
             # A pool in memory takes about its cache entry's size (114 MB against 113.9 MB
             # for NSL-KDD at l = 200): room is made before it is read.
-            pool_memory.POOL_MEMORY.make_room(_entry_bytes(ref.key), {ref.key, *keep})
+            pool_memory.POOL_MEMORY.make_room(entry_bytes(ref.key), {ref.key, *keep})
             held = slot["pool"] = pool.load_pool(ref.key, dataset=ref.dataset,
                                                  progress=progress, waiting=waiting)
             pool_memory.POOL_MEMORY.hold(ref.key, slot, keep)
@@ -125,7 +125,7 @@ def pool_of(ref, progress=None, waiting=None, keep=()):
         slot["lock"].release()
 
 
-def _entry_bytes(key):
+def entry_bytes(key):
     """Size of ``key``'s disk cache entry (0 when it is not on disk yet)."""
     try:
         return pool.cache_path(key).stat().st_size

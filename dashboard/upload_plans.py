@@ -227,7 +227,7 @@ def pools_memory_need(dataset, config):
     m = upload_max_samples(dataset, config.n_trees, config.seed)
     missing = [r for r in _split_refs(dataset, config, m) if pools.in_memory(r) is None]
     todo = [r for r in missing if not pool.is_cached(r.key)]
-    need = sum(pools._entry_bytes(r.key) for r in missing if r not in todo)
+    need = sum(pools.entry_bytes(r.key) for r in missing if r not in todo)
     if todo and (training.session_id() is None
                  or estimates.training_range(todo)[1] < training.OFF_PAGE_SECONDS):
         full, budgeted, _ = estimates.upload_estimates(dataset, config.n_trees, m)

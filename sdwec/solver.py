@@ -194,14 +194,6 @@ def adaptive_thresholds(w, beta, gamma, eps, level=PENALTY_LEVEL):
     return penalty_root(beta, adaptive_gamma(w, gamma, eps), level)
 
 
-# --------------------------------------------------------------------------- inputs
-
-
-def check_params(lam, beta, gamma, eps, iterations, threshold, multiclass="plurality"):
-    """Raise ValueError naming the first solver parameter that is out of range."""
-    SolverParams(lam, beta, gamma, eps, iterations, threshold, multiclass)
-
-
 # --------------------------------------------------------------------------- vote table
 
 #: The solver's input in its 0.1 name; votes of every kind are now one type.

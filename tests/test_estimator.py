@@ -320,6 +320,41 @@ def test_uniform_vote_keeps_sdwecs_support_with_equal_weights():
     assert uniform.lam_ == paper.lam_ == 10.0
 
 
+def _held_out_counts(model, y):
+    return np.unique(y[model.validation_indices_], return_counts=True)[1]
+
+
+def test_auto_fit_adds_the_out_of_bag_rows_only_where_a_class_has_few_held_out_rows():
+    X, y = load_wine(return_X_y=True)  # 3 classes of 48 to 71 rows
+    params = dict(n_estimators=12, random_state=0)
+    # Enough rows of every class: the paper's held-out rows alone, the same fit as asked.
+    auto = SDWECClassifier(validation_fraction=0.3, **params).fit(X, y)
+    assert _held_out_counts(auto, y).min() >= estimator_module.MIN_HELD_OUT_PER_CLASS
+    paper = SDWECClassifier(validation_fraction=0.3, fit_on="validation", **params).fit(X, y)
+    assert auto.fit_on_ == paper.fit_on_ == "validation"
+    np.testing.assert_array_equal(auto.weights_, paper.weights_)
+    # 4 held-out rows of some class: the out-of-bag rows join them, the same fit as asked.
+    auto = SDWECClassifier(validation_fraction=0.06, **params).fit(X, y)
+    assert _held_out_counts(auto, y).min() < estimator_module.MIN_HELD_OUT_PER_CLASS
+    oob = SDWECClassifier(validation_fraction=0.06, fit_on="oob+validation", **params).fit(X, y)
+    assert auto.fit_on_ == oob.fit_on_ == "oob+validation"
+    np.testing.assert_array_equal(auto.weights_, oob.weights_)
+    assert not np.array_equal(auto.weights_, SDWECClassifier(
+        validation_fraction=0.06, fit_on="validation", **params).fit(X, y).weights_)
+
+
+def test_auto_fit_keeps_the_held_out_rows_where_there_are_no_out_of_bag_rows(binary_pool):
+    bagging, X_val, y_val, _, _ = binary_pool
+    frozen = SDWECClassifier(FrozenEstimator(bagging)).fit(X_val[:6], y_val[:6])
+    assert frozen.fit_on_ == "validation"
+    X, y = load_wine(return_X_y=True)
+    # Every member drew every row: nothing is out of bag, so the held-out rows alone.
+    whole = SDWECClassifier(n_estimators=5, bootstrap=False, validation_fraction=0.06,
+                            random_state=0).fit(X, y)
+    assert _held_out_counts(whole, y).min() < estimator_module.MIN_HELD_OUT_PER_CLASS
+    assert whole.fit_on_ == "validation"
+
+
 def test_oob_parameters_say_what_to_fix(binary_pool):
     bagging, X_val, y_val, _, _ = binary_pool
     with pytest.raises(ValueError, match="frozen pool does not give"):
@@ -669,7 +704,7 @@ def test_clone_keeps_parameters_unfitted():
     ({"validation_fraction": 1.0}, "validation_fraction must be a number strictly between"),
     ({"lam": -1.0}, "lam"),
     ({"threshold": "median"}, "threshold must be one of"),
-    ({"fit_on": "train"}, "fit_on must be one of 'validation', 'oob\\+validation'"),
+    ({"fit_on": "train"}, "fit_on must be one of 'auto', 'validation', 'oob\\+validation'"),
     ({"vote": "majority"}, "vote must be one of 'weighted', 'uniform'"),
     ({"n_members": 0}, "n_members must be None, an int >= 1 or a float in \\(0, 1\\]"),
     ({"n_members": 1.5}, "n_members must be None"),
@@ -835,8 +870,11 @@ CLASS_WEIGHTS = [dict(n_estimators=6, random_state=1, class_weight="balanced")]
 PREDICTIONS = [dict(n_estimators=6, random_state=1, voting="soft",
                     estimator=DecisionTreeClassifier(max_depth=3)),
                dict(n_estimators=6, random_state=0, calibration="temperature")]
+# fit_on="validation": on the check's small data "auto" would add the out-of-bag rows, and
+# the expected failure of check_class_weight_classifiers (bootstrap=False) is about the
+# held-out rows alone.
 BAGGING = [dict(n_estimators=6, random_state=2, max_samples=0.5, max_features=0.5,
-                bootstrap=False, oob_score=True)]
+                bootstrap=False, oob_score=True, fit_on="validation")]
 
 
 @_sklearn_checks(

@@ -215,7 +215,9 @@ def report(records, n_folds, n_trees, large_trees, quick, load_start, load_end, 
         "\"sqrt\"), fit_on=\"oob+validation\", n_members=0.2, vote=\"uniform\")`; SDWEC "
         "recommended, calibrated: the same with `calibration=\"temperature\"`; SDWEC paper "
         "defaults: `SDWECClassifier()` (fully grown trees on all columns, weights on the 10 % "
-        "held-out rows, λ = 10, weighted vote). All SDWEC rows use the default "
+        "held-out rows, plus the out-of-bag votes where some class has fewer than 5 of "
+        "them (`fit_on=\"auto\"`: iris and wine), λ = 10, weighted vote). All SDWEC rows use "
+        "the default "
         "`multiclass=\"plurality\"` on iris, wine and digits. RandomForest, Bagging: "
         f"{n_trees} trees (scikit-learn's defaults otherwise); HistGradientBoosting: "
         "scikit-learn's defaults.",

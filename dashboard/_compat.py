@@ -40,6 +40,11 @@ The uses:
     (~10 kB) that the in-place charts throw away: the three charts of a slider move took
     ~0.7 ms of its run instead of ~2.5.  Where the contract does not hold (the JSON of a probe
     figure differs from the public path's), the public path.
+``frontend``
+    :func:`frontend_folder`: the installed Streamlit's built frontend, whose content-hashed
+    files (``/static/...``: the page's scripts, styles and fonts) nginx serves from disk
+    instead of a replica (``deploy/render_nginx.py``).  Found without importing Streamlit;
+    where the contract does not hold, the replicas serve them, as before.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import functools
+import importlib.util
 import inspect
 import json
 import logging
@@ -504,6 +510,50 @@ def figure_json(fig, template):
     return _json(build(fig, template))
 
 
+# ---------------------------------------------------------------- the frontend's files
+def _frontend_candidate():
+    """``<streamlit package>/static`` without importing Streamlit (a proxy renders its
+    configuration without the app's start-up), or ``None`` when Streamlit is not installed."""
+    spec = importlib.util.find_spec("streamlit")
+    places = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return os.path.join(places[0], "static") if places else None
+
+
+def frontend_folder():
+    """The installed Streamlit's built frontend: the folder holding its ``index.html``, whose
+    ``static/`` subfolder is what the page loads as ``./static/...`` (content-hashed names).
+    ``None`` where the contract does not hold (logged once): then only the replicas serve
+    those files."""
+    why = problem("frontend")
+    if why:
+        log_once("frontend", f"Streamlit's frontend files are left to the replicas: {why}")
+        return None
+    return _frontend_candidate()
+
+
+def _frontend_contract(folder=None):
+    folder = _frontend_candidate() if folder is None else os.fspath(folder)
+    if folder is None:
+        return "streamlit is not installed for this interpreter"
+    try:
+        with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as handle:
+            manifest = json.load(handle)
+        with open(os.path.join(folder, "index.html"), encoding="utf-8") as handle:
+            page = handle.read()
+    except (OSError, ValueError) as exc:
+        return f"{folder} has no readable manifest.json and index.html ({exc})"
+    entry = manifest.get("index.html") if isinstance(manifest, dict) else None
+    script = entry.get("file") if isinstance(entry, dict) else None
+    if not isinstance(script, str) or not script.startswith("static/"):
+        return "manifest.json's 'index.html' entry names no script under static/"
+    if not os.path.isfile(os.path.join(folder, script)):
+        return f"the page's script {script} is not in {folder}"
+    # The page's own URL for it: nginx maps /static/... to this folder's static/... .
+    if f'src="./{script}"' not in page:
+        return f"index.html no longer loads ./{script}: its URLs may not map to the folder"
+    return None
+
+
 #: name -> (check, what uses it, what to look at when it breaks).
 CONTRACTS = {
     "rerun": (_rerun_contract, "a reconnected page's fragment rerun run as a whole-page rerun",
@@ -524,6 +574,9 @@ CONTRACTS = {
                     "plotly/basedatatypes.py (_layout, _data, _frame_objs, _props) and "
                     "_plotly_utils/utils.py (to_typed_array_spec, is_homogeneous_array, "
                     "is_skipped_key)"),
+    "frontend": (_frontend_contract, "Streamlit's frontend files served by nginx from disk",
+                 "streamlit/static: index.html (its module script), manifest.json (the "
+                 "'index.html' entry's file) and static/ beside them"),
 }
 
 

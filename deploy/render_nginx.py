@@ -11,9 +11,13 @@ template is filled; one left over is an error.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import importlib.util
 import ipaddress
+import os
 import re
 import socket
+import stat
 import sys
 from pathlib import Path
 
@@ -32,6 +36,79 @@ SECURITY_HEADERS = (
 KEEPALIVE_SECONDS = 4
 TEMPLATE = Path(__file__).resolve().parent / "nginx.conf.template"
 ERRORS = Path(__file__).resolve().parent / "errors"
+ROOT = Path(__file__).resolve().parent.parent
+#: Where a location that serves files from disk points when no folder is usable: one that
+#: does not exist (in the run directory), so that every request goes to a replica.
+NOWHERE = "not-served-by-nginx"
+
+
+def _warn(message):
+    print(f"render_nginx.py: {message}", file=sys.stderr)
+
+
+def _open_to_workers(path):
+    """Whether nginx's workers can read the file ``path``, or every file under the folder
+    ``path``: started as root they run as ``nobody``, so the path must be open to every
+    user; otherwise as this user."""
+    def ok(entry, mode):
+        if os.geteuid() != 0:
+            return os.access(entry, os.R_OK | (os.X_OK if stat.S_ISDIR(mode) else 0))
+        return bool(mode & (stat.S_IXOTH if stat.S_ISDIR(mode) else stat.S_IROTH))
+
+    target = Path(path).resolve()
+    try:
+        # Searchable all the way down from /, then every folder and file inside.
+        if not all(ok(part, part.stat().st_mode) for part in [target, *target.parents]):
+            return False
+        for base, dirs, files in os.walk(target):
+            for name in dirs + files:
+                entry = os.path.join(base, name)
+                if not ok(entry, os.stat(entry).st_mode):
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+def plotly_js():
+    """``(folder, version)``: the installed plotly package's folder holding the
+    ``plotly.min.js`` the charts load (dashboard/charts.py serves a copy of that file as
+    ``./app/static/plotly.min.js?v=<version>``), or ``None``, said on standard error."""
+    try:
+        spec = importlib.util.find_spec("plotly")
+        version = importlib.metadata.version("plotly")
+    except (ImportError, ValueError, importlib.metadata.PackageNotFoundError):
+        spec = version = None
+    places = list(spec.submodule_search_locations or ()) if spec is not None else []
+    folder = Path(places[0], "package_data") if places else None
+    if folder is None or not re.fullmatch(r"[0-9A-Za-z.+-]+", version or ""):
+        _warn("the replicas serve Plotly.js: no plotly package installed here")
+        return None
+    if not _open_to_workers(folder / "plotly.min.js"):
+        _warn(f"the replicas serve Plotly.js: nginx's workers could not read "
+              f"{folder / 'plotly.min.js'}")
+        return None
+    return folder, version
+
+
+def frontend_root():
+    """The folder nginx serves ``/static/...`` from (the installed Streamlit's built frontend,
+    found by ``dashboard._compat.frontend_folder``), or ``None``, said on standard error:
+    the app's code or Streamlit missing here, the frontend's layout changed, or files
+    nginx's workers could not read (they would answer 403 instead of asking a replica)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    try:
+        from dashboard import _compat
+    except ImportError as exc:
+        _warn(f"the replicas serve Streamlit's frontend files ({exc})")
+        return None
+    folder = _compat.frontend_folder()
+    if folder is not None and not _open_to_workers(Path(folder) / "static"):
+        _warn(f"the replicas serve Streamlit's frontend files: nginx's workers could not "
+              f"read every file under {folder}/static")
+        return None
+    return folder
 
 
 def _resolved(server):
@@ -81,6 +158,29 @@ def _quoted(text):
     return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
+def _usable(folder, found_here, what):
+    """``folder`` resolved, or ``None`` when there is none or nginx would read it otherwise
+    than it is written (refused when given, said when found here)."""
+    if folder is None:
+        return None
+    folder = Path(folder).resolve()
+    if re.search(r'["$\\\s;{}#]', str(folder)):
+        if not found_here:
+            raise ValueError(f"nginx cannot be given the folder {str(folder)!r} as it is "
+                             f"written")
+        _warn(f"the replicas serve {what}: nginx cannot be given the folder "
+              f"{str(folder)!r} as it is written")
+        return None
+    return folder
+
+
+def _root_line(folder, run_dir):
+    if folder is None:
+        return (f"            root {Path(run_dir) / NOWHERE};  # none found when rendered: "
+                f"every file goes to a replica")
+    return f"            root {folder};"
+
+
 def _milliseconds(text):
     """An nginx time with one unit (``10s``, ``1500ms``, ``1m``; bare: seconds) in ms."""
     match = re.fullmatch(r"(\d+)(ms|s|m)?", str(text).strip())
@@ -97,13 +197,18 @@ def _positive(name, value):
 
 def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="10s",
            upload_rate=2, uploads_at_once=32, workers="auto", template=TEMPLATE, *,
-           uploads_per_client=2, uploads_per_address=16, body_timeout=45):
+           uploads_per_client=2, uploads_per_address=16, body_timeout=45, frontend="auto",
+           plotly="auto"):
     """The configuration text for nginx in front of ``servers`` (``HOST:PORT`` each).
 
     ``http_timeout``: how long a page request waits for a replica (also between two reads
     of its answer) before it goes to the next.  Uploads at once: ``uploads_per_client`` per
     browser, ``uploads_per_address`` per network address, ``uploads_at_once`` in all;
-    ``body_timeout``: seconds an upload may send nothing before it is cut.
+    ``body_timeout``: seconds an upload may send nothing before it is cut.  ``frontend``:
+    the Streamlit build folder nginx serves ``/static/`` from (``"auto"``:
+    :func:`frontend_root`; ``None``: none, every frontend file goes to a replica);
+    ``plotly``: ``(folder, version)`` of the ``plotly.min.js`` nginx serves to the charts
+    (``"auto"``: :func:`plotly_js`; ``None``: a replica serves it).
     """
     if not servers:
         raise ValueError("no replica to send requests to")
@@ -119,6 +224,12 @@ def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="10s",
         raise ValueError("the HTTP timeout must be longer than 0")
     host = f"[{listen}]" if ":" in listen else listen
     numbered = list(enumerate(servers, 1))
+    frontend = _usable(frontend_root() if frontend == "auto" else frontend,
+                       frontend == "auto", "Streamlit's frontend files")
+    js_folder, js_version = (plotly_js() if plotly == "auto" else plotly) or (None, None)
+    js_folder = _usable(js_folder, plotly == "auto", "Plotly.js")
+    if js_folder is not None and not re.fullmatch(r"[0-9A-Za-z.+-]+", str(js_version)):
+        raise ValueError(f"{js_version!r} is not a plotly version")
     values = {
         "RUN_DIR": str(run_dir), "LISTEN": f"{host}:{port}", "WORKERS": str(workers),
         "PAGE_414": _quoted((ERRORS / "414.html").read_text()), "COOKIE": COOKIE,
@@ -133,6 +244,10 @@ def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="10s",
         "UPLOADS_PER_ADDRESS": str(uploads_per_address),
         "BODY_TIMEOUT": f"{body_timeout}s",
         "UPSTREAMS": upstreams(servers),
+        "FRONTEND_ROOT": _root_line(frontend, run_dir),
+        "PLOTLY_ROOT": _root_line(js_folder, run_dir),
+        "PLOTLY_VERSION": ("        # none usable when rendered: every version goes to a replica"
+                           if js_folder is None else f'        "{js_version}" /plotly.min.js;'),
         "SECURITY_HEADERS": "\n".join(f'            add_header {name} "{value}" always;'
                                        for name, value in SECURITY_HEADERS),
         "GROUP_MAP": "\n".join(f'        "{k}" sdwec_r{k};' for k, _ in numbered),

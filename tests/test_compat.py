@@ -8,7 +8,9 @@ the use can go.
 """
 
 import logging
+import re
 import types
+from pathlib import Path
 
 import pytest
 from streamlit.proto.ClientState_pb2 import ClientState
@@ -233,6 +235,43 @@ def test_only_vouched_test_ids_are_given():
 # ------------------------------------------------------------------------------- plotly
 def test_plotly_figure_contract():
     _holds("plotly_json")
+
+
+# ----------------------------------------------------------------------------- frontend
+def test_frontend_contract():
+    _holds("frontend")
+
+
+def test_every_file_the_page_names_is_in_the_frontend_folder():
+    # nginx answers /static/... from this folder (deploy/render_nginx.py): each asset
+    # index.html loads by its relative URL must be the file at that path under it.
+    folder = Path(compat.frontend_folder())
+    page = (folder / "index.html").read_text()
+    named = set(re.findall(r'(?:src|href)="\./(static/[^"]+)"', page))
+    assert len(named) > 10, named  # the entry script, its modulepreloads, the font
+    missing = sorted(n for n in named if not (folder / n).is_file())
+    assert not missing, (f"index.html loads {missing} that {folder} does not hold: nginx's "
+                         f"/static/ location would send them to a replica")
+
+
+def test_a_frontend_laid_out_otherwise_is_left_to_the_replicas_and_said_once(
+        monkeypatch, tmp_path, caplog):
+    (tmp_path / "index.html").write_text('<script type="module" src="./assets/app.js">')
+    (tmp_path / "manifest.json").write_text('{"index.html": {"file": "assets/app.js"}}')
+    monkeypatch.setattr(compat, "_frontend_candidate", lambda: str(tmp_path))
+    monkeypatch.setattr(compat, "_logged", set())
+    with caplog.at_level(logging.WARNING, logger="dashboard"):
+        assert compat.frontend_folder() is None
+        assert compat.frontend_folder() is None
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "no script under static/" in said[0], said
+    (tmp_path / "manifest.json").write_text('{"index.html": {"file": "static/js/app.js"}}')
+    assert "not in" in compat.problem("frontend")
+    (tmp_path / "static" / "js").mkdir(parents=True)
+    (tmp_path / "static" / "js" / "app.js").write_text("")
+    assert "no longer loads ./static/js/app.js" in compat.problem("frontend")
+    (tmp_path / "index.html").write_text('<script type="module" src="./static/js/app.js">')
+    assert compat.frontend_folder() == str(tmp_path)
 
 
 # ------------------------------------------------------------------- the self-check

@@ -24,8 +24,10 @@ failure, not a skip: README's test command installs it.
 
 import asyncio
 import contextlib
+import gzip
 import http.client
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -111,7 +113,8 @@ def test_the_proxy_configuration_lives_in_the_run_directory(served):
     limit = streamlit["server"]["maxUploadSize"]
     assert f"client_max_body_size {(limit + 1) * 1024 * 1024};" in config
     assert f"pid {served.run_dir}/nginx.pid;" in config
-    assert "@" not in re.sub(r"#.*", "", config)  # every template field was filled
+    # Every template field was filled (an @name is a named location, @NAME@ a field).
+    assert not re.search(r"@[A-Z_]+@", re.sub(r"#.*", "", config))
     # Replica K first, the other as its backup; uploads and media to replica K alone.
     one, two = re.findall(r"server (127\.0\.0\.1:\d+) max_fails", config)[:2]
     assert re.search(rf"upstream sdwec_r1 {{[^}}]*server {one} max_fails=1 fail_timeout=5s;"
@@ -1045,7 +1048,8 @@ def test_the_rendered_proxy_sends_security_headers_everywhere_and_hides_metrics(
                              capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stderr
     locations = dict(re.findall(r"\n {8}location ([^{]+?) \{(.*?)\n {8}\}", text, re.S))
-    assert len(locations) == 7, list(locations)  # with the proxy's own 413/429 answer
+    # With the proxy's own 413/429 answer, the frontend files, Plotly.js and their fallback.
+    assert len(locations) == 10, list(locations)
     # nginx keeps a level's add_header lines only where a deeper level has none: so every
     # location names all of them, with "always" (errors too).
     for where, body in locations.items():
@@ -1431,6 +1435,83 @@ def test_a_reused_connection_the_replica_closed_is_retried_and_a_slow_answer_is_
         reply = conn.getresponse()
         assert (reply.status, reply.read()) == (200, b"a" * 1000 + b"b" * 1000)
         conn.close()
+
+
+def _frontend_get(port, path, headers=()):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request("GET", path, headers=dict(headers))
+        reply = conn.getresponse()
+        return reply.status, {k.lower(): v for k, v in reply.getheaders()}, reply.read()
+    finally:
+        conn.close()
+
+
+def test_streamlits_frontend_files_come_from_the_installed_package_else_a_replica(tmp_path):
+    import plotly
+
+    from dashboard import _compat as compat
+    from dashboard import charts
+
+    folder = Path(compat.frontend_folder()).resolve()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    script = manifest["index.html"]["file"]  # static/js/index.<hash>.js, the page's entry
+    text = _renderer().render(["127.0.0.1:18601"], tmp_path, "127.0.0.1", 8080, 200)
+    assert f"            root {folder};\n            try_files $uri @replica;" in text
+    assert (folder / script).is_file()
+    (tmp_path / "found").mkdir()
+    with _proxy_of_stand_ins(tmp_path / "found") as (port, _):
+        status, headers, body = _frontend_get(port, "/" + script)
+        # nginx read it from disk: the bytes of the installed file, no replica named, and
+        # the type a module script needs behind nosniff.
+        assert (status, body) == (200, (folder / script).read_bytes())
+        assert "x-sdwec-replica" not in headers, headers
+        assert headers["content-type"] == "application/javascript"
+        assert headers["cache-control"] == "public, immutable, max-age=31536000"
+        for name, value in SECURITY_HEADERS.items():
+            assert headers[name.lower()] == value, name
+        for path in ("/static/css/" + next(p.name for p in (folder / "static/css").iterdir()),
+                     "/static/media/" + next(p.name for p in (folder / "static/media").glob(
+                         "*.woff2"))):
+            status, headers, _ = _frontend_get(port, path)
+            assert status == 200 and headers["content-type"] in ("text/css", "font/woff2")
+        # A file of another Streamlit version (the replicas'): the replica answers it.
+        status, headers, body = _frontend_get(port, "/static/js/index.NotThisOne.js")
+        assert (status, body) == (200, b"ok") and headers["x-sdwec-replica"] in ("1", "2")
+        # The charts' Plotly.js, at the address they ask for: the plotly package's file,
+        # compressed by nginx; another version's address goes to a replica.
+        status, headers, body = _frontend_get(port, "/" + charts.PLOTLY_URL.removeprefix("./"),
+                                              {"Accept-Encoding": "gzip"})
+        assert (status, headers.get("content-encoding")) == (200, "gzip"), headers
+        assert "x-sdwec-replica" not in headers, headers
+        assert gzip.decompress(body) == (Path(plotly.__file__).parent / "package_data" /
+                                         charts.PLOTLY_JS).read_bytes()
+        for name, value in SECURITY_HEADERS.items():
+            assert headers[name.lower()] == value, name
+        status, headers, body = _frontend_get(port, "/app/static/plotly.min.js?v=0.0.1")
+        assert (status, body) == (200, b"ok") and headers["x-sdwec-replica"] in ("1", "2")
+    (tmp_path / "none").mkdir()
+    with _proxy_of_stand_ins(tmp_path / "none", frontend=None, plotly=None) as (port, _):
+        for path in ("/" + script, "/" + charts.PLOTLY_URL.removeprefix("./")):
+            status, headers, body = _frontend_get(port, path)
+            assert (status, body) == (200, b"ok") and headers["x-sdwec-replica"] in ("1", "2")
+
+
+def test_files_nginxs_workers_could_not_read_are_left_to_the_replicas(tmp_path, monkeypatch,
+                                                                      capsys):
+    render_nginx = _renderer()
+    hidden = tmp_path / "plotly.min.js"
+    hidden.write_text("")
+    hidden.chmod(0)  # as the app's own copy of Plotly.js may be (mkstemp's mode, 600)
+    assert render_nginx._open_to_workers(hidden) is False
+    monkeypatch.setattr(render_nginx, "_open_to_workers", lambda path: False)
+    text = render_nginx.render(["127.0.0.1:18601"], tmp_path, "127.0.0.1", 8080, 200)
+    nowhere = f"            root {tmp_path / render_nginx.NOWHERE};"
+    assert text.count(nowhere) == 2, "both /static/ and Plotly.js go to a replica"
+    assert "# none usable when rendered: every version goes to a replica" in text
+    said = capsys.readouterr().err
+    assert "the replicas serve Streamlit's frontend files" in said
+    assert "the replicas serve Plotly.js" in said
 
 
 def test_the_proxy_drops_an_idle_replica_connection_before_the_replica_does():

@@ -398,7 +398,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
 
     ``fit`` trains ``n_estimators`` bagged copies of ``estimator`` on a ``1 -
     validation_fraction`` part of the data, then finds non-negative, sparse member weights with
-    Algorithm 1 on the stratified held-out part (multi-class through the plurality vote's
+    Algorithm 1 on the stratified held-out part (plus the pool's out-of-bag votes where a class
+    has fewer than 5 held-out rows, ``fit_on``; multi-class through the plurality vote's
     condition, ``multiclass``).  Members with weight zero are dropped, so prediction
     evaluates the selected members only.
 
@@ -441,8 +442,13 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         training rows are unknown).  ``"auto"``: the paper's ``"validation"``, unless the
         held-out rows hold fewer than :data:`MIN_HELD_OUT_PER_CLASS` (5) rows of some class
         and the pool has out-of-bag rows; then ``"oob+validation"`` (``fit_on_`` says which).
-        Five rows of a class are too few to tell which members recognise it: on a 214-row,
-        6-class set the held-out rows alone left SDWEC 4 points below bagging.
+        Fewer than five rows of a class are too few to tell which members recognise it: on a
+        214-row, 6-class set the held-out rows alone left SDWEC 4 points below bagging.  The
+        choice depends on the rows ``fit`` is given, so a model refitted on all the rows of a
+        cross-validation may fit otherwise than its folds did (as scikit-learn's
+        ``early_stopping="auto"`` does); ``fit_on_`` says which.  Where it cannot add the
+        out-of-bag votes (a frozen pool, or every member drew every row), a
+        :class:`SDWECWarning` says so.
     n_members : int, float in (0, 1] or None, default=None
         ``None``: λ is ``lam``, as given.  Otherwise a target ensemble size ``K`` (an int, or
         a share of the pool's members): λ is found by bisection on log λ as the smallest
@@ -537,8 +543,9 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     fit_on_ : {"validation", "oob+validation"}
         The rows the weights were fitted on: ``fit_on``, or what ``"auto"`` chose.
     validation_indices_ : ndarray of int
-        Rows of ``X`` the weights were found on (a bagged pool is trained on the others;
-        with a frozen pool, every row).
+        Rows of ``X`` held out for the weights (a bagged pool is trained on the others; with a
+        frozen pool, every row).  With ``fit_on_ == "oob+validation"`` the weights were also
+        fitted on the others' out-of-bag votes.
     oob_score_ : float
         With ``oob_score=True``: the pruned ensemble's accuracy on the pool's training rows,
         each row voted on only by the kept members that did not draw it (unweighted by
@@ -987,10 +994,19 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         """``fit_on``, with ``"auto"`` decided on the held-out rows' labels (positions)."""
         if self.fit_on != "auto":
             return self.fit_on
-        if pool is None or pool[1].all():  # a frozen pool, or no out-of-bag rows
-            return "validation"
         fewest = np.bincount(held_out, minlength=n_classes).min()
-        return "oob+validation" if fewest < MIN_HELD_OUT_PER_CLASS else "validation"
+        if fewest >= MIN_HELD_OUT_PER_CLASS:
+            return "validation"
+        if pool is None or pool[1].all():  # a frozen pool, or no out-of-bag rows
+            where = "the frozen pool's training rows are unknown" if pool is None \
+                else "every member drew every training row"
+            _warn(f"some class has {fewest} row(s) to find the member weights on, too few to "
+                  f"tell which members recognise it, and fit_on='auto' cannot add the "
+                  f"out-of-bag votes ({where}). Give fit more rows of that class"
+                  + (", or use bootstrap=True or max_samples < 1" if pool is not None
+                     else "") + ".")
+            return "validation"
+        return "oob+validation"
 
     def _out_of_bag_needs(self):
         """The parameters set that need out-of-bag rows, as "a and b need" (empty: none)."""

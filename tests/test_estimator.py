@@ -7,6 +7,7 @@ iris and wine, so the whole file runs in seconds.
 import functools
 import io
 import pickle
+import warnings
 
 import joblib
 import numpy as np
@@ -345,14 +346,26 @@ def test_auto_fit_adds_the_out_of_bag_rows_only_where_a_class_has_few_held_out_r
 
 def test_auto_fit_keeps_the_held_out_rows_where_there_are_no_out_of_bag_rows(binary_pool):
     bagging, X_val, y_val, _, _ = binary_pool
-    frozen = SDWECClassifier(FrozenEstimator(bagging)).fit(X_val[:6], y_val[:6])
+    rows = np.concatenate([np.flatnonzero(y_val == c)[:n] for c, n in zip(np.unique(y_val),
+                                                                          (3, 8))])
+    with pytest.warns(SDWECWarning, match=r"some class has 3 row\(s\) .*the frozen pool's "
+                                          r"training rows are unknown"):
+        frozen = SDWECClassifier(FrozenEstimator(bagging)).fit(X_val[rows], y_val[rows])
     assert frozen.fit_on_ == "validation"
     X, y = load_wine(return_X_y=True)
     # Every member drew every row: nothing is out of bag, so the held-out rows alone.
-    whole = SDWECClassifier(n_estimators=5, bootstrap=False, validation_fraction=0.06,
-                            random_state=0).fit(X, y)
+    with pytest.warns(SDWECWarning, match=r"every member drew every training row\)\. Give fit "
+                                          "more rows of that class, or use bootstrap=True"):
+        whole = SDWECClassifier(n_estimators=5, bootstrap=False, validation_fraction=0.06,
+                                random_state=0).fit(X, y)
     assert _held_out_counts(whole, y).min() < estimator_module.MIN_HELD_OUT_PER_CLASS
     assert whole.fit_on_ == "validation"
+    # Enough rows of every class, or the paper's fit asked for: nothing to say.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SDWECWarning)
+        SDWECClassifier(FrozenEstimator(bagging), fit_on="validation").fit(X_val[rows],
+                                                                           y_val[rows])
+        SDWECClassifier(FrozenEstimator(bagging)).fit(X_val, y_val)
 
 
 def test_oob_parameters_say_what_to_fix(binary_pool):

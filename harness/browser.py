@@ -885,19 +885,26 @@ def measure(settings=None, log=print, out_json=None, command=None):
     first = names[0]
     partners = {partner_of(d, names) for d in names}
     extra = [(p, settings.n_trees) for p in sorted(partners - set(names))] + [(first, 10)]
-    for app in apps:
-        if not app.floor:  # the floor shares its checkout's pools
-            warm_pools(app, names, settings.n_trees, cache_dir, extra, log)
-    begin = time.monotonic()
     log_dir = Path(tempfile.mkdtemp(prefix="sdwec-browser-bench-"))
     from contextlib import ExitStack
 
     with sync_playwright() as playwright, ExitStack() as stack:
-        servers = [stack.enter_context(AppServer(app, cache_dir, log_dir)) for app in apps]
-        for s in servers:
-            outcome.server_commands[s.app.label] = " ".join(s.command()[1:])
+        # The servers' start-up (imports only: no pool is read before a page opens) overlaps
+        # the pools' warming and the browser's start.
+        servers = []
+        for app in apps:
+            server = AppServer(app, cache_dir, log_dir)
+            stack.callback(server.__exit__, None, None, None)
+            servers.append(server.start())
+        for app in apps:
+            if not app.floor:  # the floor shares its checkout's pools
+                warm_pools(app, names, settings.n_trees, cache_dir, extra, log)
+        begin = time.monotonic()
         browser = playwright.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
         stack.callback(browser.close)
+        for s in servers:
+            s.wait_started()
+            outcome.server_commands[s.app.label] = " ".join(s.command()[1:])
         tabs = []
         for app, server in zip(apps, servers):
             context = browser.new_context(viewport=VIEWPORT)

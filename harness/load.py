@@ -238,6 +238,7 @@ class Server:
         if cache_dir is not None:
             self.env["SDWEC_CACHE_DIR"] = str(cache_dir)
         self.proc = None
+        self.started = None
 
     def command(self):
         # The dashboard's launcher where the checkout has one (dashboard/launch.py: the
@@ -252,10 +253,21 @@ class Server:
                 "--server.fileWatcherType", "none"] + self.options
 
     def __enter__(self):
+        return self.start().wait_started()
+
+    def start(self):
+        """Start the server's process without waiting for it to answer (then
+        :meth:`wait_started`), so that several servers, or other set-up, boot at once."""
         with open(self.log_path, "wb") as out:
             self.proc = subprocess.Popen(self.command(), cwd=self.cwd, env=self.env, stdout=out,
                                          stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + self.start_timeout
+        self.started = time.monotonic()
+        return self
+
+    def wait_started(self):
+        """Wait until the started server answers; stop it and raise if it ends or takes
+        longer than ``start_timeout`` from its start."""
+        deadline = self.started + self.start_timeout
         while not self.healthy():
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.__exit__(None, None, None)

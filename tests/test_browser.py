@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from playwright import sync_api
 
-from harness.common import CHARTS
+from harness.common import CHART_CONTAINERS, CHARTS
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Folder the screenshots go to (opt-in), or None to only check that the page renders one.
@@ -65,7 +65,10 @@ def server(tmp_path_factory):
             [sys.executable, "-m", "dashboard.launch", "run", "app.py", "--server.headless",
              "true",
              "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false"],
+             "--browser.gatherUsageStats", "false",
+             # Others edit the tree meanwhile: a watched file's change would put a "Rerun?"
+             # prompt in every open page's status area, which never goes idle then.
+             "--server.fileWatcherType", "none"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -107,20 +110,80 @@ def page(browser):
     context.close()
 
 
-def _idle(page):
-    """Wait until the script run is over (the 'running' indicator is gone)."""
+@pytest.fixture(scope="module")
+def loaded(browser, server):
+    """``loaded(path, ready, width, height)``: a tab that loaded ``{server}/{path}`` in a
+    window of that size and shows ``ready``.  Each (path, size) is loaded once per module,
+    so the tests that only read a freshly loaded page share one load; ``last=True`` hands
+    the tab to a test that changes the page (the next caller loads it again)."""
+    tabs, contexts = {}, []
+
+    def load(path, ready, width, height, last=False):
+        key = (path, width, height)
+        page = tabs.pop(key, None) if last else tabs.get(key)
+        if page is None:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            contexts.append(context)
+            page = context.new_page()
+            _open(page, f"{server}/{path}", ready)
+            if not last:
+                tabs[key] = page
+        else:
+            _shows(page, ready)
+            _idle(page)
+        return page
+
+    yield load
+    for context in contexts:
+        context.close()
+
+
+#: Every chart container holds a drawn chart that is not being redrawn, and every in-place
+#: chart (dashboard/charts.py) has drawn the newest figure it was handed: its queue of draws
+#: has settled.  Two animation frames first, for React's effects to hand the charts their
+#: figures.
+_DRAWN_JS = f"""async () => {{
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  await frame();
+  await frame();
+  const inPlace = [...document.querySelectorAll('.sdwec-chart')];
+  await Promise.all(inPlace.map(gd => gd.__sdwecQueue));
+  const drawn = [...document.querySelectorAll('{CHARTS}')];
+  return drawn.length === document.querySelectorAll('{CHART_CONTAINERS}').length
+    && drawn.every(gd => gd._fullLayout && !gd._fullLayout._replotting)
+    && inPlace.every(gd => gd.__sdwecDrawn === gd.__sdwecLatest);
+}}"""
+
+
+def _idle(page, after_input=False):
+    """Wait until the script run is over (the 'running' indicator is gone) and Plotly has
+    finished drawing: up to 300 ms, less once the page shows every chart drawn.
+
+    ``after_input``: a key press or a click just asked for a rerun, whose indicator may not
+    be shown yet; the full 300 ms then also give the rerun time to start.
+    """
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=LOAD_MS)
-    page.wait_for_timeout(300)  # let Plotly finish drawing
+    if after_input:
+        page.wait_for_timeout(300)
+        return
+    try:
+        page.wait_for_function(_DRAWN_JS, timeout=300)
+    except sync_api.TimeoutError:
+        pass  # 300 ms is the most this waits for the drawing
+
+
+def _shows(page, ready):
+    try:
+        page.wait_for_selector(ready, timeout=LOAD_MS)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"{page.url} never showed {ready}; the page says:\n"
+                             f"{page.locator('body').inner_text()[-2000:]}") from None
 
 
 def _open(page, url, ready):
     page.goto(url)
-    try:
-        page.wait_for_selector(ready, timeout=LOAD_MS)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"{url} never showed {ready}; the page says:\n"
-                             f"{page.locator('body').inner_text()[-2000:]}") from None
+    _shows(page, ready)
     _idle(page)
 
 
@@ -149,15 +212,15 @@ def _slide(page, label, key, url_has, limit=12):
             break
         _move(page, label, key)
         page.wait_for_timeout(200)
-        _idle(page)
+        _idle(page, after_input=True)
     page.wait_for_url(re.compile(re.escape(url_has)), timeout=LOAD_MS)
-    _idle(page)
+    _idle(page, after_input=True)
 
 
 def _settle(page, pattern):
     """Wait until the URL (which follows the widgets) matches ``pattern`` and the run ends."""
     page.wait_for_url(re.compile(pattern), timeout=LOAD_MS, wait_until="commit")
-    _idle(page)
+    _idle(page, after_input=True)
 
 
 def _wait_change(page, read, before):
@@ -388,6 +451,58 @@ def test_frontier_keeps_the_legend_choices_across_reruns(page, server):
     assert _visibility(page, "WMV")[0] is True
 
 
+# The Frontier page at a projector's 1280 × 720: one screen.  On this module's server, where
+# the tests above have computed its three splits' sweep.
+
+_PROJECTOR = 1280, 720
+
+#: Where the chart, its plot area and its legend are drawn, in window pixels.
+_BOXES = """el => {
+  const r = el.getBoundingClientRect(), s = el._fullLayout._size;
+  const legend = el.querySelector('.legend .bg').getBoundingClientRect();
+  const title = document.querySelector('h1').getBoundingClientRect();
+  return {chart: [r.left, r.top, r.right, r.bottom],
+          plot: [r.left + s.l, r.top + s.t, r.left + s.l + s.w, r.top + s.t + s.h],
+          legend: [legend.left, legend.top, legend.right, legend.bottom],
+          title: [title.top, title.bottom]};
+}"""
+
+
+def test_the_chart_and_its_legend_fit_one_projector_screen(loaded):
+    width, height = _PROJECTOR
+    page = loaded(f"frontier{QUERY}&r=3", CHARTS, width, height)
+    _clean(page, 1)
+    boxes = page.locator(CHARTS).first.evaluate(_BOXES)
+    left, top, right, bottom = boxes["legend"]
+    plot = boxes["plot"]
+    # Without scrolling: the plot and every legend row inside the window.
+    assert 0 <= plot[1] and plot[3] <= height, boxes
+    assert 0 <= left and right <= width and 0 <= top and bottom <= height, boxes
+    # Right under the page's title: one row of controls between them, nothing else.
+    assert boxes["chart"][1] - boxes["title"][1] < 140, boxes
+
+
+def test_a_second_sweep_and_back_draws_the_chart(loaded):
+    # A second swept parameter adds a colour bar, whose CSS selector Plotly builds from the
+    # traces' uids; then back to none. Each time the chart is drawn, never an error in its
+    # place.  (The test above only reads this load; this one changes it, so it is the last
+    # to use it.)
+    page = loaded(f"frontier{QUERY}&r=3", CHARTS, *_PROJECTOR, last=True)
+    _clean(page, 1)
+    for choice in ("β", "none"):
+        before = page.locator(CHARTS).first.evaluate("el => JSON.stringify(el.data.length)")
+        box = page.get_by_test_id("stSelectbox").filter(has_text="Second sweep").first
+        box.locator("input").click()
+        page.get_by_role("option", name=choice).first.click()
+        page.wait_for_function(
+            "([sel, n]) => { const el = document.querySelector(sel);"
+            " return el && el.data && JSON.stringify(el.data.length) !== n; }",
+            arg=[CHARTS, before], timeout=LOAD_MS)
+        _clean(page, 1)
+        assert "could not be drawn" not in page.locator("body").inner_text()
+        assert page.locator(CHARTS).first.evaluate("el => el._fullData.length") > 5
+
+
 def test_how_it_works(page, server):
     _open(page, f"{server}/how_it_works{QUERY}", '[data-testid="stPlotlyChart"]')
     _clean(page, 4)
@@ -479,12 +594,17 @@ PAGES = {"explorer": ("", '[data-testid="stMetric"]'),
 
 
 @pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
-def test_every_page_at_projector_and_desktop_sizes(browser, server, width, height):
+def test_every_page_at_projector_and_desktop_sizes(browser, server, loaded, width, height):
     context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
+    tab = context.new_page()
     try:
         for name, (path, ready) in PAGES.items():
-            _open(page, f"{server}/{path}{QUERY}", ready)
+            if name == "explorer":
+                # Only read here, as by the headline tests below: one load for them all.
+                page = loaded(f"{path}{QUERY}", ready, width, height)
+            else:
+                page = tab
+                _open(page, f"{server}/{path}{QUERY}", ready)
             assert "Traceback" not in page.locator("body").inner_text()
             if name == "explorer":
                 # Without scrolling: the headline numbers, the first chart's top and λ.
@@ -506,51 +626,41 @@ def test_every_page_at_projector_and_desktop_sizes(browser, server, width, heigh
         context.close()
 
 
-def test_headline_metrics_are_whole_at_1280(browser, server):
+def test_headline_metrics_are_whole_at_1280(loaded):
     # One split: the comparison is in rows ("+1 of 21 test rows (+4.8 points)"), longer
     # than a quarter of the page's width at 1280 px; it wraps instead of ending in "…", and
     # "vs bagging" after it is drawn, not squeezed to nothing.
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    try:
-        _open(page, f"{server}/{QUERY}&r=1", '[data-testid="stMetricDelta"]')
-        clipped = page.evaluate("""() => [...document.querySelectorAll(
-              '[data-testid="stMetric"] *')]
-            .filter(el => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
-                          || el.children.length === 0 && el.textContent.trim()
-                             && el.getBoundingClientRect().width < 1)
-            .map(el => el.textContent)""")
-        assert clipped == []
-        delta = page.locator('[data-testid="stMetricDelta"]').first.inner_text()
-        assert "test rows" in delta, delta
-    finally:
-        context.close()
+    page = loaded(f"{QUERY}&r=1", '[data-testid="stMetricDelta"]', 1280, 720)
+    clipped = page.evaluate("""() => [...document.querySelectorAll(
+          '[data-testid="stMetric"] *')]
+        .filter(el => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
+                      || el.children.length === 0 && el.textContent.trim()
+                         && el.getBoundingClientRect().width < 1)
+        .map(el => el.textContent)""")
+    assert clipped == []
+    delta = page.locator('[data-testid="stMetricDelta"]').first.inner_text()
+    assert "test rows" in delta, delta
 
 
 @pytest.mark.parametrize("splits", ["", "&r=1"])
-def test_explorer_headline_and_first_chart_fit_one_projector_screen(browser, server, splits):
+def test_explorer_headline_and_first_chart_fit_one_projector_screen(loaded, splits):
     # At 1280×720, before any scrolling: the four headline numbers and the whole accuracy
     # chart (its title to its axis labels), over the default splits and over one.
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    try:
-        _open(page, f"{server}/{QUERY}{splits}", CHARTS)
-        _idle(page)
-        boxes = page.evaluate(f"""() => ({{
-            metrics: [...document.querySelectorAll('[data-testid="stMetric"]')]
-                .map(e => e.getBoundingClientRect().bottom),
-            chart: (() => {{ const r = document.querySelector('{CHARTS}')
-                                       .getBoundingClientRect();
-                             return [r.top, r.bottom]; }})(),
-            title: document.querySelector('{CHARTS}').querySelector('.gtitle').textContent,
-            scrolled: window.scrollY }})""")
-        assert boxes["scrolled"] == 0
-        assert len(boxes["metrics"]) == 4 and max(boxes["metrics"]) <= 720
-        top, bottom = boxes["chart"]
-        assert boxes["title"].startswith("Accuracy"), boxes["title"]
-        assert 0 <= top and bottom <= 720, boxes
-    finally:
-        context.close()
+    page = loaded(f"{QUERY}{splits}", CHARTS, 1280, 720)
+    _idle(page)
+    boxes = page.evaluate(f"""() => ({{
+        metrics: [...document.querySelectorAll('[data-testid="stMetric"]')]
+            .map(e => e.getBoundingClientRect().bottom),
+        chart: (() => {{ const r = document.querySelector('{CHARTS}')
+                                   .getBoundingClientRect();
+                         return [r.top, r.bottom]; }})(),
+        title: document.querySelector('{CHARTS}').querySelector('.gtitle').textContent,
+        scrolled: window.scrollY }})""")
+    assert boxes["scrolled"] == 0
+    assert len(boxes["metrics"]) == 4 and max(boxes["metrics"]) <= 720
+    top, bottom = boxes["chart"]
+    assert boxes["title"].startswith("Accuracy"), boxes["title"]
+    assert 0 <= top and bottom <= 720, boxes
 
 
 #: The text drawn on a chart as its heading: the SVG's title and text traces (what is on
@@ -659,11 +769,11 @@ def test_a_slider_move_reruns_only_the_live_view(page, server):
     _clean(page, 4)
 
 
-def test_a_dataset_switch_goes_back_to_the_top(page, server):
+def test_a_dataset_switch_goes_back_to_the_top(loaded):
     # Scrolled down to the downloads, a reader picks another dataset: the page starts again
-    # at its headline, not far down a page of the new dataset's numbers.
-    page.set_viewport_size({"width": 1280, "height": 720})
-    _open(page, f"{server}/{QUERY}&r=1", '[data-testid="stMetric"]')
+    # at its headline, not far down a page of the new dataset's numbers.  (The headline
+    # tests above only read this load; this test changes it, so it is the last to use it.)
+    page = loaded(f"{QUERY}&r=1", '[data-testid="stMetric"]', 1280, 720, last=True)
     _idle(page)
     page.get_by_text("Downloads").first.scroll_into_view_if_needed()
     scrolled = ("() => [document.scrollingElement, ...document.querySelectorAll('*')]"

@@ -420,6 +420,10 @@ def _dashboard(args, streamlit_args):
     server = subprocess.Popen([sys.executable, str(launcher), "run", str(app), *port,
                                *streamlit_args], env=env)
     # SIGTERM (or the terminal closing) stops the server, and then the warmer, as Ctrl-C does.
+    # The caller's handlers come back at the end: a process that runs this in-process (a
+    # test) would otherwise pass an ignored SIGINT on to every process it starts later.
+    previous = {signum: signal.getsignal(signum)
+                for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, lambda *_: server.terminate())
     try:
@@ -431,8 +435,12 @@ def _dashboard(args, streamlit_args):
         return server.wait()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
-        if warmer is not None:
-            _stop_group(warmer)
+        try:
+            if warmer is not None:
+                _stop_group(warmer)
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _warm(args):

@@ -296,6 +296,23 @@ def test_dashboard_runs_streamlit_on_the_app_and_warms_in_the_background(monkeyp
     assert [p.argv[2] for p in _FakePopen.started] == ["run"]
 
 
+def test_dashboard_gives_the_callers_signal_handlers_back(monkeypatch, cache):
+    # Run in-process, it must not leave SIGINT ignored: every process started later would
+    # inherit that, and `kill -INT` would no longer stop a dashboard started from here.
+    import signal
+
+    import sdwec.__main__ as cli
+
+    monkeypatch.setattr(cli.subprocess, "Popen", _FakePopen)
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        assert main(["dashboard", "--no-warm"]) == 0
+        assert {s: signal.getsignal(s) for s in before} == before
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 def test_dashboard_without_streamlit_says_what_to_install(monkeypatch, capsys):
     import sdwec.__main__ as cli
 

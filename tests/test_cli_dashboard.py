@@ -46,6 +46,13 @@ def _wait(condition, seconds):
     return value
 
 
+def _as_a_terminal_starts_it():
+    """SIGINT delivered and handled as in a process a terminal starts: the pytest worker's own
+    signal state (a mask or disposition some earlier test's threads left) is not the user's."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize("how", ["SIGTERM", "kill -INT", "Ctrl-C"])
 def test_stopping_the_dashboard_stops_the_warm_up_and_its_workers(tmp_path, how):
@@ -57,7 +64,8 @@ def test_stopping_the_dashboard_stops_the_warm_up_and_its_workers(tmp_path, how)
         [sys.executable, "-m", "sdwec", "dashboard", "--port", str(_free_port()),
          "--server.headless", "true", "--server.fileWatcherType", "none"],
         cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True)  # a group of its own, as a shell's job
+        stderr=subprocess.DEVNULL, start_new_session=True,  # a group of its own, as a shell's job
+        preexec_fn=_as_a_terminal_starts_it)
     try:
         # Stop it while the warm-up trains: joblib's workers are up, a pool's record is on disk.
         training = _wait(lambda: _progress_files(cache) and any(

@@ -44,6 +44,7 @@ MIN_TESTS=(
   # `sdwec dashboard` needs the dashboard's packages, which this environment leaves out.
   --deselect tests/test_cli.py::test_dashboard_runs_streamlit_on_the_app_and_warms_in_the_background
   --deselect tests/test_cli.py::test_dashboard_runs_a_copy_of_a_read_only_app_from_the_cache
+  --deselect tests/test_cli.py::test_dashboard_gives_the_callers_signal_handlers_back
 )
 echo "== the library's tests on the minimum versions (requirements-min.txt, .venv-min) =="
 [ -x .venv-min/bin/python ] || python3 -m venv .venv-min

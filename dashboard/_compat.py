@@ -45,6 +45,11 @@ The uses:
     files (``/static/...``: the page's scripts, styles and fonts) nginx serves from disk
     instead of a replica (``deploy/render_nginx.py``).  Found without importing Streamlit;
     where the contract does not hold, the replicas serve them, as before.
+``plotly_js``
+    :func:`plotly_js_file`: the built Plotly.js inside the installed plotly package, which
+    the charts load (``dashboard.charts`` copies it to the app's ``static/``) and nginx
+    serves from there (``deploy/render_nginx.py``).  Found without importing plotly; where
+    the contract does not hold, the charts say they could not load Plotly.
 """
 
 from __future__ import annotations
@@ -511,12 +516,18 @@ def figure_json(fig, template):
 
 
 # ---------------------------------------------------------------- the frontend's files
-def _frontend_candidate():
-    """``<streamlit package>/static`` without importing Streamlit (a proxy renders its
-    configuration without the app's start-up), or ``None`` when Streamlit is not installed."""
-    spec = importlib.util.find_spec("streamlit")
+def _package_folder(name):
+    """Where the installed package ``name`` lives, found without importing it (a proxy
+    renders its configuration without the app's start-up), or ``None``."""
+    spec = importlib.util.find_spec(name)
     places = list(spec.submodule_search_locations or ()) if spec is not None else []
-    return os.path.join(places[0], "static") if places else None
+    return places[0] if places else None
+
+
+def _frontend_candidate():
+    """``<streamlit package>/static``, or ``None`` when Streamlit is not installed."""
+    folder = _package_folder("streamlit")
+    return None if folder is None else os.path.join(folder, "static")
 
 
 def frontend_folder():
@@ -554,6 +565,42 @@ def _frontend_contract(folder=None):
     return None
 
 
+# ---------------------------------------------------------------- Plotly.js
+#: The file's name, in the plotly package's ``package_data/``.
+PLOTLY_JS = "plotly.min.js"
+
+
+def _plotly_js_candidate():
+    """``<plotly package>/package_data/plotly.min.js``, or ``None`` when plotly is not
+    installed."""
+    folder = _package_folder("plotly")
+    return None if folder is None else os.path.join(folder, "package_data", PLOTLY_JS)
+
+
+def plotly_js_file():
+    """The built Plotly.js the installed plotly package ships, or ``None`` where the contract
+    does not hold (logged once)."""
+    why = problem("plotly_js")
+    if why:
+        log_once("plotly_js", f"the charts cannot load Plotly.js: {why}")
+        return None
+    return _plotly_js_candidate()
+
+
+def _plotly_js_contract(path=None):
+    path = _plotly_js_candidate() if path is None else os.fspath(path)
+    if path is None:
+        return "plotly is not installed for this interpreter"
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(200)
+    except OSError as exc:
+        return f"no readable {path} ({exc})"
+    if not re.search(r"plotly\.js v\d", head):
+        return f"{path} does not start with Plotly.js's banner ('plotly.js v<version>')"
+    return None
+
+
 #: name -> (check, what uses it, what to look at when it breaks).
 CONTRACTS = {
     "rerun": (_rerun_contract, "a reconnected page's fragment rerun run as a whole-page rerun",
@@ -577,6 +624,8 @@ CONTRACTS = {
     "frontend": (_frontend_contract, "Streamlit's frontend files served by nginx from disk",
                  "streamlit/static: index.html (its module script), manifest.json (the "
                  "'index.html' entry's file) and static/ beside them"),
+    "plotly_js": (_plotly_js_contract, "Plotly.js loaded by the charts, served by nginx",
+                  "plotly/package_data/plotly.min.js in the plotly package"),
 }
 
 

@@ -70,25 +70,37 @@ def _open_to_workers(path):
     return True
 
 
+def _compat(what):
+    """The app's ``dashboard._compat`` (where the installed packages' files are found), or
+    ``None``, said on standard error: the replicas then serve ``what``."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    try:
+        from dashboard import _compat
+    except ImportError as exc:
+        _warn(f"the replicas serve {what} ({exc})")
+        return None
+    return _compat
+
+
 def plotly_js():
     """``(folder, version)``: the installed plotly package's folder holding the
     ``plotly.min.js`` the charts load (dashboard/charts.py serves a copy of that file as
-    ``./app/static/plotly.min.js?v=<version>``), or ``None``, said on standard error."""
+    ``./app/static/plotly.min.js?v=<version>``), found by ``dashboard._compat.plotly_js_file``,
+    or ``None``, said on standard error."""
+    compat = _compat("Plotly.js")
+    path = compat.plotly_js_file() if compat is not None else None
     try:
-        spec = importlib.util.find_spec("plotly")
         version = importlib.metadata.version("plotly")
-    except (ImportError, ValueError, importlib.metadata.PackageNotFoundError):
-        spec = version = None
-    places = list(spec.submodule_search_locations or ()) if spec is not None else []
-    folder = Path(places[0], "package_data") if places else None
-    if folder is None or not re.fullmatch(r"[0-9A-Za-z.+-]+", version or ""):
-        _warn("the replicas serve Plotly.js: no plotly package installed here")
+    except (ValueError, importlib.metadata.PackageNotFoundError):
+        version = None
+    if path is None or not re.fullmatch(r"[0-9A-Za-z.+-]+", version or ""):
+        _warn("the replicas serve Plotly.js: no plotly package with Plotly.js installed here")
         return None
-    if not _open_to_workers(folder / "plotly.min.js"):
-        _warn(f"the replicas serve Plotly.js: nginx's workers could not read "
-              f"{folder / 'plotly.min.js'}")
+    if not _open_to_workers(Path(path)):
+        _warn(f"the replicas serve Plotly.js: nginx's workers could not read {path}")
         return None
-    return folder, version
+    return Path(path).parent, version
 
 
 def frontend_root():
@@ -96,14 +108,8 @@ def frontend_root():
     found by ``dashboard._compat.frontend_folder``), or ``None``, said on standard error:
     the app's code or Streamlit missing here, the frontend's layout changed, or files
     nginx's workers could not read (they would answer 403 instead of asking a replica)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    try:
-        from dashboard import _compat
-    except ImportError as exc:
-        _warn(f"the replicas serve Streamlit's frontend files ({exc})")
-        return None
-    folder = _compat.frontend_folder()
+    compat = _compat("Streamlit's frontend files")
+    folder = compat.frontend_folder() if compat is not None else None
     if folder is not None and not _open_to_workers(Path(folder) / "static"):
         _warn(f"the replicas serve Streamlit's frontend files: nginx's workers could not "
               f"read every file under {folder}/static")

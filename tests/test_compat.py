@@ -274,6 +274,36 @@ def test_a_frontend_laid_out_otherwise_is_left_to_the_replicas_and_said_once(
     assert compat.frontend_folder() == str(tmp_path)
 
 
+# ---------------------------------------------------------------------------- plotly_js
+def test_plotly_js_contract():
+    _holds("plotly_js")
+
+
+def test_plotly_js_is_the_installed_plotly_packages_bundle():
+    import plotly
+
+    path = Path(compat.plotly_js_file())
+    assert path.parent.parent == Path(plotly.__file__).parent
+    # The bundle defines window.Plotly; its banner names the version plotly.py ships.
+    assert f"plotly.js v{plotly.offline.get_plotlyjs_version()}" in path.read_text()[:200]
+
+
+def test_a_missing_or_foreign_plotly_js_is_refused_and_said_once(monkeypatch, tmp_path, caplog):
+    where = tmp_path / "package_data" / compat.PLOTLY_JS
+    monkeypatch.setattr(compat, "_plotly_js_candidate", lambda: str(where))
+    monkeypatch.setattr(compat, "_logged", set())
+    with caplog.at_level(logging.WARNING, logger="dashboard"):
+        assert compat.plotly_js_file() is None
+        assert compat.plotly_js_file() is None
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "no readable" in said[0], said
+    where.parent.mkdir()
+    where.write_text("window.somethingElse = 1;")
+    assert "banner" in compat.problem("plotly_js")
+    where.write_text("/**\n* plotly.js v9.0.0\n*/\n(function(){})();")
+    assert compat.plotly_js_file() == str(where)
+
+
 # ------------------------------------------------------------------- the self-check
 def test_a_broken_contract_leaves_plain_streamlit_and_says_so_once(monkeypatch, media, caplog):
     broken = {name: (lambda _=None: "moved upstream", use, where)

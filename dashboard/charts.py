@@ -47,7 +47,7 @@ CONFIG = {"displaylogo": False, "responsive": True,
 
 # Draws are chained per chart and only the newest figure is drawn, so a burst of moves
 # never draws a stale figure last.  Errors are shown in the chart's place, not thrown.
-_LOAD_JS = """
+_JS = """
 const load = (src) => {
   window.__sdwecPlotly = window.__sdwecPlotly || new Promise((resolve, reject) => {
     if (window.Plotly) return resolve(window.Plotly);
@@ -62,8 +62,6 @@ const load = (src) => {
   });
   return window.__sdwecPlotly;
 };
-"""
-_JS = _LOAD_JS + """
 export default function ({ data, parentElement, setTriggerValue }) {
   let gd = parentElement.querySelector('div.sdwec-chart');
   if (!gd) {
@@ -108,19 +106,6 @@ _CSS = ".sdwec-chart { contain: layout paint; }"
 COMPONENT = "sdwec_plotly"
 _component = st.components.v2.component(COMPONENT, js=_JS, css=_CSS, isolate_styles=False)
 
-# Fetching and running Plotly.js (4.8 MB) takes about a second of the browser's main
-# thread; started when the first chart mounts, that second came after everything else of
-# a new visitor's first page.  Started from the sidebar instead, it overlaps the server's
-# first run and the loading of the page's other elements.
-_PRELOAD_JS = _LOAD_JS + """
-export default function ({ data }) {
-  load(data.src).catch(() => {});
-}
-"""
-#: The invisible component that starts loading Plotly.js (:func:`preload_plotly_js`).
-PRELOAD_COMPONENT = "sdwec_plotly_preload"
-_preload = st.components.v2.component(PRELOAD_COMPONENT, js=_PRELOAD_JS, isolate_styles=False)
-
 
 def ensure_plotly_js(static_dir=STATIC_DIR):
     """Copy the plotly package's ``plotly.min.js`` into ``static_dir`` unless it is there.
@@ -145,14 +130,6 @@ def ensure_plotly_js(static_dir=STATIC_DIR):
         return target
     except OSError:
         return None
-
-
-def preload_plotly_js():
-    """Draw the (invisible) component in the sidebar that starts loading Plotly.js for the
-    charts to come; a failed load is left to the charts, which retry it and say so."""
-    ensure_plotly_js()
-    with st.sidebar:
-        _preload(key="plotly_preload", data={"src": PLOTLY_URL}, height=0)
 
 
 def figure_spec(fig):

@@ -382,7 +382,6 @@ def page_setup(title, trains=True, live=None, menu=True):
         st.switch_page(PAGE_FILES[target])
     if config is not None:
         scroll.top_on_dataset_change(config.dataset)
-    charts.preload_plotly_js()
     if trains and config is not None:
         allowed = False  # a failed check trains nothing
         with guard("the link's training budget"):

@@ -107,8 +107,10 @@ def test_the_launcher_installs_everything_before_the_server_listens(tmp_path):
     started = next(i for i, line in enumerate(lines) if "server started" in line.lower())
     policy = next(i for i, line in enumerate(lines) if "uploads: one pending file" in line)
     imported = next(i for i, line in enumerate(lines) if "app modules imported" in line)
-    assert policy < started and imported < started, text
+    read = next(i for i, line in enumerate(lines) if "shipped datasets read" in line)
+    assert policy < started and imported < started and read < started, text
     assert "did not import" not in text and "not kept" not in text and "not governed" not in text
+    assert "could not be read" not in text
 
 
 # ---------------------------------------------------------------------------- downloads

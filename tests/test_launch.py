@@ -110,3 +110,21 @@ def test_the_launcher_runs_streamlits_command_line():
                               cwd=Path(launch.__file__).parents[1])
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("Streamlit, version ")
+
+
+def test_the_start_up_reads_what_every_pages_sidebar_needs(monkeypatch):
+    # A replica's first page must not read the datasets: after the start-up every dataset's
+    # default splits come from memory (no file opened), and agree with the dataset's rows.
+    from dashboard import config
+    from sdwec import datasets
+
+    config._shipped_rows.cache_clear()
+    assert launch.read_shipped_datasets() >= 0
+    opened = []
+    monkeypatch.setattr(datasets, "_read_raw", lambda key: opened.append(key))
+    monkeypatch.setattr(datasets, "_load_cached", lambda key, task: opened.append(key))
+    splits = {name: config.dataset_splits(name) for name in datasets.names()}
+    assert opened == []
+    assert config._shipped_rows.cache_info().currsize == len(datasets.names())
+    monkeypatch.undo()
+    assert splits["nsl_kdd"] == 1 and splits["sonar"] == 10  # 12,597 and 42 test rows

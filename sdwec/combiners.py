@@ -30,6 +30,7 @@ __all__ = [
     "majority", "wmv", "qfwec", "sdwec", "sdwec_solve", "sdwec_select", "sdwec_grid",
     "random_subset", "random_subset_curve", "ordered_curve", "reduce_error_order", "orientation_order",
     "ordered_weights", "nnls_stacking", "lasso_path", "member_accuracies", "WMV_CLIP",
+    "TIE_TOLERANCE",
 ]
 
 
@@ -53,12 +54,16 @@ def _priority(classes, prior):
     return rank
 
 
+#: Scores within this share of the total weight of the best one are tied: sums of the same
+#: weights in a different order may differ in the last bits.  The estimator's tie rule uses
+#: it too (sdwec.estimator).
+TIE_TOLERANCE = 1e-9
+
+
 def _predict_codes(codes, W, n_classes, rank):
     """Winning class index for every row and weight column: (u, n)."""
     W = np.asarray(W, dtype=float)
-    # Sums of the same weights in a different order may differ in the last bits; scores
-    # within this tolerance of the best count as tied.
-    tol = 1e-9 * np.abs(W).sum(axis=0) + 1e-300
+    tol = TIE_TOLERANCE * np.abs(W).sum(axis=0) + 1e-300
     best = None
     scores = []
     for k in range(n_classes):

@@ -48,9 +48,9 @@ __all__ = ["SDWECClassifier", "SDWECWarning", "METHODS", "LAMBDA_LIMIT"]
 _SPARSE_FORMATS = ("csr", "csc")
 _ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
 
-# Scores within this share of the total weight of the best one are tied: the same weights
-# summed in another order differ in the last bits (the tolerance of sdwec.combiners.vote).
-_TIE_TOLERANCE = 1e-9
+# Scores within this share of the total weight of the best one are tied, as in
+# sdwec.combiners.vote: one tie rule for the estimator and the paper's combiners.
+_TIE_TOLERANCE = combiners.TIE_TOLERANCE
 # What predict_proba moves to the tie winner, so that its argmax names the winner.  Far below
 # the tolerance, and removed by check_decision_proba_consistency's rounding to 10 decimals.
 _TIE_MARGIN = 1e-12

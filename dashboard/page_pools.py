@@ -76,7 +76,8 @@ def get_pools(refs):
     Pools already in this process come back at once.  The others are read from disk or
     trained (or waited for, when another process trains them), one bar over all of them
     that says "split i of r" and moves by each pool's estimated cost, so it does not
-    restart per pool.  When a pool was trained, the sidebar's notes are redrawn
+    restart per pool.  When pools were trained or read from disk (a training worker may
+    have written them since the sidebar's notes were drawn), the notes are redrawn
     (:func:`on_pools_landed`).
     """
     held = [pools.in_memory(ref) for ref in refs]
@@ -124,8 +125,9 @@ def get_pools(refs):
             before += weight
     finally:
         progress.close()
-    if todo:
-        _pools_landed()
+    # Trained here, or by a training worker since this run's notes were drawn (counted
+    # from a cache that lives for seconds): the notes are counted and drawn again.
+    _pools_landed()
     return held
 
 

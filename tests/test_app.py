@@ -1278,6 +1278,37 @@ def test_sidebar_notes_are_redrawn_when_the_pool_lands(monkeypatch):
     assert "wine (1 of 10 splits)" in note
 
 
+def test_sidebar_notes_count_pools_a_worker_wrote_since_they_were_counted(monkeypatch):
+    # The notes' count of pools on disk is cached for seconds; a page whose pools a training
+    # worker wrote meanwhile reads them from disk, and must then count them again.
+    from dashboard import pools
+
+    seed = 654
+    assert not pool.is_cached("wine", "binary", 10, seed)
+    stale = pools.warm_pools(10, seed, "binary")  # counted before the worker wrote the pool
+    assert ("wine", 0, 10) in stale
+    pool.load_pool("wine", "binary", n_trees=10, seed=seed)  # the worker
+
+    counted = pools.warm_pools
+
+    class Cached:
+        """warm_pools as its cache serves it until cleared."""
+
+        cleared = False
+
+        def __call__(self, *args):
+            return stale if not self.cleared else counted(*args)
+
+        def clear(self):
+            self.cleared = True
+            counted.clear()
+
+    monkeypatch.setattr(pools, "warm_pools", Cached())
+    at = _app({"dataset": "wine", "l": "10", "r": "1", "seed": str(seed)})
+    _ok(at)
+    assert "wine (1 of 10 splits)" in _disk_note(at)
+
+
 def test_one_bar_over_the_splits_says_which_split(drawn_progress):
     at = _app({"dataset": "wine", "l": "10", "seed": "700", "r": "3"})
     _ok(at)

@@ -530,16 +530,23 @@ def _frontend_candidate():
     return None if folder is None else os.path.join(folder, "static")
 
 
+def _where_it_holds(name, candidate, otherwise):
+    """``candidate()`` where contract ``name`` holds, else ``None``, logged once as
+    ``otherwise`` and why."""
+    why = problem(name)
+    if why:
+        log_once(name, f"{otherwise}: {why}")
+        return None
+    return candidate()
+
+
 def frontend_folder():
     """The installed Streamlit's built frontend: the folder holding its ``index.html``, whose
     ``static/`` subfolder is what the page loads as ``./static/...`` (content-hashed names).
     ``None`` where the contract does not hold (logged once): then only the replicas serve
     those files."""
-    why = problem("frontend")
-    if why:
-        log_once("frontend", f"Streamlit's frontend files are left to the replicas: {why}")
-        return None
-    return _frontend_candidate()
+    return _where_it_holds("frontend", _frontend_candidate,
+                           "Streamlit's frontend files are left to the replicas")
 
 
 def _frontend_contract(folder=None):
@@ -580,11 +587,8 @@ def _plotly_js_candidate():
 def plotly_js_file():
     """The built Plotly.js the installed plotly package ships, or ``None`` where the contract
     does not hold (logged once)."""
-    why = problem("plotly_js")
-    if why:
-        log_once("plotly_js", f"the charts cannot load Plotly.js: {why}")
-        return None
-    return _plotly_js_candidate()
+    return _where_it_holds("plotly_js", _plotly_js_candidate,
+                           "the charts cannot load Plotly.js")
 
 
 def _plotly_js_contract(path=None):

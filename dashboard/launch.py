@@ -8,9 +8,9 @@ before it accepts a connection:
   of the whole page, with the same widget states, instead of being dropped;
 - :func:`start_up`: the upload policy and kept downloads are installed on the server's
   managers, the app's heavy modules imported, the shipped datasets read, and the modules
-  of ``$SDWEC_METHODS`` (methods of the user's own) imported.  Done at the first script run instead, a
-  replica no browser had opened yet ran without the upload policy, and a restarted
-  replica's first page waited for the imports (results/serve.md).
+  of ``$SDWEC_METHODS`` (methods of the user's own) imported.  Done at the first script
+  run instead, a replica no browser had opened yet ran without the upload policy, and a
+  restarted replica's first page waited for the imports and the reads (results/serve.md).
 
 Every touch of Streamlit's internals is in ``dashboard._compat``, which checks
 each against its contract first and leaves plain Streamlit behaviour (logged) where one

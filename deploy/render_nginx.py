@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import importlib.util
 import ipaddress
 import os
 import re
@@ -40,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Where a location that serves files from disk points when no folder is usable: one that
 #: does not exist (in the run directory), so that every request goes to a replica.
 NOWHERE = "not-served-by-nginx"
+#: A plotly version as nginx's configuration may carry it in a quoted string.
+PLOTLY_VERSION = re.compile(r"[0-9A-Za-z.+-]+")
 
 
 def _warn(message):
@@ -94,7 +95,7 @@ def plotly_js():
         version = importlib.metadata.version("plotly")
     except (ValueError, importlib.metadata.PackageNotFoundError):
         version = None
-    if path is None or not re.fullmatch(r"[0-9A-Za-z.+-]+", version or ""):
+    if path is None or not PLOTLY_VERSION.fullmatch(version or ""):
         _warn("the replicas serve Plotly.js: no plotly package with Plotly.js installed here")
         return None
     if not _open_to_workers(Path(path)):
@@ -234,7 +235,7 @@ def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="10s",
                        frontend == "auto", "Streamlit's frontend files")
     js_folder, js_version = (plotly_js() if plotly == "auto" else plotly) or (None, None)
     js_folder = _usable(js_folder, plotly == "auto", "Plotly.js")
-    if js_folder is not None and not re.fullmatch(r"[0-9A-Za-z.+-]+", str(js_version)):
+    if js_folder is not None and not PLOTLY_VERSION.fullmatch(str(js_version)):
         raise ValueError(f"{js_version!r} is not a plotly version")
     values = {
         "RUN_DIR": str(run_dir), "LISTEN": f"{host}:{port}", "WORKERS": str(workers),

@@ -256,17 +256,24 @@ def test_every_file_the_page_names_is_in_the_frontend_folder():
                          f"/static/ location would send them to a replica")
 
 
+def _none_and_said_once(find, monkeypatch, caplog):
+    """``find()`` gives ``None`` twice, with one warning between them: its text."""
+    monkeypatch.setattr(compat, "_logged", set())
+    with caplog.at_level(logging.WARNING, logger="dashboard"):
+        assert find() is None
+        assert find() is None
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1, said
+    return said[0]
+
+
 def test_a_frontend_laid_out_otherwise_is_left_to_the_replicas_and_said_once(
         monkeypatch, tmp_path, caplog):
     (tmp_path / "index.html").write_text('<script type="module" src="./assets/app.js">')
     (tmp_path / "manifest.json").write_text('{"index.html": {"file": "assets/app.js"}}')
     monkeypatch.setattr(compat, "_frontend_candidate", lambda: str(tmp_path))
-    monkeypatch.setattr(compat, "_logged", set())
-    with caplog.at_level(logging.WARNING, logger="dashboard"):
-        assert compat.frontend_folder() is None
-        assert compat.frontend_folder() is None
-    said = [r.getMessage() for r in caplog.records]
-    assert len(said) == 1 and "no script under static/" in said[0], said
+    said = _none_and_said_once(compat.frontend_folder, monkeypatch, caplog)
+    assert "no script under static/" in said, said
     (tmp_path / "manifest.json").write_text('{"index.html": {"file": "static/js/app.js"}}')
     assert "not in" in compat.problem("frontend")
     (tmp_path / "static" / "js").mkdir(parents=True)
@@ -286,19 +293,15 @@ def test_plotly_js_is_the_installed_plotly_packages_bundle():
 
     path = Path(compat.plotly_js_file())
     assert path.parent.parent == Path(plotly.__file__).parent
-    # The bundle defines window.Plotly; its banner names the version plotly.py ships.
+    # Its banner names the version plotly.py ships.
     assert f"plotly.js v{plotly.offline.get_plotlyjs_version()}" in path.read_text()[:200]
 
 
 def test_a_missing_or_foreign_plotly_js_is_refused_and_said_once(monkeypatch, tmp_path, caplog):
     where = tmp_path / "package_data" / compat.PLOTLY_JS
     monkeypatch.setattr(compat, "_plotly_js_candidate", lambda: str(where))
-    monkeypatch.setattr(compat, "_logged", set())
-    with caplog.at_level(logging.WARNING, logger="dashboard"):
-        assert compat.plotly_js_file() is None
-        assert compat.plotly_js_file() is None
-    said = [r.getMessage() for r in caplog.records]
-    assert len(said) == 1 and "no readable" in said[0], said
+    said = _none_and_said_once(compat.plotly_js_file, monkeypatch, caplog)
+    assert "no readable" in said, said
     where.parent.mkdir()
     where.write_text("window.somethingElse = 1;")
     assert "banner" in compat.problem("plotly_js")

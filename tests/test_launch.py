@@ -119,7 +119,7 @@ def test_the_start_up_reads_what_every_pages_sidebar_needs(monkeypatch):
     from sdwec import datasets
 
     config._shipped_rows.cache_clear()
-    assert launch.read_shipped_datasets() >= 0
+    launch.read_shipped_datasets()
     opened = []
     monkeypatch.setattr(datasets, "_read_raw", lambda key: opened.append(key))
     monkeypatch.setattr(datasets, "_load_cached", lambda key, task: opened.append(key))

@@ -1,8 +1,8 @@
 """The λ scrubber's frame rate in Chromium, a former version's figure against this one's.
 
 Both figures are built in this process on the same pools and drawn on one blank page (the
-plotly.min.js of the plotly package, the dashboard's template and config, at the Explorer's
-chart width at 1280 px), one after the other and alternating, so that the machine's load falls
+Plotly.js the app's charts load, dashboard.plotly_bundle; the dashboard's template and config;
+the Explorer's chart width at 1280 px), one after the other and alternating, so that the machine's load falls
 on both alike.  The former figure comes from ``git show REV:sdwec/plots.py`` imported as a
 module from a temporary folder (it draws the first split's path); this one's from the working
 tree (the mean over every split).  Two measures per figure, repeated:
@@ -39,6 +39,7 @@ from pathlib import Path
 
 import plotly
 
+from dashboard import plotly_bundle
 from harness.browser import SCRUB_JS
 from harness.common import machine, median, percentile, table
 from harness.load import LAUNCH_ARGS
@@ -46,7 +47,7 @@ from sdwec import comparison, plots
 from sdwec.pool import load_pool
 
 ROOT = Path(__file__).resolve().parent.parent
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+PLOTLY_JS = plotly_bundle.chosen().path  # what the app's charts load
 #: The Explorer's main column at a 1280 px window (wide layout, sidebar open).
 WIDTH = 880
 PASSES = 4
@@ -192,7 +193,8 @@ def run(quick=False, rev="HEAD", datasets=("sonar",), n_trees=200, splits=10, lo
                         "busy": [b["busy"], a["busy"]]}))
     return "\n".join([
         f"## λ scrubber frame rate (before: `{rev}`, after: the working tree)\n",
-        (f"Chromium headless, blank page, plotly.js {plotly.__version__}, chart {WIDTH} px "
+        (f"Chromium headless, blank page, Plotly.js {PLOTLY_JS.name} (plotly "
+         f"{plotly.__version__}), chart {WIDTH} px "
          f"wide; drag: {PASSES} passes across the grid per repeat; step: every frame, both "
          "ways.\n"),
         table(["dataset", "l", "splits", "frames", "drag fps before", "drag fps after",

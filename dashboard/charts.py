@@ -9,7 +9,8 @@ time per move (results/browser.md).  This module draws a figure with a small
 same chart div receives the new figure and Plotly's ``react`` updates it in one pass.
 
 Plotly.js is not reachable from Streamlit's own bundle (it is private to a chunk), so the
-component loads the copy shipped with the ``plotly`` Python package, served by Streamlit's
+component loads its own: Plotly.js's basic bundle, shipped in ``dashboard/vendor/``, or the
+plotly package's full one (:mod:`dashboard.plotly_bundle` chooses), served by Streamlit's
 static file serving (``server.enableStaticServing`` in ``.streamlit/config.toml``) from
 ``static/``, where :func:`ensure_plotly_js` copies it (the copy is git-ignored).
 """
@@ -21,17 +22,19 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import plotly
 import streamlit as st
 
 from dashboard import _compat as compat
+from dashboard import plotly_bundle
 
 #: Streamlit serves ``<app directory>/static`` at ``app/static/``.
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 PLOTLY_JS = compat.PLOTLY_JS
-#: Relative to the page, so it also works under a proxy's base path; the version busts
-#: the browser's cache when the plotly package is upgraded.
-PLOTLY_URL = f"./app/static/{PLOTLY_JS}?v={plotly.__version__}"
+#: The Plotly.js the charts load (``None``: the plotly package ships none).
+BUNDLE = plotly_bundle.chosen()
+#: Relative to the page, so it also works under a proxy's base path; the bundle's token
+#: busts the browser's cache when the plotly package or the bundle changes.
+PLOTLY_URL = f"./app/static/{PLOTLY_JS}?v={BUNDLE.token if BUNDLE else 'none'}"
 #: Plotly's height when a figure sets none (Streamlit's default for st.plotly_chart).
 DEFAULT_HEIGHT = 450
 #: Replaces plotly.py's default template (~5 kB per figure): Plotly.js's own defaults,
@@ -108,16 +111,16 @@ _component = st.components.v2.component(COMPONENT, js=_JS, css=_CSS, isolate_sty
 
 
 def ensure_plotly_js(static_dir=STATIC_DIR):
-    """Copy the plotly package's ``plotly.min.js`` into ``static_dir`` unless it is there.
+    """Copy the chosen Plotly.js (:data:`BUNDLE`) into ``static_dir`` as ``plotly.min.js``
+    unless it is there.
 
     Returns the path, or ``None`` when the directory cannot be written (a read-only
     install) or the plotly package ships no Plotly.js (``dashboard._compat``, contract
     ``plotly_js``); the charts then say that they could not load Plotly.
     """
-    source = compat.plotly_js_file()
-    if source is None:
+    if BUNDLE is None:
         return None
-    source, target = Path(source), Path(static_dir) / PLOTLY_JS
+    source, target = Path(BUNDLE.path), Path(static_dir) / PLOTLY_JS
     try:
         if target.exists() and target.stat().st_size == source.stat().st_size:
             return target
@@ -152,6 +155,7 @@ def plotly_chart(fig, key, on_click=None):
         Called (as a widget callback, before the rerun) when a point is clicked; it reads
         the click with :func:`clicked_point`.
     """
+    plotly_bundle.check_drawable(fig, BUNDLE)
     ensure_plotly_js()
     height = fig.layout.height or DEFAULT_HEIGHT
     data = {"spec": figure_spec(fig), "height": height, "config": CONFIG, "src": PLOTLY_URL,

@@ -11,7 +11,6 @@ template is filled; one left over is an error.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import ipaddress
 import os
 import re
@@ -39,7 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Where a location that serves files from disk points when no folder is usable: one that
 #: does not exist (in the run directory), so that every request goes to a replica.
 NOWHERE = "not-served-by-nginx"
-#: A plotly version as nginx's configuration may carry it in a quoted string.
+#: A Plotly.js token (``dashboard.plotly_bundle.Bundle.token``) as nginx's configuration may
+#: carry it in a quoted string.
 PLOTLY_VERSION = re.compile(r"[0-9A-Za-z.+-]+")
 
 
@@ -85,23 +85,22 @@ def _compat(what):
 
 
 def plotly_js():
-    """``(folder, version)``: the installed plotly package's folder holding the
-    ``plotly.min.js`` the charts load (dashboard/charts.py serves a copy of that file as
-    ``./app/static/plotly.min.js?v=<version>``), found by ``dashboard._compat.plotly_js_file``,
-    or ``None``, said on standard error."""
-    compat = _compat("Plotly.js")
-    path = compat.plotly_js_file() if compat is not None else None
-    try:
-        version = importlib.metadata.version("plotly")
-    except (ValueError, importlib.metadata.PackageNotFoundError):
-        version = None
-    if path is None or not PLOTLY_VERSION.fullmatch(version or ""):
+    """``(file, token)``: the Plotly.js the charts load (``dashboard.plotly_bundle.chosen``:
+    the basic bundle shipped in dashboard/vendor/ or the plotly package's full one;
+    dashboard/charts.py serves a copy of it as ``./app/static/plotly.min.js?v=<token>``), or
+    ``None``, said on standard error."""
+    if _compat("Plotly.js") is None:
+        return None
+    from dashboard import plotly_bundle
+
+    bundle = plotly_bundle.chosen()
+    if bundle is None or not PLOTLY_VERSION.fullmatch(bundle.token):
         _warn("the replicas serve Plotly.js: no plotly package with Plotly.js installed here")
         return None
-    if not _open_to_workers(Path(path)):
-        _warn(f"the replicas serve Plotly.js: nginx's workers could not read {path}")
+    if not _open_to_workers(bundle.path):
+        _warn(f"the replicas serve Plotly.js: nginx's workers could not read {bundle.path}")
         return None
-    return Path(path).parent, version
+    return bundle.path, bundle.token
 
 
 def frontend_root():
@@ -214,8 +213,9 @@ def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="10s",
     ``body_timeout``: seconds an upload may send nothing before it is cut.  ``frontend``:
     the Streamlit build folder nginx serves ``/static/`` from (``"auto"``:
     :func:`frontend_root`; ``None``: none, every frontend file goes to a replica);
-    ``plotly``: ``(folder, version)`` of the ``plotly.min.js`` nginx serves to the charts
-    (``"auto"``: :func:`plotly_js`; ``None``: a replica serves it).
+    ``plotly``: ``(file, token)`` of the Plotly.js nginx serves to the charts as
+    ``plotly.min.js?v=<token>`` (``"auto"``: :func:`plotly_js`; ``None``: a replica serves
+    it).
     """
     if not servers:
         raise ValueError("no replica to send requests to")
@@ -233,10 +233,13 @@ def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="10s",
     numbered = list(enumerate(servers, 1))
     frontend = _usable(frontend_root() if frontend == "auto" else frontend,
                        frontend == "auto", "Streamlit's frontend files")
-    js_folder, js_version = (plotly_js() if plotly == "auto" else plotly) or (None, None)
-    js_folder = _usable(js_folder, plotly == "auto", "Plotly.js")
-    if js_folder is not None and not PLOTLY_VERSION.fullmatch(str(js_version)):
-        raise ValueError(f"{js_version!r} is not a plotly version")
+    js_file, js_token = (plotly_js() if plotly == "auto" else plotly) or (None, None)
+    js_folder = _usable(None if js_file is None else Path(js_file).parent, plotly == "auto",
+                        "Plotly.js")
+    if js_folder is not None and not PLOTLY_VERSION.fullmatch(str(js_token)):
+        raise ValueError(f"{js_token!r} is not a Plotly.js token")
+    if js_folder is not None and not re.fullmatch(r"[\w.+-]+", Path(js_file).name):
+        raise ValueError(f"nginx cannot be given the file name {Path(js_file).name!r}")
     values = {
         "RUN_DIR": str(run_dir), "LISTEN": f"{host}:{port}", "WORKERS": str(workers),
         "PAGE_414": _quoted((ERRORS / "414.html").read_text()), "COOKIE": COOKIE,
@@ -254,7 +257,7 @@ def render(servers, run_dir, listen, port, max_upload_mib, http_timeout="10s",
         "FRONTEND_ROOT": _root_line(frontend, run_dir),
         "PLOTLY_ROOT": _root_line(js_folder, run_dir),
         "PLOTLY_VERSION": ("        # none usable when rendered: every version goes to a replica"
-                           if js_folder is None else f'        "{js_version}" /plotly.min.js;'),
+                           if js_folder is None else f'        "{js_token}" /{Path(js_file).name};'),
         "SECURITY_HEADERS": "\n".join(f'            add_header {name} "{value}" always;'
                                        for name, value in SECURITY_HEADERS),
         "GROUP_MAP": "\n".join(f'        "{k}" sdwec_r{k};' for k, _ in numbered),

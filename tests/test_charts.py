@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import plotly
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -16,7 +15,7 @@ from harness.apptest_charts import chart_nodes
 from harness.common import CHART_COMPONENT, CHARTS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-SOURCE = Path(plotly.__file__).parent / "package_data" / charts.PLOTLY_JS
+SOURCE = Path(charts.BUNDLE.path)
 
 
 def test_plotly_js_is_copied_once(tmp_path):

@@ -309,6 +309,20 @@ def test_a_missing_or_foreign_plotly_js_is_refused_and_said_once(monkeypatch, tm
     assert compat.plotly_js_file() == str(where)
 
 
+def test_the_shipped_basic_bundle_is_the_plotly_packages_plotly_js_version():
+    # When the plotly pin moves to another Plotly.js, the charts fall back to the full
+    # bundle (slower for a new visitor) until dashboard/vendor/ is updated: this says so.
+    import plotly
+
+    from dashboard import plotly_bundle
+
+    wanted = plotly.offline.get_plotlyjs_version()
+    assert plotly_bundle.banner_version(plotly_bundle.BASIC) == wanted, (
+        "replace dashboard/vendor/plotly-basic.min.js with plotly.js-basic-dist-min@"
+        f"{wanted} (dashboard/vendor/README.md)")
+    assert plotly_bundle.chosen().path == plotly_bundle.BASIC
+
+
 # ------------------------------------------------------------------- the self-check
 def test_a_broken_contract_leaves_plain_streamlit_and_says_so_once(monkeypatch, media, caplog):
     broken = {name: (lambda _=None: "moved upstream", use, where)

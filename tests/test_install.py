@@ -117,7 +117,8 @@ def test_wheel_holds_the_library_datasets_and_dashboard_with_its_metadata(instal
     data = _tracked("data")
     assert len(data) > 30 and {"sdwec/" + n for n in data} <= names
     app = _tracked("app.py", "dashboard", "pages", ".streamlit/config.toml")
-    assert {"app.py", "pages/explorer.py", "dashboard/favicon.png"} <= app
+    assert {"app.py", "pages/explorer.py", "dashboard/favicon.png",
+            "dashboard/vendor/plotly-basic.min.js"} <= app
     assert {"sdwec/app/" + n for n in app} <= names
     assert {"sdwec/app/docs/algorithm.md", "sdwec/app/results/reproduction/results.csv",
             "sdwec/app/results/oob/results.csv"} <= names

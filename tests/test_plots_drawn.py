@@ -1,25 +1,25 @@
 """What Chromium draws from sdwec.plots' figures: axis ranges, tick labels, bar and legend sizes.
 
-The figures are drawn by the plotly.min.js that ships with the plotly package, in Debian's
+The figures are drawn by the Plotly.js the app's charts load (dashboard.plotly_bundle: the
+basic bundle shipped in dashboard/vendor/, of the plotly package's Plotly.js version), in Debian's
 Chromium (nothing downloaded), on a blank page: no Streamlit server, so each check takes a
 fraction of a second.  What Plotly computes in the browser (an automatic range, the tick
 labels it keeps, the pixel width of a bar) is read back from the drawn chart.
 """
 
 import shutil
-from pathlib import Path
 
 import numpy as np
-import plotly
 import plotly.io as pio
 import pytest
 from playwright import sync_api
 
+from dashboard import plotly_bundle
 from sdwec import frontier as fr
 from sdwec import plots
 from tests.test_plots import _peers_frame, _sweep_frame, near_one
 
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+PLOTLY_JS = plotly_bundle.chosen().path
 WIDTH = 1100  # a Frontier chart's width in a 1280 px window (sidebar open)
 
 pytestmark = pytest.mark.browser

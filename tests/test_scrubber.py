@@ -11,13 +11,13 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import plotly
 import plotly.io as pio
 import pytest
 from playwright import sync_api
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
+from dashboard import plotly_bundle
 from dashboard.config import LAMBDA_GRID, Config
 from harness.apptest_charts import chart_figures
 from sdwec import combiners, comparison, datasets, plots, solver
@@ -25,7 +25,7 @@ from sdwec.formatting import mean_interval
 from sdwec.pool import build_pool, load_pool
 from tests.test_browser import LAUNCH_ARGS
 
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+PLOTLY_JS = plotly_bundle.chosen().path  # what the app's charts load
 N_TREES = 20
 SPLITS = 3
 PARAMS = {k: v for k, v in Config().params.items() if k != "lam"}

@@ -1448,8 +1448,6 @@ def _frontend_get(port, path, headers=()):
 
 
 def test_streamlits_frontend_files_come_from_the_installed_package_else_a_replica(tmp_path):
-    import plotly
-
     from dashboard import _compat as compat
     from dashboard import charts
 
@@ -1478,14 +1476,15 @@ def test_streamlits_frontend_files_come_from_the_installed_package_else_a_replic
         # A file of another Streamlit version (the replicas'): the replica answers it.
         status, headers, body = _frontend_get(port, "/static/js/index.NotThisOne.js")
         assert (status, body) == (200, b"ok") and headers["x-sdwec-replica"] in ("1", "2")
-        # The charts' Plotly.js, at the address they ask for: the plotly package's file,
-        # compressed by nginx; another version's address goes to a replica.
+        # The charts' Plotly.js, at the address they ask for: the file the app copies to its
+        # static/ (the shipped basic bundle), compressed by nginx; another token's address
+        # goes to a replica.
         status, headers, body = _frontend_get(port, "/" + charts.PLOTLY_URL.removeprefix("./"),
                                               {"Accept-Encoding": "gzip"})
         assert (status, headers.get("content-encoding")) == (200, "gzip"), headers
         assert "x-sdwec-replica" not in headers, headers
-        assert gzip.decompress(body) == (Path(plotly.__file__).parent / "package_data" /
-                                         charts.PLOTLY_JS).read_bytes()
+        assert gzip.decompress(body) == Path(charts.BUNDLE.path).read_bytes()
+        assert charts.BUNDLE.path.name == "plotly-basic.min.js"
         for name, value in SECURITY_HEADERS.items():
             assert headers[name.lower()] == value, name
         status, headers, body = _frontend_get(port, "/app/static/plotly.min.js?v=0.0.1")

@@ -45,7 +45,9 @@ TEMPLATE = {"layout": {"font": {"family": '"Source Sans", "Source Sans Pro", san
                                 "color": "#31333f"},
                        "hoverlabel": {"font": {"family": '"Source Sans", sans-serif'}},
                        "xaxis": {"automargin": True}, "yaxis": {"automargin": True}}}
-CONFIG = {"displaylogo": False, "responsive": True,
+# showTips: Plotly's "double-click on legend to isolate one trace" notice stayed on screen
+# over the page after a legend click.
+CONFIG = {"displaylogo": False, "responsive": True, "showTips": False,
           "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud"]}
 
 # Draws are chained per chart and only the newest figure is drawn, so a burst of moves
@@ -79,6 +81,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
   gd.__sdwecQueue = queue.then(() => load(data.src)).then((Plotly) => {
     if (gd.__sdwecLatest !== data.spec || gd.__sdwecDrawn === data.spec) return;
     const figure = JSON.parse(data.spec);
+    // One view (a dataset, an axis scale): Plotly keeps what the reader did (legend
+    // choices, zoom) across its figures, matching traces by uid, else by position (the
+    // names carry counts that change with λ).
+    if (data.view != null && figure.layout.uirevision === undefined) {
+      figure.layout.uirevision = data.view;
+    }
     figure.layout.height = data.height;
     delete figure.layout.width;
     figure.layout.autosize = true;
@@ -144,7 +152,7 @@ def figure_spec(fig):
     return compat.figure_json(fig, TEMPLATE)
 
 
-def plotly_chart(fig, key, on_click=None):
+def plotly_chart(fig, key, on_click=None, view=None):
     """Draw ``fig`` under ``key``; on a rerun the same chart is updated in place.
 
     Parameters
@@ -154,12 +162,16 @@ def plotly_chart(fig, key, on_click=None):
     on_click : callable, optional
         Called (as a widget callback, before the rerun) when a point is clicked; it reads
         the click with :func:`clicked_point`.
+    view : str, optional
+        Where given and ``fig`` sets no ``uirevision``: the reader's legend choices and zoom
+        are kept across the figures drawn under ``key`` with the same ``view`` (Plotly's
+        ``uirevision``: traces matched by uid, else by position), and reset when it changes.
     """
     plotly_bundle.check_drawable(fig, BUNDLE)
     ensure_plotly_js()
     height = fig.layout.height or DEFAULT_HEIGHT
     data = {"spec": figure_spec(fig), "height": height, "config": CONFIG, "src": PLOTLY_URL,
-            "click": on_click is not None}
+            "click": on_click is not None, "view": view}
     callbacks = {} if on_click is None else {"on_click_change": on_click}
     _component(key=key, data=data, height=height, **callbacks)
 

@@ -298,16 +298,18 @@ def show_explorer(config):
     pinned = None if pinned_results is None else pinned_results[0]
     methods_fig, weights_fig, strip_fig = explorer_cache.explorer_figures(
         ref, config, result, summary, pinned)
+    # A reader's legend choices and zoom last while the dataset does (charts.plotly_chart).
+    view = f"{config.dataset} {config.task}"
     left, right = st.columns(2)
     with left:
-        plotly_chart(methods_fig, key="explorer_methods")
+        plotly_chart(methods_fig, key="explorer_methods", view=view)
         show_glossary("What are bagging, WMV, the single tree?", page="explorer",
                       names=(result.methods[0]["method"], "bagging", "WMV", "single"))
     with right:
         log = st.toggle("Log-scale cost axis", key="explorer_cost_log",
                         help="The first iterations' costs can dwarf the rest.")
         plotly_chart(explorer_cache.convergence_figure(ref, config, result, log),
-                     key="explorer_convergence")
+                     key="explorer_convergence", view=f"{view} {'log' if log else 'linear'}")
     st.markdown(comparison.paired_sentence(diff))
     st.caption(_rows_note(results) + upload_plans.budget_note(ref) + per_split +
                f" Tied votes and an all-zero weight vector predict the most frequent validation "
@@ -322,8 +324,8 @@ def show_explorer(config):
                      label=f"{COSTS_SECTION}: why, in detail (docs/algorithm.md)")
     # One chart to the eye: no gap between the weights and the trees' accuracies under them.
     with st.container(gap=None):
-        plotly_chart(weights_fig, key="explorer_weights")
-        plotly_chart(strip_fig, key="explorer_tree_accuracy")
+        plotly_chart(weights_fig, key="explorer_weights", view=view)
+        plotly_chart(strip_fig, key="explorer_tree_accuracy", view=view)
     if st.toggle("Show the weights across iterations (▶ plays Algorithm 1 in your browser)",
                  key="explorer_iterations"):
         plotly_chart(explorer_cache.iterations_figure(ref, config, result),

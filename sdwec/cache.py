@@ -371,6 +371,21 @@ def contains(key: Mapping, label: str = "entry") -> bool:
     return size == _PREAMBLE + len(key_bytes) + header[1]
 
 
+# Entries already said to be refused: a load looks once before its lock and once under it.
+_said_refused = set()
+
+
+def _refused(path, why):
+    """Log once per process and entry file that ``path`` is refused, and why."""
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    if (path, stamp) not in _said_refused:
+        _said_refused.add((path, stamp))
+        LOG.warning("cache entry %s %s: ignored, it will be rebuilt", path, why)
+
+
 def load(key: Mapping, label: str = "entry"):
     """The value stored for ``key``, or ``None`` if there is no entry or it fails a check.
 
@@ -396,14 +411,13 @@ def load(key: Mapping, label: str = "entry"):
                 fh.seek(0)
                 start = fh.read(len(_MAGIC))
                 if start.startswith(_OLD_MAGIC) and start != _MAGIC:
-                    LOG.warning("cache entry %s has no valid tag (an older format, or "
-                                "planted): ignored, it will be rebuilt", path)
+                    _refused(path, "is unsigned, as an older sdwec wrote them (or not "
+                             "written by sdwec)")
                 return None
             digest, length, authentic = header
             if not authentic:  # before a byte of the payload is read, let alone unpickled
-                LOG.warning("cache entry %s is not signed with this cache's key %s (written "
-                            "with another key, or planted): ignored, it will be rebuilt",
-                            path, key_file())
+                _refused(path, f"is not signed with this cache's key {key_file()} (written "
+                         f"with another key, or not by sdwec)")
                 return None
             payload = fh.read(length + 1)  # one byte more reveals trailing data
     except OSError:

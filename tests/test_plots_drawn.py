@@ -381,3 +381,43 @@ def test_frontier_legend_choices_survive_a_new_figure_in_the_same_chart(page):
         assert tab.evaluate(visible, "random subsets") == ["legendonly"]
     finally:
         tab.close()
+
+
+def test_explorer_legend_choices_last_while_the_view_does(page):
+    # The reader hides the dropped trees from the weights chart's legend; the next λ's figure
+    # (other counts in the trace names) keeps them hidden; another dataset's view shows them.
+    from dashboard import charts
+
+    acc = np.array([0.6, 0.7, 0.8, 0.9])
+    first = plots.member_weights(np.array([0.5, 0.0, 1.2, 0.3]), acc, 0.3)
+    moved = plots.member_weights(np.array([0.5, 0.4, 0.0, 0.0]), acc, 0.3)
+    draw = """async ([js, spec, height, config, view]) => {
+      window.__component = window.__component ||
+        (await import('data:text/javascript,' + encodeURIComponent(js))).default;
+      const parent = document.getElementById('parent');
+      window.__component({data: {spec, height, config, src: '', view}, parentElement: parent});
+      const gd = parent.querySelector('div.sdwec-chart');
+      await gd.__sdwecQueue;
+      return gd._fullData.map((t) => t.visible);
+    }"""
+    tab = page.context.browser.new_page()
+    try:
+        tab.set_content(f"<div id='parent' style='width: {WIDTH}px'></div>")
+        tab.add_script_tag(path=str(PLOTLY_JS))
+
+        def shown(fig, view):
+            return tab.evaluate(draw, [charts._JS, charts.figure_spec(fig), 300, charts.CONFIG,
+                                       view])
+
+        assert shown(first, "sonar binary") == [True, True, True]
+        tab.locator(".legend .traces").filter(has_text="dropped").locator(
+            ".legendtoggle").click()
+        tab.wait_for_timeout(600)  # two quick clicks would be a double click
+        assert tab.evaluate("() => document.querySelector('div.sdwec-chart')._fullData"
+                            ".map((t) => t.visible)") == [True, "legendonly", True]
+        assert shown(moved, "sonar binary") == [True, "legendonly", True]
+        assert shown(first, "wine binary") == [True, True, True]
+        # No Plotly notice is left over the page after the legend click.
+        assert tab.locator(".notifier-note").count() == 0
+    finally:
+        tab.close()

@@ -1484,6 +1484,7 @@ def test_streamlits_frontend_files_come_from_the_installed_package_else_a_replic
         assert (status, headers.get("content-encoding")) == (200, "gzip"), headers
         assert "x-sdwec-replica" not in headers, headers
         assert gzip.decompress(body) == Path(charts.BUNDLE.path).read_bytes()
+        assert headers["cache-control"] == "public, immutable, max-age=31536000"
         assert charts.BUNDLE.path.name == "plotly-basic.min.js"
         for name, value in SECURITY_HEADERS.items():
             assert headers[name.lower()] == value, name

@@ -47,8 +47,24 @@ def current_config():
     """The :class:`Config` the sidebar widgets hold now."""
     state = st.session_state
     base = state.get("_cfg", cfg.Config())
-    return replace(base, **{name: state[key] for name, key in cfg.WIDGET_KEYS.items()
-                            if key in state})
+    held = {name: state[key] for name, key in cfg.WIDGET_KEYS.items() if key in state}
+    if "dataset" in held:
+        held["dataset"] = _as_dataset(held["dataset"], base.dataset)
+    return replace(base, **held)
+
+
+def _as_dataset(value, otherwise):
+    """The dataset the Dataset box's ``value`` names, else ``otherwise``.
+
+    The box shows an upload by its file name, so its label changes with each upload; a
+    browser that still holds the label the page drew before sends that label, and Streamlit
+    gives it back as the value itself (no option has it any more).
+    """
+    if value in cfg.dataset_choices():
+        return value
+    if isinstance(value, str) and value.startswith(cfg.USER_DATA):
+        return cfg.USER_DATA
+    return otherwise
 
 
 def _apply_preset(name):
@@ -63,8 +79,10 @@ def _sync(name):
 
 
 def _dataset_changed():
-    _sync("dataset")
     state = st.session_state
+    key = cfg.WIDGET_KEYS["dataset"]
+    state[key] = _as_dataset(state[key], state.get("_cfg", cfg.Config()).dataset)
+    _sync("dataset")
     offered = cfg.task_choices(state["_cfg"].dataset)
     if state["_cfg"].task not in offered:
         state["_cfg"] = replace(state["_cfg"], task=offered[0])

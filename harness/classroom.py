@@ -950,7 +950,9 @@ def run(cases, settings, log=print, warm_dir=WARM_DIR, extra=()):
                 try:
                     found = CASES[name](room, settings, log)
                 except Exception as exc:  # noqa: BLE001 -- the case says why, the run goes on
-                    found = [Figure(name, f"the {name} case", "-", "-", None,
+                    # A case that could not run is a miss, not information.
+                    found = [Figure(name, f"the {name} case", "it runs to the end",
+                                    "it could not run", False,
                                     [f"it could not run: {type(exc).__name__}: "
                                      f"{str(exc)[:300]}"])]
                 found[0].detail.append(f"case wall time {time.monotonic() - start:.0f} s")

@@ -50,5 +50,7 @@ echo "== the library's tests on the minimum versions (requirements-min.txt, .ven
 [ -x .venv-min/bin/python ] || python3 -m venv .venv-min
 .venv-min/bin/python -m pip install -q --disable-pip-version-check -r requirements-min.txt
 .venv-min/bin/python -c 'import numpy, scipy, sklearn, pandas; print("numpy", numpy.__version__, "scipy", scipy.__version__, "scikit-learn", sklearn.__version__, "pandas", pandas.__version__)'
-.venv-min/bin/python -m pytest -p no:cacheprovider "${MIN_TESTS[@]}" || status=$?
+# Two workers, tests dealt out one by one: these are CPU-bound library tests, and one
+# process left the second core idle.
+.venv-min/bin/python -m pytest -p no:cacheprovider -n 2 --dist load "${MIN_TESTS[@]}" || status=$?
 exit "$status"

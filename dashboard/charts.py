@@ -81,11 +81,16 @@ export default function ({ data, parentElement, setTriggerValue }) {
   gd.__sdwecQueue = queue.then(() => load(data.src)).then((Plotly) => {
     if (gd.__sdwecLatest !== data.spec || gd.__sdwecDrawn === data.spec) return;
     const figure = JSON.parse(data.spec);
-    // One view (a dataset, an axis scale): Plotly keeps what the reader did (legend
-    // choices, zoom) across its figures, matching traces by uid, else by position (the
-    // names carry counts that change with λ).
+    // One view (a dataset, an axis scale): Plotly keeps the reader's legend choices across
+    // its figures, matching traces by uid, else by position (the names carry counts that
+    // change with λ). Not the zoom: a new figure's curves may lie outside the old one.
     if (data.view != null && figure.layout.uirevision === undefined) {
+      const draw = gd.__sdwecDraws = (gd.__sdwecDraws || 0) + 1;
       figure.layout.uirevision = data.view;
+      const axes = Object.keys(figure.layout).filter((k) => /^[xy]axis[0-9]*$/.test(k));
+      for (const axis of new Set(['xaxis', 'yaxis', ...axes])) {
+        figure.layout[axis] = Object.assign({}, figure.layout[axis], {uirevision: draw});
+      }
     }
     figure.layout.height = data.height;
     delete figure.layout.width;
@@ -163,9 +168,11 @@ def plotly_chart(fig, key, on_click=None, view=None):
         Called (as a widget callback, before the rerun) when a point is clicked; it reads
         the click with :func:`clicked_point`.
     view : str, optional
-        Where given and ``fig`` sets no ``uirevision``: the reader's legend choices and zoom
-        are kept across the figures drawn under ``key`` with the same ``view`` (Plotly's
+        Where given and ``fig`` sets no ``uirevision``: the reader's legend choices are kept
+        across the figures drawn under ``key`` with the same ``view`` (Plotly's
         ``uirevision``: traces matched by uid, else by position), and reset when it changes.
+        A zoom is not kept (each axis gets a revision of its own per figure): a new figure's
+        data may lie outside it.
     """
     plotly_bundle.check_drawable(fig, BUNDLE)
     ensure_plotly_js()

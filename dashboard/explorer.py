@@ -298,7 +298,7 @@ def show_explorer(config):
     pinned = None if pinned_results is None else pinned_results[0]
     methods_fig, weights_fig, strip_fig = explorer_cache.explorer_figures(
         ref, config, result, summary, pinned)
-    # A reader's legend choices and zoom last while the dataset does (charts.plotly_chart).
+    # A reader's legend choices last while the dataset does (charts.plotly_chart).
     view = f"{config.dataset} {config.task}"
     left, right = st.columns(2)
     with left:

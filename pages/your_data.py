@@ -61,8 +61,13 @@ def _read(uploaded):
                            "(seed 0; the description will say so)", key="upload_sample"):
             return None
         sample = datasets.MAX_ROWS
+    # A browser still showing the previous file's page can send the target chosen there,
+    # which Streamlit hands back even though this file has no such column: forgotten here,
+    # the file's own default is proposed instead of an error.
+    names = upload_plans.upload_preview(data, None, sample).column_names
+    if st.session_state.get("upload_target") not in names:
+        st.session_state.pop("upload_target", None)
     first = upload_plans.upload_preview(data, st.session_state.get("upload_target"), sample)
-    names = first.column_names
     left, right = st.columns(2)
     target = left.selectbox("Target column", names, index=names.index(first.target),
                             key="upload_target", on_change=_forget_exclusions,

@@ -384,8 +384,9 @@ def test_frontier_legend_choices_survive_a_new_figure_in_the_same_chart(page):
 
 
 def test_explorer_legend_choices_last_while_the_view_does(page):
-    # The reader hides the dropped trees from the weights chart's legend; the next λ's figure
-    # (other counts in the trace names) keeps them hidden; another dataset's view shows them.
+    # The reader hides the dropped trees from the weights chart's legend and zooms; the next
+    # λ's figure (other counts in the trace names) keeps them hidden and is drawn whole;
+    # another dataset's view shows them.
     from dashboard import charts
 
     acc = np.array([0.6, 0.7, 0.8, 0.9])
@@ -415,7 +416,17 @@ def test_explorer_legend_choices_last_while_the_view_does(page):
         tab.wait_for_timeout(600)  # two quick clicks would be a double click
         assert tab.evaluate("() => document.querySelector('div.sdwec-chart')._fullData"
                             ".map((t) => t.visible)") == [True, "legendonly", True]
+        # The reader zooms; the next figure is drawn whole again, the legend choice kept.
+        x_range = "() => document.querySelector('div.sdwec-chart')._fullLayout.xaxis.range"
+        whole = tab.evaluate(x_range)
+        box = tab.locator("div.sdwec-chart .nsewdrag").first.bounding_box()
+        tab.mouse.move(box["x"] + 10, box["y"] + 10)
+        tab.mouse.down()
+        tab.mouse.move(box["x"] + box["width"] / 3, box["y"] + box["height"] / 2, steps=5)
+        tab.mouse.up()
+        assert tab.evaluate(x_range)[1] < whole[1] - 1  # zoomed in
         assert shown(moved, "sonar binary") == [True, "legendonly", True]
+        assert tab.evaluate(x_range) == whole
         assert shown(first, "wine binary") == [True, True, True]
         # No Plotly notice is left over the page after the legend click.
         assert tab.locator(".notifier-note").count() == 0

@@ -109,6 +109,18 @@ def test_a_label_the_page_drew_before_the_upload_changed_still_means_your_data(m
         assert sidebar.current_config().dataset == expected, value
 
 
+def test_a_target_the_page_chose_for_the_file_before_is_forgotten_not_an_error():
+    # Uploads in quick succession: a rerun can still carry the target column chosen on the
+    # previous file's page, one this file does not have.
+    at = _uploaded()
+    box = at.selectbox(key="upload_target")
+    box.options = [*box.options, "passed"]  # as the page drew it for the previous file
+    box.set_value("passed").run()  # what that page's browser sends
+    _ok(at)
+    assert at.selectbox(key="upload_target").value == "label"  # this file's default
+    assert _dataset(at).feature_names == ["x", "y", "note"]
+
+
 def test_preview_flags_the_id_and_excluding_it_changes_the_features():
     at = _uploaded()
     columns = at.dataframe[0].value.set_index("Column")

@@ -575,6 +575,9 @@ def _frontend_contract(folder=None):
 # ---------------------------------------------------------------- Plotly.js
 #: The file's name, in the plotly package's ``package_data/``.
 PLOTLY_JS = "plotly.min.js"
+#: A built Plotly.js's opening comment and the version it names (``plotly.js v4.1.1``,
+#: ``plotly.js (basic - minified) v4.1.1``).
+PLOTLY_JS_BANNER = re.compile(r"plotly\.js (?:\([^)]*\) )?v(\d+\.\d+\.\d+\S*)")
 
 
 def _plotly_js_candidate():
@@ -600,7 +603,7 @@ def _plotly_js_contract(path=None):
             head = handle.read(200)
     except OSError as exc:
         return f"no readable {path} ({exc})"
-    if not re.search(r"plotly\.js v\d", head):
+    if not PLOTLY_JS_BANNER.search(head):
         return f"{path} does not start with Plotly.js's banner ('plotly.js v<version>')"
     return None
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.metadata
-import re
 from pathlib import Path
 
 from dashboard import _compat as compat
@@ -43,14 +42,14 @@ class Bundle:
 
 
 def banner_version(path):
-    """The Plotly.js version a built bundle's opening comment names (``plotly.js v4.1.1``,
-    ``plotly.js (basic - minified) v4.1.1``), or ``None``."""
+    """The Plotly.js version a built bundle's opening comment names
+    (``dashboard._compat.PLOTLY_JS_BANNER``), or ``None``."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             head = handle.read(200)
     except OSError:
         return None
-    match = re.search(r"plotly\.js (?:\([^)]*\) )?v(\d+\.\d+\.\d+\S*)", head)
+    match = compat.PLOTLY_JS_BANNER.search(head)
     return match[1] if match else None
 
 

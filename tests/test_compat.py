@@ -323,6 +323,22 @@ def test_the_shipped_basic_bundle_is_the_plotly_packages_plotly_js_version():
     assert plotly_bundle.chosen().path == plotly_bundle.BASIC
 
 
+def test_a_selectbox_gives_back_a_label_no_option_has_as_its_value():
+    # What dashboard/sidebar.py (_as_dataset) and pages/your_data.py (the target column)
+    # are written against: a browser still holding a label the page drew before (an upload's
+    # file name, the previous file's column) sends it, and the selectbox's value is that
+    # label itself, not an option.
+    from streamlit.elements.widgets.selectbox import SelectboxSerde
+
+    options = ["sonar", "your data"]
+    labels = ["sonar", "your data (180 rows): mine.csv"]
+    serde = SelectboxSerde(options, formatted_options=labels,
+                           formatted_option_to_option_index={t: i for i, t in enumerate(labels)})
+    assert serde.deserialize(labels[1]) == "your data"
+    stale = "your data (250 rows): the-file-before.csv"
+    assert serde.deserialize(stale) == stale
+
+
 # ------------------------------------------------------------------- the self-check
 def test_a_broken_contract_leaves_plain_streamlit_and_says_so_once(monkeypatch, media, caplog):
     broken = {name: (lambda _=None: "moved upstream", use, where)

@@ -1,14 +1,19 @@
 """The browser latency benchmark (``harness/browser.py``), reduced to a correctness check.
 
 The browser part runs the benchmark's own functions on sonar (l = 20, 1 sample per control,
-this checkout and its floor page) in Debian's Chromium and checks what every sample saw: the
-charts the run changed were drawn with the figure the server sent, every chart shows its run's
-figure, the page's address followed each move, no error box.  No timing is asserted (speed lives in
+this checkout) in Debian's Chromium and checks what every sample saw: the charts the run changed
+were drawn with the figure the server sent, every chart shows its run's figure, the page's
+address followed each move, no error box.  No timing is asserted (speed lives in
 ``results/browser.md``).  The pure parts (trace and profile accounting, the slider walk, the
-message decoding) are checked against hand-built inputs without a browser.
+message decoding, the report) are checked against hand-built inputs without a browser.
+
+The floor page (``--floor``) is timed by the same code as the app, so the browser run leaves it
+out (it would double the run); what is its own is checked apart: the page draws the Explorer's
+four charts (AppTest), it is served from its checkout, and the report sets it beside its app.
 """
 
 import json
+import os
 import shutil
 
 import pytest
@@ -30,7 +35,7 @@ def outcome(tmp_path_factory):
         pytest.fail("Debian's chromium is not installed: run `apt-get install chromium` "
                     "(scripts/test.sh does this)")
     settings = browser.Settings(app_dirs=(str(browser.ROOT),), datasets=("sonar",), n_trees=20,
-                                moves=MOVES, warmup=1, trace=True, floor=True,
+                                moves=MOVES, warmup=1, trace=True, floor=False,
                                 cache_dir=str(tmp_path_factory.mktemp("pools")))
     raw = tmp_path_factory.mktemp("raw") / "browser.json"
     result = browser.measure(settings, log=lambda *args: None, out_json=raw)
@@ -43,12 +48,9 @@ def _labels(outcome):
 
 
 @pytest.mark.browser
-def test_the_floor_page_is_timed_beside_the_app(outcome):
-    app, floor = outcome.apps
-    assert (app.script, floor.script) == ("app.py", browser.FLOOR_SCRIPT)
-    assert floor.label == f"{app.label} floor" and floor.directory == app.directory
-    assert not app.floor and floor.floor
-    # Only the app has the λ scrubber and the traced move.
+def test_the_app_is_traced_and_scrubbed(outcome):
+    (app,) = outcome.apps
+    assert app.script == "app.py" and not app.floor
     assert [t["app"] for t in outcome.traces] == [s["app"] for s in outcome.scrubs] == [app.label]
 
 
@@ -59,9 +61,8 @@ def test_every_control_is_sampled(outcome):
         for control in browser.CONTROLS:
             assert sum(s.control == control for s in timed) == MOVES, (label, control)
         assert [s.dataset for s in timed if s.control == "first"] == ["sonar"]
-    # The first sonar page at l = 20 read its pool from disk (the warm-up used l = 10); the
-    # floor's server is another process, so its first page reads the pool from disk too.
-    assert [s.cold for s in outcome.samples if s.timed and s.control == "first"] == [True, True]
+    # The first sonar page at l = 20 read its pool from disk (the warm-up used l = 10).
+    assert [s.cold for s in outcome.samples if s.timed and s.control == "first"] == [True]
 
 
 @pytest.mark.browser
@@ -152,13 +153,59 @@ def test_report_and_raw_samples(outcome, tmp_path):
     assert "| sonar |" in text and "## Against the latency targets" in text
     assert "## Scrubbing λ in the page" in text
     assert "python -m benchmarks.browser --datasets sonar" in text
-    app, floor = _labels(outcome)
-    assert f"### Ratio {floor} / {app}" in text  # the floor against its app
-    assert f"its floor page `{browser.FLOOR_SCRIPT}`" in text
     again = browser.read_json(outcome.raw_path)
     assert len(again.samples) == len(outcome.samples)
     assert again.apps == outcome.apps
     assert browser.report(again, "python -m benchmarks.browser --datasets sonar") == text
+
+
+# --------------------------------------------------------------------------- the floor page
+
+
+def test_the_floor_follows_its_checkout_and_is_served_from_it(tmp_path):
+    app, floor = browser.make_apps([browser.ROOT], floor=True)
+    assert (app.script, floor.script) == ("app.py", browser.FLOOR_SCRIPT)
+    assert floor.label == f"{app.label} floor" and floor.directory == app.directory
+    assert not app.floor and floor.floor
+    server = browser.AppServer(floor, tmp_path / "pools", tmp_path)
+    # Its script is below the checkout, which the page imports from.
+    assert server.command()[3:5] == ["run", browser.FLOOR_SCRIPT]
+    assert server.cwd == app.directory and server.env["PYTHONPATH"] == str(app.directory)
+    app_env = browser.AppServer(app, tmp_path / "pools", tmp_path).env
+    assert app_env.get("PYTHONPATH") == os.environ.get("PYTHONPATH")
+
+
+def test_the_floor_page_draws_the_explorers_four_charts(fresh_streamlit):
+    from streamlit.testing.v1 import AppTest
+
+    from harness.apptest_charts import chart_figures
+
+    query = {"dataset": "wine", "l": "10", "r": "1"}
+    figures = {}
+    for script in ("app.py", browser.FLOOR_SCRIPT):
+        at = AppTest.from_file(str(browser.ROOT / script), default_timeout=120)
+        at.query_params.update(query)
+        at.run()
+        assert not at.exception and not at.error, (script, at.exception, at.error)
+        figures[script] = chart_figures(at)
+    # The same sidebar, computation and charts: its figures are the Explorer's first four.
+    assert len(figures[browser.FLOOR_SCRIPT]) == N_CHARTS
+    assert figures[browser.FLOOR_SCRIPT] == figures["app.py"][:N_CHARTS]
+
+
+def test_the_report_sets_the_floor_beside_its_app(outcome):
+    import dataclasses
+
+    (app,) = outcome.apps
+    floor = browser.App(f"{app.label} floor", app.directory, app.commit, browser.FLOOR_SCRIPT)
+    # The app's own samples, as if its floor had drawn them.
+    with_floor = dataclasses.replace(
+        outcome, apps=[app, floor],
+        samples=outcome.samples + [dataclasses.replace(s, app=floor.label)
+                                   for s in outcome.samples])
+    text = browser.report(with_floor, "python -m benchmarks.browser --datasets sonar --floor")
+    assert f"### Ratio {floor.label} / {app.label}" in text
+    assert f"its floor page `{browser.FLOOR_SCRIPT}`" in text
 
 
 # --------------------------------------------------------------------------- no browser

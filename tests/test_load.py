@@ -101,7 +101,7 @@ def test_reduced_load_run(tmp_path):
                     "(scripts/test.sh does this)")
     # One run drives both kinds of session at once (the harness's --browsers); what each kind
     # must do is checked on its own sessions.
-    settings = load.Settings(sessions=5, browsers=3, duration=20, warmup=8,
+    settings = load.Settings(sessions=5, browsers=2, duration=10, warmup=2,
                              datasets=("wine", "sonar"), n_trees=20, rng_seed=2,
                              action_timeout=90, think=(0.1, 0.6),
                              cache_dir=str(tmp_path / "pools"),
@@ -113,7 +113,7 @@ def test_reduced_load_run(tmp_path):
     arenas = os.environ.get("MALLOC_ARENA_MAX", "2")  # the caller's own setting wins
     assert outcome.server_setup == (f"MALLOC_ARENA_MAX={arenas}, SDWEC_LOAD_MARK=7, "
                                     "--runner.postScriptGC true")
-    # Sessions 0-4 are the websocket clients, 5-7 the browsers.
+    # Sessions 0-4 are the websocket clients, 5-6 the browsers.
     clients = [a for a in outcome.actions if a.session < settings.sessions]
     browsers = [a for a in outcome.actions if a.session >= settings.sessions]
     # Every kind of action was served.
@@ -123,7 +123,7 @@ def test_reduced_load_run(tmp_path):
     # The browsers' configurations differed too.
     assert len({a.params for a in browsers if a.params is not None}) >= settings.browsers
     assert s["p95_uci"] > 0
-    assert "5 websocket clients and 3 Chromium session(s) beside them" in load.report(outcome)
+    assert "5 websocket clients and 2 Chromium session(s) beside them" in load.report(outcome)
 
 
 def test_benchmark_server_runs_like_the_launch_script():

@@ -630,7 +630,11 @@ def test_a_second_serve_sh_refuses_a_taken_port_or_run_directory(tmp_path):
     # first (the class split between two sets of replicas), and with one run directory it
     # overwrote the first one's pid files and deleted them when it stopped.
     _needs_nginx()
-    with serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run") as first:
+    # What is refused is serve.sh's, not the replica's: a stand-in health server replaces it.
+    (tmp_path / "flags").mkdir()
+    first = serve.Served(1, tmp_path / "pools", run_dir=tmp_path / "run")
+    first.env["SDWEC_PYTHON"] = str(_stand_in_python(tmp_path, STAND_IN, tmp_path / "flags"))
+    with first:
         pid_files = {p.name: p.read_text() for p in first.run_dir.glob("*.pid")}
         processes = first.processes()
         listening = _listeners(first.port)

@@ -634,6 +634,12 @@ def test_every_page_at_projector_and_desktop_sizes(browser, server, loaded):
             for width, height in SIZES:
                 tab.set_viewport_size({"width": width, "height": height})
                 _idle(tab)
+                # Plotly redraws a chart for the new width after a short debounce: wait for
+                # it, so that the screenshot shows the page as it settles.
+                tab.wait_for_function(f"""() => [...document.querySelectorAll('{CHARTS}')]
+                    .every(gd => !gd._fullLayout
+                                 || Math.abs(gd._fullLayout.width - gd.clientWidth) <= 1)""",
+                                      timeout=10_000)
                 _check_page(name, tab, width, height)
     finally:
         context.close()

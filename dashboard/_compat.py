@@ -123,8 +123,9 @@ _RAN_WHOLE = "_sdwec_ran_whole_page"
 
 
 def rerun_unknown_fragments_whole():
-    """Replace ``AppSession.request_rerun`` (once; idempotent) so that a rerun of a fragment
-    the session does not hold reruns the whole page with the same widget states: always for
+    """Replace ``AppSession.request_rerun`` (once; idempotent), which drops a rerun of a
+    fragment the session does not hold ("The fragment with id ... does not exist anymore"),
+    so that such a rerun reruns the whole page with the same widget states: always for
     a user's rerun, and for an automatic one (``run_every``) only in a session that has
     never run the whole page (in one that has, the fragment was removed by a full run and
     the poll is stale).  ``False`` when the contract does not hold; then nothing changes."""

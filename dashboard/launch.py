@@ -20,9 +20,10 @@ Why: the Explorer's solver controls rerun only a fragment (``dashboard.sidebar.p
 so a slider move neither runs nor sends the sidebar's pool widgets and notes.  A page whose
 server process went away (a replica killed and failed over, a restarted server) reconnects
 to a new session that has never run the page, and its next slider move asks that session
-for a fragment rerun.  Streamlit 1.67 discards such a request in
-``AppSession.request_rerun`` ("The fragment with id ... does not exist anymore") before any
-of the app's code runs, so without this every slider move after a failover is lost.  (Since
+for a fragment rerun.  Streamlit 1.67 discards such a request ("The fragment with id ...
+does not exist anymore") before any of the app's code runs, so without this every slider
+move after a failover is lost (where, and how it is replaced:
+:func:`dashboard._compat.rerun_unknown_fragments_whole`).  (Since
 mid-2025 the browser asks for a whole run on reconnecting only when its last run was a
 fragment's; after a whole-page run it does not, and the Explorer's λ moves after a replica
 was killed were all dropped with this off: measured on 1.67, results/serve.md.)  The

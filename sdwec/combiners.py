@@ -11,9 +11,10 @@ weight vector by weighted plurality vote. The choices made where the sources lea
 QFWEC reading, the all-zero fallback, tie-breaking, the relaxed variant, the multi-class
 formulation of the least-squares combiners) are documented in ``docs/combiners.md``.
 
-Weighted plurality vote: the score of a class is the sum of the weights of the members voting
-for it; the highest score wins; ties -- including the all-zero weight vector, when the ensemble
-abstains -- go to the first tied class in ``prior`` (the most frequent validation class first).
+Weighted plurality vote (:mod:`sdwec.plurality`, the rule the estimator votes by too): the score
+of a class is the sum of the weights of the members voting for it; the highest score wins; ties
+-- including the all-zero weight vector, when the ensemble abstains -- go to the first tied class
+in ``prior`` (the most frequent validation class first).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import numpy as np
 from scipy.optimize import nnls
 from sklearn.linear_model import lasso_path as _sk_lasso_path
 
-from sdwec import solver
+from sdwec import plurality, solver
+from sdwec.plurality import TIE_TOLERANCE
 from sdwec.votes import NO_VOTE, Votes, compress_votes, encode_labels
 
 __all__ = [
@@ -42,38 +44,14 @@ def _as_votes(P, y=None, classes=None) -> Votes:
     return compress_votes(P, y, classes)
 
 
-def _priority(classes, prior):
-    """Rank of every class in the tie-breaking order (0 = wins ties)."""
-    classes = np.asarray(classes)
-    order = np.arange(len(classes)) if prior is None else encode_labels(prior, classes, "prior")
-    rank = np.full(len(classes), len(classes), dtype=np.intp)
-    rank[order] = np.arange(len(order))
-    # classes missing from prior come after it, in sorted order
-    missing = rank == len(classes)
-    rank[missing] = len(order) + np.arange(missing.sum())
-    return rank
-
-
-#: Scores within this share of the total weight of the best one are tied: sums of the same
-#: weights in a different order may differ in the last bits.  The estimator's tie rule uses
-#: it too (sdwec.estimator).
-TIE_TOLERANCE = 1e-9
-
-
 def _predict_codes(codes, W, n_classes, rank):
     """Winning class index for every row and weight column: (u, n)."""
     W = np.asarray(W, dtype=float)
-    tol = TIE_TOLERANCE * np.abs(W).sum(axis=0) + 1e-300
-    best = None
-    scores = []
+    scores = np.empty((n_classes, codes.shape[0], W.shape[1]))
     for k in range(n_classes):
-        s = (codes == k).astype(float) @ W
-        scores.append(s)
-        best = s if best is None else np.maximum(best, s)
-    pred = np.zeros(best.shape, dtype=np.intp)
-    for k in np.argsort(-rank):  # lowest priority first; later (higher priority) overwrite
-        pred = np.where(scores[k] >= best - tol, k, pred)
-    return pred
+        np.matmul((codes == k).astype(float), W, out=scores[k])
+    winner, _ = plurality.decide(scores, np.abs(W).sum(axis=0), rank, axis=0)
+    return winner
 
 
 def accuracies(W, votes: Votes, prior=None) -> np.ndarray:
@@ -97,7 +75,7 @@ def accuracies(W, votes: Votes, prior=None) -> np.ndarray:
     W2 = W[:, None] if single else W
     if W2.shape[0] != votes.n_members:
         raise ValueError(f"weights have length {W2.shape[0]}, the pool has {votes.n_members} members")
-    rank = _priority(votes.classes, prior)
+    rank = plurality.tie_rank(votes.classes, prior)
     out = np.empty(W2.shape[1])
     step = max(1, 2_000_000 // max(1, len(votes.counts) * len(votes.classes)))
     for lo in range(0, W2.shape[1], step):
@@ -125,7 +103,7 @@ def right(W, votes: Votes, prior=None) -> np.ndarray:
     W = np.asarray(W, dtype=float)
     if W.ndim != 2 or W.shape[0] != votes.n_members:
         raise ValueError(f"W must have shape ({votes.n_members}, n); got {W.shape}")
-    pred = _predict_codes(votes.codes, W, len(votes.classes), _priority(votes.classes, prior))
+    pred = _predict_codes(votes.codes, W, len(votes.classes), plurality.tie_rank(votes.classes, prior))
     return pred == votes.labels[:, None]
 
 
@@ -154,7 +132,7 @@ def vote(weights, P, classes, prior=None) -> np.ndarray:
     if P.ndim != 2 or weights.shape != (P.shape[1],):
         raise ValueError(f"weights must have one entry per column of P; got {weights.shape}, P {P.shape}")
     codes = encode_labels(P, classes, "P")
-    pred = _predict_codes(codes, weights[:, None], len(classes), _priority(classes, prior))
+    pred = _predict_codes(codes, weights[:, None], len(classes), plurality.tie_rank(classes, prior))
     return classes[pred[:, 0]]
 
 
@@ -347,7 +325,7 @@ def _tie_keys(votes: Votes, prior):
     key is the plurality winner with ties going to the class earliest in ``prior``.
     """
     K = len(votes.classes)
-    return K - _priority(votes.classes, prior)
+    return K - plurality.tie_rank(votes.classes, prior)
 
 
 def ordered_curve(order, votes: Votes, prior=None, sizes=None) -> np.ndarray:

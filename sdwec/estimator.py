@@ -36,7 +36,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from sdwec import combiners, oob
+from sdwec import combiners, oob, plurality
 from sdwec.calibration import CALIBRATIONS, fit_calibrator
 from sdwec.params import SolverParams
 from sdwec.pool import in_bag_matrix
@@ -48,9 +48,6 @@ __all__ = ["SDWECClassifier", "SDWECWarning", "METHODS", "LAMBDA_LIMIT"]
 _SPARSE_FORMATS = ("csr", "csc")
 _ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
 
-# Scores within this share of the total weight of the best one are tied, as in
-# sdwec.combiners.vote: one tie rule for the estimator and the paper's combiners.
-_TIE_TOLERANCE = combiners.TIE_TOLERANCE
 # What predict_proba moves to the tie winner, so that its argmax names the winner.  Far below
 # the tolerance, and removed by check_decision_proba_consistency's rounding to 10 decimals.
 _TIE_MARGIN = 1e-12
@@ -250,13 +247,14 @@ def _class_scores(votes, weights, n_classes):
 
 
 def _decide(scores, total, rank):
-    """The tie rule shared by ``predict``, ``predict_proba`` and ``decision_function``.
+    """The tie rule (:func:`sdwec.plurality.decide`) and the vote shares of every row,
+    shared by ``predict``, ``predict_proba`` and ``decision_function``.
 
     Parameters
     ----------
     scores : ndarray of shape (n_samples, n_classes)
         Summed weights per class.
-    total : float or ndarray of shape (n_samples, 1)
+    total : float or ndarray of shape (n_samples,)
         Sum of the weights (every row of ``scores`` sums to it), or each row's own sum
         (out-of-bag rows, where only some members vote).
     rank : ndarray of shape (n_classes,)
@@ -265,8 +263,7 @@ def _decide(scores, total, rank):
     Returns
     -------
     winner : ndarray of shape (n_samples,)
-        Index of the winning class: of the classes whose score is within
-        ``_TIE_TOLERANCE * total`` of the best, the one with the lowest rank.
+        Index of the winning class (:func:`sdwec.plurality.decide`).
     shares : ndarray of shape (n_samples, n_classes)
         Vote shares ``scores / total``, rows summing to one, whose unique maximum is the
         winner: the tied classes' shares are made equal and the winner takes
@@ -274,12 +271,10 @@ def _decide(scores, total, rank):
         abstains) every class is tied at share ``1 / n_classes``.
     """
     n_classes = scores.shape[1]
-    best = scores.max(axis=1, keepdims=True)
-    total = np.broadcast_to(np.asarray(total, dtype=float).reshape(-1, 1), (len(scores), 1))
-    tied = scores >= best - (_TIE_TOLERANCE * total + 1e-300)
-    winner = np.where(tied, rank, n_classes).argmin(axis=1)
-    voted = total > 0
-    shares = np.where(voted, scores / np.where(voted, total, 1.0), 1.0 / n_classes)
+    total = np.broadcast_to(np.asarray(total, dtype=float).reshape(-1), (len(scores),))
+    winner, tied = plurality.decide(scores, total, rank, axis=1)
+    voted = total[:, None] > 0
+    shares = np.where(voted, scores / np.where(voted, total[:, None], 1.0), 1.0 / n_classes)
     n_tied = tied.sum(axis=1)
     rows = np.flatnonzero(n_tied > 1)
     if len(rows):
@@ -1228,9 +1223,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
 
     def _rank(self):
         """Place of each class of ``classes_`` in the tie order (0 wins ties)."""
-        rank = np.empty(len(self.classes_), dtype=np.intp)
-        rank[_label_positions(self.classes_, self.tie_order_)] = np.arange(len(self.classes_))
-        return rank
+        return plurality.tie_rank(self.classes_, self.tie_order_)
 
     def _scores(self, X, weights):
         """Summed weights per class, shape (n_samples, n_classes).

@@ -65,7 +65,7 @@ a fifth of the pool kept, one vote each."""
 
 CALIBRATED = "SDWEC recommended, calibrated"
 TRAILING = "## Multi-class data with weak members"
-"""The section benchmarks/multiclass.py appends to results/estimator.md; kept when rewriting."""
+"""The section benchmarks/archive/multiclass.py appends to results/estimator.md; kept when rewriting."""
 
 
 def datasets(quick):
@@ -252,7 +252,7 @@ def main(argv=None):
         text = run(quick=args.quick, large_trees=args.large_trees)
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    # benchmarks/multiclass.py's section at the end of the file is its own: keep it as it is.
+    # benchmarks/archive/multiclass.py's section at the end of the file is its own: keep it as it is.
     kept = trailing_section(out.read_text()) if out.exists() else ""
     out.write_text(text.rstrip("\n") + "\n" + ("\n" + kept if kept else ""))
     print(text)

@@ -1,9 +1,9 @@
 """SDWECClassifier on multi-class data with weak members, against scikit-learn's ensembles.
 
-    python -m benchmarks.multiclass                # prints the Markdown section
-    python -m benchmarks.multiclass --write        # and puts it at the end of results/estimator.md
-    python -m benchmarks.multiclass --quick        # 2 folds, 20 trees: a smoke run
-    python -m benchmarks.multiclass --datasets anes96,glass --models RandomForest,Bagging
+    python -m benchmarks.archive.multiclass                # prints the Markdown section
+    python -m benchmarks.archive.multiclass --write        # and puts it at the end of results/estimator.md
+    python -m benchmarks.archive.multiclass --quick        # 2 folds, 20 trees: a smoke run
+    python -m benchmarks.archive.multiclass --datasets anes96,glass --models RandomForest,Bagging
 
 The extra packages it reads datasets from are pinned in benchmarks/requirements.txt.
 
@@ -398,7 +398,7 @@ def _names(text, known, what):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.multiclass", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.archive.multiclass", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2 folds, 20 trees")
     parser.add_argument("--datasets", help=f"comma-separated, of: {', '.join(DATASETS)}")
@@ -409,7 +409,7 @@ def main(argv=None):
     dataset_names = _names(args.datasets, DATASETS, "dataset")
     model_names = _names(args.models, MODELS, "model")
     notes = []
-    command = shlex.join(["python", "-m", "benchmarks.multiclass"]
+    command = shlex.join(["python", "-m", "benchmarks.archive.multiclass"]
                          + (sys.argv[1:] if argv is None else list(argv)))
     load_start = load_average()
     print(f"load average at start: {load_start}", file=sys.stderr)

@@ -21,8 +21,8 @@ tree (the mean over every split).  Two measures per figure, repeated:
 Also the server side: the seconds to compute the paths (cold, every λ solved) and to build
 the figure.
 
-    python -m benchmarks.scrubber                      # sonar, l = 200, 10 splits, vs HEAD
-    python -m benchmarks.scrubber --rev HEAD~3 --datasets sonar vehicle --splits 10
+    python -m benchmarks.archive.scrubber                      # sonar, l = 200, 10 splits, vs HEAD
+    python -m benchmarks.archive.scrubber --rev HEAD~3 --datasets sonar vehicle --splits 10
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ def run(quick=False, rev="HEAD", datasets=("sonar",), n_trees=200, splits=10, lo
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.scrubber", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.archive.scrubber", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rev", default="HEAD", help="the former version (a git revision)")
     parser.add_argument("--datasets", nargs="+", default=["sonar"])

@@ -71,7 +71,7 @@ echo "== ruff check =="
 .venv/bin/python -m pytest -n 3 --dist loadfile || status=$?
 
 # shellcheck disable=SC2046
-renice -n 0 -p "$min_run" $(pgrep -P "$min_run") >/dev/null 2>&1 || true
+renice -n 0 -p "$min_run" $(pgrep -P "$min_run" 2>/dev/null) >/dev/null 2>&1 || true
 wait "$min_run" || status=$?
 cat "$min_log"
 exit "$status"

@@ -46,9 +46,11 @@ TEMPLATE = {"layout": {"font": {"family": '"Source Sans", "Source Sans Pro", san
                        "hoverlabel": {"font": {"family": '"Source Sans", sans-serif'}},
                        "xaxis": {"automargin": True}, "yaxis": {"automargin": True}}}
 # showTips: Plotly's "double-click on legend to isolate one trace" notice stayed on screen
-# over the page after a legend click.
-CONFIG = {"displaylogo": False, "responsive": True, "showTips": False,
-          "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud"]}
+# over the page after a legend click.  doubleClick and resetScale2d: Plotly resets the axes
+# to the ranges of the first figure drawn in the div, not of the figure on screen (a chart
+# updated in place keeps them), so the component resets them itself (_JS: ``home``).
+CONFIG = {"displaylogo": False, "responsive": True, "showTips": False, "doubleClick": False,
+          "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud", "resetScale2d"]}
 
 # Draws are chained per chart and only the newest figure is drawn, so a burst of moves
 # never draws a stale figure last.  Errors are shown in the chart's place, not thrown.
@@ -96,8 +98,35 @@ export default function ({ data, parentElement, setTriggerValue }) {
     delete figure.layout.width;
     figure.layout.autosize = true;
     gd.__sdwecDrawn = data.spec;
+    // A double-click or the reset button brings back the axes of the figure on screen: its
+    // own ranges (copied: Plotly keeps the reader's zoom in the layout object it is given),
+    // or autorange where it sets none.
+    gd.__sdwecRanges = {};
+    for (const [axis, value] of Object.entries(figure.layout)) {
+      if (/^[xy]axis[0-9]*$/.test(axis) && value && value.autorange !== true &&
+          Array.isArray(value.range)) gd.__sdwecRanges[axis] = value.range.slice();
+    }
+    if (!gd.__sdwecConfig) {
+      gd.__sdwecHome = () => {
+        const update = {};
+        for (const axis of Object.keys(gd.layout).filter((k) => /^[xy]axis[0-9]*$/.test(k))) {
+          const range = gd.__sdwecRanges[axis];
+          if (range) update[axis + '.range'] = range.slice();
+          else update[axis + '.autorange'] = true;
+        }
+        return Plotly.relayout(gd, update);
+      };
+      // Made once per div: a config that changes makes Plotly.react draw the chart anew.
+      gd.__sdwecConfig = Object.assign({}, data.config, {modeBarButtonsToAdd: [
+        {name: 'resetAxes', title: 'Reset axes', icon: Plotly.Icons.home,
+         click: gd.__sdwecHome}]});
+    }
     return Plotly.react(gd, {data: figure.data, layout: figure.layout, frames: figure.frames,
-                             config: data.config}).then(() => {
+                             config: gd.__sdwecConfig}).then(() => {
+      if (!gd.__sdwecDoubleClicks) {
+        gd.__sdwecDoubleClicks = true;
+        gd.on('plotly_doubleclick', gd.__sdwecHome);
+      }
       // A click on a point is sent to the server as a trigger (once per chart div).
       if (data.click && !gd.__sdwecClicks) {
         gd.__sdwecClicks = true;

@@ -749,6 +749,54 @@ def _run_messages(page):
     return seen
 
 
+_WEIGHTS = ".st-key-explorer_weights .sdwec-chart"
+
+
+def _weights_y(page):
+    return page.locator(_WEIGHTS).evaluate("el => el.layout.yaxis.range.map(Number)")
+
+
+def _zoom_in(page):
+    """Drag a zoom box over the middle of the weights chart; return the zoomed y range."""
+    before = _weights_y(page)
+    area = page.locator(f"{_WEIGHTS} .nsewdrag").first
+    area.scroll_into_view_if_needed()
+    box = area.bounding_box()
+    x, y, w, h = box["x"], box["y"], box["width"], box["height"]
+    page.mouse.move(x + 0.3 * w, y + 0.4 * h)
+    page.mouse.down()
+    page.mouse.move(x + 0.6 * w, y + 0.9 * h, steps=8)
+    page.mouse.up()
+    page.wait_for_function(f"() => document.querySelector({_WEIGHTS!r}).layout.yaxis"
+                           f".range[1] != {before[1]!r}", timeout=10_000)
+    return _weights_y(page)
+
+
+def test_a_reset_brings_back_the_axes_of_the_chart_on_screen(page, server):
+    """After a λ move the weights chart's y axis is the new figure's; a double-click or the
+    reset button after a zoom goes back to it, not to the first figure's axis (which would
+    cut off the new figure's taller bars)."""
+    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    first = _weights_y(page)
+    _slide(page, "λ (data fidelity, log scale)", "ArrowRight", "lam=100&")
+    drawn = _weights_y(page)
+    assert drawn[1] > first[1]  # the bars grew with λ, and the axis with them
+    zoomed = _zoom_in(page)
+    assert zoomed[1] < drawn[1]
+    page.locator(f"{_WEIGHTS} .nsewdrag").first.dblclick()
+    page.wait_for_function(f"() => document.querySelector({_WEIGHTS!r}).layout.yaxis"
+                           f".range[1] == {drawn[1]!r}", timeout=10_000)
+    assert _weights_y(page) == drawn
+    _zoom_in(page)
+    page.locator(_WEIGHTS).hover()
+    page.locator(f'{_WEIGHTS} .modebar-btn[data-title="Reset axes"]').click()
+    page.wait_for_function(f"() => document.querySelector({_WEIGHTS!r}).layout.yaxis"
+                           f".range[1] == {drawn[1]!r}", timeout=10_000)
+    assert _weights_y(page) == drawn
+    # Plotly's own reset (to the first figure drawn in the div) is not on offer.
+    assert page.locator(f'{_WEIGHTS} .modebar-btn[data-val="reset"]').count() == 0
+
+
 def test_a_slider_move_reruns_only_the_live_view(page, server):
     """λ, β, γ, ε and k rerun the Explorer's fragment (the solver's widgets and what they
     change): the sidebar's pool widgets and notes are neither run nor sent again, yet stay

@@ -150,6 +150,10 @@ def _dataset_label(name):
         return name
     upload = st.session_state.get("user_dataset")
     if upload is None:
+        # The uploader's file (Your data's widget) that the loader refused: it is here, but
+        # not as data.
+        if st.session_state.get("upload_file") is not None:
+            return "your data (the uploaded file cannot be used as it is)"
         return "your data (no file in this session)"
     dataset = upload[1]
     # The count before the name: a long file name is cut at the box's edge, not the count.

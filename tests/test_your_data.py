@@ -573,6 +573,10 @@ def test_a_damaged_gzip_upload_says_to_upload_the_plain_csv():
     (error,) = [as_read(e.value) for e in at.error]
     assert "cannot be decompressed" in error and "upload the plain CSV" in error, error
     assert not chart_figures(at)
+    # The sidebar does not say that there is no file: there is one, which cannot be used.
+    options = at.selectbox(key="cfg_dataset").options
+    assert "your data (the uploaded file cannot be used as it is)" in options, options
+    assert "your data (no file in this session)" not in options
 
 
 # ------------------------------------------------------------ the replica's memory budget

@@ -62,14 +62,15 @@ def _read(uploaded):
             return None
         sample = datasets.MAX_ROWS
     # A browser still showing the previous file's page can send the target chosen there,
-    # which Streamlit hands back even though this file has no such column: forgotten here,
-    # the file's own default is proposed instead of an error.
-    names = upload_plans.upload_preview(data, None, sample).column_names
+    # which Streamlit hands back even though this file has no such column.  The file's own
+    # default is set in the widget's state, not only proposed: a value set there is sent to
+    # the browser, which otherwise went on showing the previous file's column.
+    default = upload_plans.upload_preview(data, None, sample)
+    names = default.column_names
     if st.session_state.get("upload_target") not in names:
-        st.session_state.pop("upload_target", None)
-    first = upload_plans.upload_preview(data, st.session_state.get("upload_target"), sample)
+        st.session_state["upload_target"] = default.target
     left, right = st.columns(2)
-    target = left.selectbox("Target column", names, index=names.index(first.target),
+    target = left.selectbox("Target column", names,
                             key="upload_target", on_change=_forget_exclusions,
                             help="The column holding the class labels (default: the last).")
     task = right.radio("Task", ["auto", "binary", "multiclass"], horizontal=True,

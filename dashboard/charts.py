@@ -49,8 +49,13 @@ TEMPLATE = {"layout": {"font": {"family": '"Source Sans", "Source Sans Pro", san
 # over the page after a legend click.  doubleClick and resetScale2d: Plotly resets the axes
 # to the ranges of the first figure drawn in the div, not of the figure on screen (a chart
 # updated in place keeps them), so the component resets them itself (_JS: ``home``).
+# autoScale2d: Plotly's autorange ignores the ranges the figures set on purpose (accuracy
+# above 1, the scrubber's edge bars cut in half); the reset shows the figure's own.
+# sendChartToCloud (Plotly.js 4's "Share chart..."): it would upload the chart, and the
+# data of an uploaded file behind it, to Plotly's cloud; with no server set it does nothing.
 CONFIG = {"displaylogo": False, "responsive": True, "showTips": False, "doubleClick": False,
-          "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud", "resetScale2d"]}
+          "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud",
+                                     "sendChartToCloud", "resetScale2d", "autoScale2d"]}
 
 # Draws are chained per chart and only the newest figure is drawn, so a burst of moves
 # never draws a stale figure last.  Errors are shown in the chart's place, not thrown.

@@ -802,7 +802,13 @@ def test_a_reset_brings_back_the_axes_of_the_chart_on_screen(page, server):
     page.wait_for_function(f"() => document.querySelector({_WEIGHTS!r}).layout.yaxis"
                            f".range[1] == {drawn[1]!r}", timeout=10_000)
     assert _weights_y(page) == drawn
-    # Plotly's own reset (to the first figure drawn in the div) is not on offer.
+    # Plotly's own reset (to the first figure drawn in the div), autoscale (which ignores
+    # the figure's ranges) and its upload to Plotly's cloud are not on offer; zoom and pan
+    # are.
+    buttons = page.locator(f"{_WEIGHTS} .modebar-btn")
+    titles = [buttons.nth(i).get_attribute("data-title") for i in range(buttons.count())]
+    assert "Reset axes" in titles and "Zoom" in titles and "Pan" in titles, titles
+    assert "Autoscale" not in titles and "Share chart..." not in titles, titles
     assert page.locator(f'{_WEIGHTS} .modebar-btn[data-val="reset"]').count() == 0
 
 

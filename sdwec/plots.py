@@ -547,6 +547,8 @@ def lambda_scrubber(paths, lam=None):
         line = f"{SCRUBBER_HEADING}{lams[j]:g}: {status}, test accuracy {test_text[j]}"
         if 0 < k[j] < r:
             line += f"; {k[j]} of {r} splits keep no tree"
+            if not np.any(W[:, j]):  # the weights panel above is empty: say why
+                line += ", split 1 (its weights drawn) among them"
         heading = dict(type="scatter", xaxis="x4", yaxis="y4", mode="text", x=[0], y=[0.5],
                        text=[line], textposition="middle right", textfont=dict(size=15),
                        hoverinfo="skip")

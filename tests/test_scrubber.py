@@ -187,6 +187,9 @@ def test_every_frame_stays_possible_and_marks_abstention(pools, paths):
             assert here["marker"]["symbol"] == ("circle-open" if k else "circle")
             assert (f"{k} of {SPLITS} splits keep no tree" in text) == (k > 0)
             assert (f"{k} of {SPLITS} splits keep no tree" in here["customdata"][0]) == (k > 0)
+            # An empty weights panel says why: the split drawn there keeps no tree.
+            empty = paths.paths[0].n_selected[j] == 0
+            assert ("split 1 (its weights drawn) among them" in text) == empty
     # Every λ's place: partly abstaining ones hollow, fully abstaining ones left out.
     everything = next(t for t in fig.data if t.type == "scatter" and t.mode == "markers+lines")
     some = np.array([sum(p.n_selected[j] > 0 for p in paths.paths) for j in
@@ -266,6 +269,14 @@ def test_by_hand():
     # Validation pale and hatched where the weights were fitted on it, as on the Explorer.
     assert list(bars.marker.pattern.shape) == ["", "/", "", ""]
     assert list(bars.insidetextfont.color) == ["#ffffff", "#111111", "#ffffff", "#111111"]
+    # The splits the other way round: split 1, whose weights are drawn, keeps no tree at
+    # λ = 1 while split 2 does, and the heading says why the weights panel is empty.
+    swapped = plots.lambda_scrubber(comparison.paths_over_splits(
+        [second, first], n_val=[40, 40], n_test=[50, 50]), lam=0.9)
+    stems, heading = swapped.frames[1].data[0], swapped.frames[1].data[3]
+    assert list(stems.x) == []
+    assert heading.text[0].endswith("; 1 of 2 splits keep no tree, split 1 (its weights drawn) "
+                                    "among them")
     with pytest.raises(ValueError, match="same λ grid"):
         comparison.paths_over_splits([first, comparison.LambdaPath(
             lams=lams[:2], weights=first.weights[:, :2], val_accuracy=lams[:2],

@@ -165,6 +165,9 @@ class Settings:
     # websocket, as a browser does: a proxy's sticky-session cookie (harness/serve.py).
     page_cookies: bool = False
     prewarm: bool = True  # train the pools before the sessions start (False: the server does)
+    # Each websocket session's first action after its page is one kind of ACTIONS in turn
+    # (session i: kind i mod 3), then they are drawn at random: a short run serves every kind.
+    cover: bool = False
 
 
 @dataclass
@@ -599,7 +602,7 @@ async def ws_session(index, url, settings, outcome, clock, log):
     first = random_query(rng, settings)
     first["dataset"] = settings.datasets[index % len(settings.datasets)]
     pending = ("url", first)
-    first_page, alive = True, True
+    first_page, alive, cover = True, True, settings.cover
     try:
         if settings.page_cookies:
             cookie, outcome.routes[index] = await asyncio.to_thread(
@@ -616,6 +619,8 @@ async def ws_session(index, url, settings, outcome, clock, log):
                     (kind, query), pending = pending, None
                 else:
                     kind = rng.choices(kinds, weights=weights)[0]
+                    if cover:
+                        kind, cover = kinds[index % len(kinds)], False
                     query = random_query(rng, settings) if kind == "url" else None
                 if kind == "url":
                     run = await client.open(urlencode(query))

@@ -1,4 +1,5 @@
-"""Plotly charts that redraw in place: the Explorer's per-move charts and the Frontier.
+"""Plotly charts that redraw in place: the Explorer's per-move charts, the Frontier and the
+figures of How it works.
 
 ``st.plotly_chart`` gives a chart an element id derived from its figure, so every slider
 move that changes a figure unmounts the old chart and mounts a new one: Plotly builds it

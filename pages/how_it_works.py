@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from dashboard.charts import plotly_chart
 from dashboard.config import BETA_RANGE, EPS_GRID, GAMMA_RANGE
 from dashboard.docs import show_doc_section
 from dashboard.guard import guard
@@ -69,7 +70,7 @@ def sign_section():
                                 default=[0.5, 2.0], key="how_sign_points")
     with right:
         with guard("the sign plot"):
-            st.plotly_chart(plots.sign_relaxation(points, eps), key="how_sign_chart")
+            plotly_chart(plots.sign_relaxation(points, eps), key="how_sign_chart")
         st.caption(teaching.sign_caption(points, eps))
 
 
@@ -97,7 +98,7 @@ def abs_section():
         w_hat = None if follow else st.slider("ŵ", -2.0, 2.0, 1.0, 0.05, key="how_abs_what")
     with right:
         with guard("the |w| plot"):
-            st.plotly_chart(plots.abs_approximation(gamma, eps_values, w_hat=w_hat),
+            plotly_chart(plots.abs_approximation(gamma, eps_values, w_hat=w_hat),
                             key="how_abs_chart")
         gaps = ", ".join(f"{significant(teaching.abs_gap_at_zero(gamma, e, w_hat))} for "
                          f"ε = {e:g}" for e in sorted(eps_values))
@@ -127,7 +128,7 @@ def penalty_section():
         eps = _eps_slider("how_pen_eps")
     with right:
         with guard("the penalty plot"):
-            st.plotly_chart(plots.penalty_threshold(beta, gamma, eps), key="how_pen_chart")
+            plotly_chart(plots.penalty_threshold(beta, gamma, eps), key="how_pen_chart")
         cut = teaching.penalty_cut(beta, gamma, eps)
         st.caption(f"The dotted horizontal line is the level P = 10⁻³; the dashed vertical "
                    f"line is where P meets it, the threshold t = {significant(cut.threshold)} "
@@ -166,7 +167,7 @@ def taylor_section():
         eps = _eps_slider("how_tay_eps")
     with right:
         with guard("the Taylor plot"):
-            st.plotly_chart(plots.taylor_model(w_hat, beta, gamma, eps), key="how_tay_chart")
+            plotly_chart(plots.taylor_model(w_hat, beta, gamma, eps), key="how_tay_chart")
         st.caption(teaching.taylor_caption(teaching.taylor_view(w_hat, beta, gamma, eps)))
 
 

@@ -504,7 +504,7 @@ def test_a_second_sweep_and_back_draws_the_chart(loaded):
 
 
 def test_how_it_works(page, server):
-    _open(page, f"{server}/how_it_works{QUERY}", '[data-testid="stPlotlyChart"]')
+    _open(page, f"{server}/how_it_works{QUERY}", CHARTS)
     _clean(page, 4)
     title = lambda: page.locator(".gtitle").first.text_content()  # noqa: E731
     before = title()
@@ -598,7 +598,7 @@ def test_a_hostile_link_is_shown_as_text(page, server):
 PAGES = {"explorer": ("", '[data-testid="stMetric"]'),
          "frontier": ("frontier", CHARTS),
          "paper": ("paper", "h1"),
-         "how_it_works": ("how_it_works", '[data-testid="stPlotlyChart"]'),
+         "how_it_works": ("how_it_works", CHARTS),
          "your_data": ("your_data", '[data-testid="stFileUploader"]')}
 
 

@@ -1449,8 +1449,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     for line in _not_drawn(sweep, peers, label, accuracy):
         title += f"<br><sup>{line}</sup>"
     bands = [b for b in bands if b is not None]
-    xaxis = dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) \
-        if x == "trees" else dict(_fitted_range(traces))
+    xaxis = dict(type="log", tickvals=_TREE_TICKS) if x == "trees" \
+        else dict(_fitted_range(traces))
     fig = _figure(bands + traces, title, _X_AXES[x], label,
                   height=FRONTIER_HEIGHT, clickmode="event+select", xaxis=xaxis,
                   yaxis=_ACCURACY_AXIS, uirevision=FRONTIER_REVISION)
@@ -1460,6 +1460,10 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     return fig
 
 
+#: The trees-used axis's labels.  Below 1: a hollow point's mean counts its empty splits as 0
+#: trees (1 of 3 splits with 2 trees: 0.67), and without labels there it sat left of the axis's
+#: first one.  Plotly draws only the labels inside the range it fits to the points.
+_TREE_TICKS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 #: Pixels the Frontier's title and plot sit lower than other figures', clear of the toolbar.
 _TOOLBAR_ROOM = 24
 #: The Frontier's height: with its legend, under the page's title and one row of controls

@@ -1057,6 +1057,23 @@ def test_frontier_draws_partly_abstaining_settings_hollow_and_off_the_front():
     assert "Hollow: 2 settings where some splits keep no tree" in title  # SDWEC + random
 
 
+def test_frontier_labels_the_trees_axis_down_to_its_hollow_points():
+    from sdwec import frontier as fr
+
+    sweeps, peers = _three_splits_one_abstaining()
+    sweeps[1].loc[sweeps[1]["lam"] == 0.1, "n_selected"] = 0
+    for sweep in sweeps:
+        sweep.loc[sweep["lam"] == 0.1, "n_selected"] = sweep["n_selected"].clip(upper=1)
+    sweep, peer = fr.over_splits(sweeps), fr.over_splits(peers)
+    fig = plots.frontier(sweep, fr.pareto(sweep, "test_accuracy"), peer)
+    drawn = [float(v) for t in fig.data if t.x is not None for v in t.x]
+    assert min(drawn) == pytest.approx(2 / 3)  # (1 + 0 + 1) / 3 trees at λ = 0.1
+    ticks = sorted(fig.layout.xaxis.tickvals)
+    # A label at or below every point, and one between each pair of neighbours a decade apart.
+    assert ticks[0] <= min(drawn)
+    assert all(b / a <= 10 for a, b in zip(ticks, ticks[1:]))
+
+
 def test_frontier_single_ensemble_with_an_abstaining_split_is_hollow():
     from sdwec import frontier as fr
 

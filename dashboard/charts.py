@@ -75,6 +75,20 @@ const load = (src) => {
   });
   return window.__sdwecPlotly;
 };
+// Charts of one link (the weights chart and the tree-accuracy strip under it: the same trees)
+// share their x axis: a zoom, pan or reset of one is applied to the others.  A chart being
+// set this way does not pass it on (no echo back and forth).
+const linkX = (source, range) => {
+  if (!source.__sdwecLink || source.__sdwecFollowing) return;
+  for (const gd of document.querySelectorAll('div.sdwec-chart')) {
+    if (gd === source || gd.__sdwecLink !== source.__sdwecLink || !gd.layout) continue;
+    const now = gd.layout.xaxis && gd.layout.xaxis.range;
+    if (now && +now[0] === +range[0] && +now[1] === +range[1]) continue;
+    gd.__sdwecFollowing = true;
+    window.Plotly.relayout(gd, {'xaxis.range': [+range[0], +range[1]]})
+      .finally(() => { gd.__sdwecFollowing = false; });
+  }
+};
 export default function ({ data, parentElement, setTriggerValue }) {
   let gd = parentElement.querySelector('div.sdwec-chart');
   if (!gd) {
@@ -127,12 +141,21 @@ export default function ({ data, parentElement, setTriggerValue }) {
         {name: 'resetAxes', title: 'Reset axes', icon: Plotly.Icons.home,
          click: gd.__sdwecHome}]});
     }
+    gd.__sdwecLink = data.link;
     return Plotly.react(gd, {data: figure.data, layout: figure.layout, frames: figure.frames,
                              config: gd.__sdwecConfig}).then(() => {
       if (!gd.__sdwecDoubleClicks) {
         gd.__sdwecDoubleClicks = true;
         gd.on('plotly_doubleclick', gd.__sdwecHome);
+        gd.on('plotly_relayout', (event) => {
+          const range = event && (event['xaxis.range'] ||
+            ('xaxis.range[0]' in event ? [event['xaxis.range[0]'], event['xaxis.range[1]']]
+                                       : null));
+          if (range) linkX(gd, range);
+        });
       }
+      // A new figure's x axis (its zoom gone) is the linked charts' too.
+      if (gd.layout.xaxis && Array.isArray(gd.layout.xaxis.range)) linkX(gd, gd.layout.xaxis.range);
       // A click on a point is sent to the server as a trigger (once per chart div).
       if (data.click && !gd.__sdwecClicks) {
         gd.__sdwecClicks = true;
@@ -192,7 +215,7 @@ def figure_spec(fig):
     return compat.figure_json(fig, TEMPLATE)
 
 
-def plotly_chart(fig, key, on_click=None, view=None):
+def plotly_chart(fig, key, on_click=None, view=None, link=None):
     """Draw ``fig`` under ``key``; on a rerun the same chart is updated in place.
 
     Parameters
@@ -208,12 +231,15 @@ def plotly_chart(fig, key, on_click=None, view=None):
         ``uirevision``: traces matched by uid, else by position), and reset when it changes.
         A zoom is not kept (each axis gets a revision of its own per figure): a new figure's
         data may lie outside it.
+    link : str, optional
+        Charts drawn with the same ``link`` on a page share their x axis: a zoom, pan or
+        reset of one is applied to the others, and so is a new figure's x range.
     """
     plotly_bundle.check_drawable(fig, BUNDLE)
     ensure_plotly_js()
     height = fig.layout.height or DEFAULT_HEIGHT
     data = {"spec": figure_spec(fig), "height": height, "config": CONFIG, "src": PLOTLY_URL,
-            "click": on_click is not None, "view": view}
+            "click": on_click is not None, "view": view, "link": link}
     callbacks = {} if on_click is None else {"on_click_change": on_click}
     _component(key=key, data=data, height=height, **callbacks)
 

@@ -324,8 +324,8 @@ def show_explorer(config):
                      label=f"{COSTS_SECTION}: why, in detail (docs/algorithm.md)")
     # One chart to the eye: no gap between the weights and the trees' accuracies under them.
     with st.container(gap=None):
-        plotly_chart(weights_fig, key="explorer_weights", view=view)
-        plotly_chart(strip_fig, key="explorer_tree_accuracy", view=view)
+        plotly_chart(weights_fig, key="explorer_weights", view=view, link="trees")
+        plotly_chart(strip_fig, key="explorer_tree_accuracy", view=view, link="trees")
     if st.toggle("Show the weights across iterations (▶ plays Algorithm 1 in your browser)",
                  key="explorer_iterations"):
         plotly_chart(explorer_cache.iterations_figure(ref, config, result),

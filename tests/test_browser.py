@@ -812,6 +812,56 @@ def test_a_reset_brings_back_the_axes_of_the_chart_on_screen(page, server):
     assert page.locator(f'{_WEIGHTS} .modebar-btn[data-val="reset"]').count() == 0
 
 
+_STRIP = ".st-key-explorer_tree_accuracy .sdwec-chart"
+
+
+def _x_range(page, chart):
+    return page.locator(chart).evaluate("el => el.layout.xaxis.range.map(Number)")
+
+
+def _drag(page, chart, start, end):
+    """Drag a zoom box across ``chart`` between fractions ``start`` and ``end`` of its plot."""
+    area = page.locator(f"{chart} .nsewdrag").first
+    area.scroll_into_view_if_needed()
+    box = area.bounding_box()
+    page.mouse.move(box["x"] + start[0] * box["width"], box["y"] + start[1] * box["height"])
+    page.mouse.down()
+    page.mouse.move(box["x"] + end[0] * box["width"], box["y"] + end[1] * box["height"],
+                    steps=8)
+    page.mouse.up()
+
+
+def _same_x(page, expected=None):
+    """Wait until the weights chart and the strip under it show the same x range (and it is
+    ``expected`` where given); return it."""
+    want = "null" if expected is None else repr([float(v) for v in expected])
+    page.wait_for_function(f"""() => {{
+        const [a, b] = [{_WEIGHTS!r}, {_STRIP!r}].map(
+            (s) => document.querySelector(s).layout.xaxis.range.map(Number));
+        const want = {want};
+        return a[0] === b[0] && a[1] === b[1] && (!want || (a[0] === want[0] && a[1] === want[1]));
+    }}""", timeout=10_000)
+    return _x_range(page, _WEIGHTS)
+
+
+def test_the_weights_chart_and_the_strip_under_it_zoom_together(page, server):
+    """The weights chart has no tree labels of its own: the strip under it carries them, so
+    a zoom, pan or reset of either is the other's too, and a λ move resets both."""
+    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    full = _same_x(page)
+    assert full == [-0.5, 49.5]  # l = 50
+    _drag(page, _WEIGHTS, (0.3, 0.2), (0.6, 0.9))
+    zoomed = _same_x(page)
+    assert full[0] < zoomed[0] < zoomed[1] < full[1]
+    _slide(page, "λ (data fidelity, log scale)", "ArrowRight", "lam=100&")
+    assert _same_x(page, full) == full  # a new figure's axis, on both
+    _drag(page, _STRIP, (0.1, 0.1), (0.4, 0.9))
+    zoomed = _same_x(page)
+    assert full[0] < zoomed[0] < zoomed[1] < full[1]
+    page.locator(f"{_WEIGHTS} .nsewdrag").first.dblclick()
+    assert _same_x(page, full) == full
+
+
 def test_a_slider_move_reruns_only_the_live_view(page, server):
     """λ, β, γ, ε and k rerun the Explorer's fragment (the solver's widgets and what they
     change): the sidebar's pool widgets and notes are neither run nor sent again, yet stay

@@ -190,7 +190,10 @@ def before_server_listens(start):
     from streamlit.web.server.server import Server
 
     original = Server.start
-    if start in getattr(original, "_sdwec_starts", ()):
+    starts = getattr(original, "_sdwec_starts", None)
+    if starts is not None:  # wrapped already: one more call in the same wrapper
+        if start not in starts:
+            original._sdwec_starts = (*starts, start)
         return True
 
     @functools.wraps(original)
@@ -202,7 +205,7 @@ def before_server_listens(start):
                 LOG.exception("start-up work failed; the server starts without it")
         await original(self)
 
-    started._sdwec_starts = (*getattr(original, "_sdwec_starts", ()), start)
+    started._sdwec_starts = (start,)
     Server.start = started
     return True
 

@@ -12,6 +12,10 @@ before it accepts a connection:
   run instead, a replica no browser had opened yet ran without the upload policy, and a
   restarted replica's first page waited for the imports and the reads (results/serve.md).
 
+Under ``run`` it also prints the addresses to open itself, once the server listens
+(:func:`announce_when_serving`), with Streamlit's banner turned off (:data:`_NO_BANNER`)
+unless the command line sets that flag.
+
 Every touch of Streamlit's internals is in ``dashboard._compat``, which checks
 each against its contract first and leaves plain Streamlit behaviour (logged) where one
 does not hold.
@@ -45,7 +49,9 @@ What is converted, and what is still dropped as Streamlit drops it:
 import importlib
 import logging
 import pkgutil
+import socket
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -129,6 +135,69 @@ def start_up():
         LOG.warning("start-up: %s", exc)
 
 
+#: The command-line flag that turns Streamlit's own banner off.  Started headless (the default
+#: on a machine without a display) Streamlit looks the machine's external address up on the
+#: internet (checkip.amazonaws.com) for its banner, and offline warns "Did not auto detect
+#: external IP": a request out of the machine at every start, and a warning that reads like
+#: a fault.  The launcher prints the local and network addresses itself instead.
+_NO_BANNER = "--logger.hideWelcomeMessage"
+#: Addresses the server listens on everywhere: the banner names localhost and the network's.
+_EVERYWHERE = {"", "0.0.0.0", "::"}
+
+
+def serving_urls(port, address="", base_path="", network_ip=None, scheme="http"):
+    """The banner's ``(name, url)`` pairs for a server on ``port``: its one address where it
+    listens on one, else localhost and ``network_ip`` (where known)."""
+    path = f"/{base_path.strip('/')}" if base_path.strip("/") else ""
+    if address not in _EVERYWHERE:
+        return [("URL", f"{scheme}://{address}:{port}{path}")]
+    urls = [("Local URL", f"{scheme}://localhost:{port}{path}")]
+    if network_ip:
+        urls.append(("Network URL", f"{scheme}://{network_ip}:{port}{path}"))
+    return urls
+
+
+def network_ip():
+    """This machine's address on its network, or ``None``: the source address of a route out
+    (a UDP socket's connect sends nothing)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: any routed address will do
+            return probe.getsockname()[0]
+        except OSError:
+            return None
+
+
+def announce_when_serving(timeout=600):
+    """Print :func:`serving_urls` once the server accepts connections (in a thread of its own:
+    called before the server listens)."""
+    import streamlit as st
+
+    port, address = st.get_option("server.port"), st.get_option("server.address") or ""
+    if address.startswith("unix://"):
+        return
+    scheme = "https" if st.get_option("server.sslCertFile") else "http"
+    urls = serving_urls(port, address, st.get_option("server.baseUrlPath") or "",
+                        network_ip(), scheme)
+
+    def wait_then_print():
+        host = "127.0.0.1" if address in _EVERYWHERE else address
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection((host, port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            return
+        lines = ["", "  You can now view SDWEC Explorer in your browser.", "",
+                 *(f"  {name}: {url}" for name, url in urls), ""]
+        print("\n".join(lines), flush=True)
+
+    threading.Thread(target=wait_then_print, name="banner", daemon=True).start()
+
+
 def _log_to_stderr():
     """The app's and the library's log lines, INFO and up, on stderr (the replica's log):
     what the page leaves out (a training worker's pid, a refused cache entry) is there."""
@@ -148,7 +217,11 @@ def main(argv=None):
     _log_to_stderr()
     install()
     compat.before_server_listens(start_up)
-    compat.streamlit_cli(sys.argv[1:] if argv is None else argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"] and not any(a.split("=")[0] == _NO_BANNER for a in argv):
+        argv += [_NO_BANNER, "true"]
+        compat.before_server_listens(announce_when_serving)
+    compat.streamlit_cli(argv)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ around also has a test that the behaviour is still there, so an upgrade that fix
 the use can go.
 """
 
+import asyncio
 import logging
 import re
 import types
@@ -360,3 +361,21 @@ def test_a_broken_contract_leaves_plain_streamlit_and_says_so_once(monkeypatch, 
     assert Server.start is start
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 3 and all("moved upstream" in line for line in said), said
+
+
+def test_start_up_work_runs_once_each_before_the_server_starts(monkeypatch):
+    """Several start-up functions share one wrapper: each runs once, in the order given, then
+    Streamlit's own start; giving one again adds nothing."""
+    from streamlit.web.server.server import Server
+
+    done = []
+
+    async def start(self):
+        done.append("server")
+
+    monkeypatch.setattr(Server, "start", start)
+    first, second = (lambda: done.append("first")), (lambda: done.append("second"))
+    for work in (first, second, first):
+        assert compat.before_server_listens(work) is True
+    asyncio.run(Server.start(None))
+    assert done == ["first", "second", "server"]

@@ -6,8 +6,11 @@ replacement relies on in Streamlit, and the start-up before the server listens, 
 in tests/test_compat.py."""
 
 import functools
+import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -128,3 +131,68 @@ def test_the_start_up_reads_what_every_pages_sidebar_needs(monkeypatch):
     assert config._shipped_rows.cache_info().currsize == len(datasets.names())
     monkeypatch.undo()
     assert splits["nsl_kdd"] == 1 and splits["sonar"] == 10  # 12,597 and 42 test rows
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_server_starts_without_reaching_outside_and_says_where_to_look(tmp_path):
+    """Started headless (a machine without a display), plain Streamlit looks up the machine's
+    external address on the internet (checkip.amazonaws.com) for its banner, and offline
+    warns "Did not auto detect external IP".  Every request is sent to a proxy here that
+    counts connections: none may come, and the banner still names the local address, once
+    the server answers."""
+    proxy = socket.socket()
+    proxy.bind(("127.0.0.1", 0))
+    proxy.listen()
+    proxy.settimeout(0.2)
+    port = _free_port()
+    env = dict(os.environ, SDWEC_CACHE_DIR=str(tmp_path), NO_PROXY="", no_proxy="",
+               **{name: f"http://127.0.0.1:{proxy.getsockname()[1]}"
+                  for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")})
+    log = tmp_path / "server.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "dashboard.launch", "run", "app.py",
+             "--server.headless", "true", "--server.port", str(port),
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=Path(launch.__file__).parents[1], env=env, stdout=out, stderr=subprocess.STDOUT)
+    connections = 0
+    try:
+        deadline = time.monotonic() + 120
+        while f"http://localhost:{port}" not in log.read_text() and server.poll() is None:
+            assert time.monotonic() < deadline, log.read_text()
+            try:
+                proxy.accept()[0].close()
+                connections += 1
+            except TimeoutError:
+                pass
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass  # the banner came once the server listens
+        quiet = time.monotonic() + 3  # Streamlit's lookup came after its banner, in 1 s
+        while time.monotonic() < quiet:
+            try:
+                proxy.accept()[0].close()
+                connections += 1
+            except TimeoutError:
+                pass
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        proxy.close()
+    text = log.read_text()
+    assert connections == 0, text
+    assert "Did not auto detect external IP" not in text
+    assert f"Local URL: http://localhost:{port}" in text
+
+
+def test_the_banner_names_the_address_the_server_listens_on():
+    assert launch.serving_urls(8501, "", "", "10.1.2.3") == [
+        ("Local URL", "http://localhost:8501"), ("Network URL", "http://10.1.2.3:8501")]
+    assert launch.serving_urls(8501, "0.0.0.0", "/sdwec/", None) == [
+        ("Local URL", "http://localhost:8501/sdwec")]
+    assert launch.serving_urls(8600, "127.0.0.1", "", "10.1.2.3", "https") == [
+        ("URL", "https://127.0.0.1:8600")]

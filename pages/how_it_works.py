@@ -130,11 +130,8 @@ def penalty_section():
         with guard("the penalty plot"):
             plotly_chart(plots.penalty_threshold(beta, gamma, eps), key="how_pen_chart")
         cut = teaching.penalty_cut(beta, gamma, eps)
-        st.caption(f"The dotted horizontal line is the level P = 10⁻³; the dashed vertical "
-                   f"line is where P meets it, the threshold t = {significant(cut.threshold)} "
-                   f"(g = {significant(cut.g)}). Every final weight at or left of the dashed "
-                   f"line is set to zero. {teaching.THRESHOLD_MOVES} On the shipped "
-                   f"datasets, at several λ: {teaching.EFFECTS['eps'].text} "
+        st.caption(f"{teaching.penalty_caption(beta, cut)} {teaching.THRESHOLD_MOVES} On the "
+                   f"shipped datasets, at several λ: {teaching.EFFECTS['eps'].text} "
                    f"{teaching.EFFECTS['beta'].text} {teaching.EFFECTS['gamma'].text}")
     show_doc_section("algorithm.md", "Readings of ambiguities",
                      label="How this project reads line 15, and other readings of the paper "

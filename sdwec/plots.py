@@ -199,15 +199,33 @@ def penalty_threshold(beta, gamma, eps, w_max=None, n=401):
     w = np.linspace(-0.25 * w_max, w_max, n)
     p = solver.penalty(w, beta, g)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=w, y=np.maximum(p, 1e-12), mode="lines", name="P(w)",
-                             line=dict(color=COLORS["approx"], width=3)))
-    fig.add_hline(y=solver.PENALTY_LEVEL, line=dict(color=COLORS["guide"], dash="dot"),
-                  annotation_text=f"P = {solver.PENALTY_LEVEL:g}")
+    if beta > 0:
+        # Below the floor the curve leaves the axis (a gap), rather than running along it.
+        shown = np.where(p >= _PENALTY_FLOOR, p, np.nan)
+        fig.add_trace(go.Scatter(x=w, y=shown, mode="lines", name="P(w)",
+                                 line=dict(color=COLORS["approx"], width=3)))
+    else:
+        fig.add_annotation(xref="x domain", x=0.5, yref="y domain", y=0.75, showarrow=False,
+                           text="β = 0: P(w) = 0 for every w (no penalty; not drawable on a "
+                                "log axis)")
+    fig.add_hline(y=solver.PENALTY_LEVEL, line=dict(color=COLORS["guide"], dash="dot"))
+    # Placed by hand: on a log axis Plotly reads an annotation's y as log10 of the value, and
+    # add_hline's own label gives it the value (it sat at 10^0.001, near 1).
+    fig.add_annotation(xref="x domain", x=1, yref="y", y=np.log10(solver.PENALTY_LEVEL),
+                       text=f"P = {solver.PENALTY_LEVEL:g}", showarrow=False,
+                       xanchor="right", yanchor="bottom")
     fig.add_vline(x=thr, line=dict(color=COLORS["threshold"], dash="dash"),
                   annotation_text=f"threshold {significant(thr)}")
-    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1,
+                     **({} if beta > 0 else {"range": [-6, 0]}))
+    fig.update_xaxes(range=[float(w[0]), float(w[-1])])
     return _layout(fig, f"Penalty P(w), β = {beta:g}, g = γ/ε = {g:.3g}", "w",
                    "P(w) (log scale)")
+
+
+#: The penalty figure's floor: smaller values of P are not drawn (its log axis would stretch
+#: to 10⁻³⁰⁰ and flatten the part that matters, around the level 10⁻³).
+_PENALTY_FLOOR = 1e-12
 
 
 def taylor_model(w_hat, beta, gamma, eps, w_max=None, n=401):

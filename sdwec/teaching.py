@@ -16,7 +16,7 @@ from sdwec import solver
 from sdwec.formatting import significant
 
 __all__ = ["SignLine", "sign_line", "sign_caption", "abs_gap_at_zero", "PenaltyCut",
-           "penalty_cut", "TaylorView", "taylor_view", "taylor_caption", "Effect", "EFFECTS",
+           "penalty_cut", "penalty_caption", "TaylorView", "taylor_view", "taylor_caption", "Effect", "EFFECTS",
            "THRESHOLD_MOVES", "THRESHOLD_ORDER"]
 
 
@@ -165,18 +165,45 @@ class PenaltyCut:
         for ``w >= 0``.
     level : float
         The level, 10⁻³.
+    at_zero : float
+        ``P(0) = β log 2 / g``, the most ``P`` is for ``w >= 0``.
     """
 
     g: float
     threshold: float
     level: float
+    at_zero: float
+
+    @property
+    def meets(self):
+        """Whether ``P`` falls to the level at some ``w > 0`` (else the threshold is 0)."""
+        return self.at_zero > self.level
 
 
 def penalty_cut(beta, gamma, eps) -> PenaltyCut:
     """The sharpness, level and threshold the penalty figure draws (``threshold="paper"``)."""
-    return PenaltyCut(g=float(gamma) / float(eps),
-                      threshold=solver.paper_threshold(beta, gamma, eps),
-                      level=float(solver.PENALTY_LEVEL))
+    g = float(gamma) / float(eps)
+    return PenaltyCut(g=g, threshold=solver.paper_threshold(beta, gamma, eps),
+                      level=float(solver.PENALTY_LEVEL),
+                      at_zero=float(solver.penalty(0.0, beta, g)))
+
+
+def penalty_caption(beta, cut) -> str:
+    """What the penalty figure (:func:`sdwec.plots.penalty_threshold`) shows at ``beta`` and
+    its :func:`penalty_cut`: where ``P`` meets the level, or why the threshold is 0."""
+    g = f"g = {significant(cut.g)}"
+    if cut.meets:
+        return (f"The dotted horizontal line is the level P = 10⁻³; the dashed vertical line "
+                f"is where P meets it, the threshold t = {significant(cut.threshold)} ({g}). "
+                f"Every final weight at or left of the dashed line is set to zero.")
+    if beta <= 0:
+        why = ("At β = 0 there is no penalty: P(w) = 0 for every w, which a log axis cannot "
+               "draw.")
+    else:
+        why = (f"Here P stays below the level P = 10⁻³ (the dotted line) for every w ≥ 0: "
+               f"at most P(0) = β·log 2 / g = {significant(cut.at_zero)} ({g}).")
+    return (f"{why} So the threshold is t = 0 (the dashed line): only weights at or below 0 "
+            f"are set to zero.")
 
 
 #: What the eye can tell apart on the Taylor figure: a fraction of its y-axis span.

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from sdwec import plots, teaching
+from sdwec import plots, solver, teaching
 
 
 @pytest.mark.parametrize("point,eps,value,reach", [
@@ -41,6 +41,45 @@ def test_penalty_cut_by_hand_and_on_the_figure():
     vertical = [s for s in fig.layout.shapes if s.x0 == s.x1]
     assert vertical and vertical[0].x0 == pytest.approx(cut.threshold)
     assert vertical[0].line.dash == "dash"  # the page calls it the dashed vertical line
+
+
+def test_penalty_caption_says_where_p_meets_the_level_or_why_the_threshold_is_zero():
+    """Over the page's sliders (β 0…100, γ and ε on their grids): the caption names a
+    crossing exactly where P falls to 10⁻³ at t > 0, and otherwise says why t = 0."""
+    from dashboard.config import BETA_RANGE, EPS_GRID, GAMMA_RANGE
+
+    seen = set()
+    for beta in np.arange(BETA_RANGE[0], BETA_RANGE[1] + 1, 7 * BETA_RANGE[2]):
+        for gamma in np.arange(GAMMA_RANGE[0], GAMMA_RANGE[1] + 1, 5 * GAMMA_RANGE[2]):
+            for eps in EPS_GRID:
+                cut = teaching.penalty_cut(beta, gamma, eps)
+                text = teaching.penalty_caption(beta, cut)
+                at_zero = beta * math.log(2) * eps / gamma  # P(0) = β log 2 / g, by hand
+                assert cut.at_zero == pytest.approx(at_zero, rel=1e-12, abs=1e-300)
+                if at_zero > 1e-3:
+                    assert cut.threshold > 0 and "where P meets it" in text
+                    assert solver.penalty(cut.threshold, beta, gamma / eps) == \
+                        pytest.approx(1e-3, rel=1e-6)
+                else:
+                    assert cut.threshold == 0 and "where P meets it" not in text
+                    assert "threshold is t = 0" in text
+                    assert ("no penalty" in text) == (beta == 0)
+                seen.add((at_zero > 1e-3, beta == 0))
+    assert seen == {(True, False), (False, False), (False, True)}
+
+
+def test_penalty_figure_labels_its_level_at_the_level():
+    fig = plots.penalty_threshold(15.0, 15.0, 1.0)
+    (label,) = [a for a in fig.layout.annotations if a.text == "P = 0.001"]
+    assert label.yref == "y" and label.y == pytest.approx(-3)  # log10 of 10⁻³: a log axis
+    sharp = plots.penalty_threshold(15.0, 100.0, 0.1)  # g = 1000: P falls to 10⁻⁴⁰ and less
+    (curve,) = sharp.data
+    y = np.asarray(curve.y, dtype=float)
+    assert np.nanmin(y) >= 1e-12  # nothing drawn along the floor ...
+    assert np.isnan(y).any()  # ... the curve leaves the axis there
+    empty = plots.penalty_threshold(0.0, 15.0, 1.0)
+    assert not empty.data  # β = 0: P is 0 everywhere, nothing to draw on a log axis
+    assert any("β = 0" in a.text for a in empty.layout.annotations)
 
 
 # --------------------------------------------------------------------------- section 1's sentence

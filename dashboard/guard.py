@@ -26,7 +26,8 @@ def guard(what="this page"):
     try:
         yield
     except DataError as exc:
-        st.error(f"The data cannot be used: {plain(exc)}")
+        text = plain(exc)
+        st.error(f"The data cannot be used. {text[:1].upper()}{text[1:]}")
     except ValueError as exc:
         st.error(f"{plain(exc)}\n\nChange the setting named above (or pick a preset) and try "
                  "again.")

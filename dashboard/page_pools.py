@@ -26,6 +26,11 @@ def pool_ref(config):
         key = pool.PoolKey.for_dataset(config.dataset, config.task, config.n_trees, config.seed)
         return pools.PoolRef(key, None, config.dataset)
     upload = upload_plans.user_dataset()
+    refused = upload_plans.refused_upload()
+    if upload is None and refused is not None:
+        raise DataError(f"the file uploaded on \"Your data\" ({refused[0]}) could not be "
+                        f"read. {refused[1]} Open \"Your data\" to upload another file, or "
+                        f"pick a shipped dataset.")
     if upload is None:
         raise DataError("this page address points to an uploaded file, and uploads are not "
                         "kept after a reload or in a new session. Open \"Your data\" and upload "

@@ -15,7 +15,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from dashboard import budget, charts, launch, page_pools, pools, scroll
+from dashboard import budget, charts, launch, page_pools, pools, scroll, upload_plans
 from dashboard import config as cfg
 from dashboard.guard import guard
 from sdwec import datasets
@@ -150,10 +150,10 @@ def _dataset_label(name):
         return name
     upload = st.session_state.get("user_dataset")
     if upload is None:
-        # The uploader's file (Your data's widget) that the loader refused: it is here, but
-        # not as data.
-        if st.session_state.get("upload_file") is not None:
-            return "your data (the uploaded file cannot be used as it is)"
+        # A file the loader refused: there is one, but not as data.
+        refused = upload_plans.refused_upload()
+        if refused is not None:
+            return f"your data (cannot be used): {refused[0]}"
         return "your data (no file in this session)"
     dataset = upload[1]
     # The count before the name: a long file name is cut at the box's edge, not the count.

@@ -16,6 +16,7 @@ budget first (:mod:`dashboard.memory_budget`).
 from __future__ import annotations
 
 import hashlib
+import io
 import threading
 import weakref
 from dataclasses import dataclass
@@ -145,9 +146,18 @@ def _read_admitted(data, read):
         return read()
 
 
-def upload_preview(data, target, sample_rows=None):
+def _named(data, file_name):
+    """``data`` as a file the loader reads under ``file_name``."""
+    source = io.BytesIO(bytes(data))
+    source.name = file_name or ""
+    return source
+
+
+def upload_preview(data, target, sample_rows=None, file_name=None):
     """:func:`sdwec.datasets.inspect_csv` of an uploaded file, once per (bytes, target,
     sample size: ``sample_rows`` reads a seeded random sample of that many rows).
+    ``file_name``, the file's name, lets the loader tell a damaged ``.gz`` from a damaged
+    CSV.
 
     The previews of the current file are kept in the session (one per target tried); a new
     file replaces them.
@@ -165,7 +175,7 @@ def upload_preview(data, target, sample_rows=None):
         kept = held.previews = ((file, sample_rows), {})
     if target not in kept[1]:
         preview = _read_admitted(data, lambda: datasets.inspect_csv(
-            bytes(data), target=target, max_bytes=datasets.MAX_UPLOAD_BYTES,
+            _named(data, file_name), target=target, max_bytes=datasets.MAX_UPLOAD_BYTES,
             sample_rows=sample_rows))
         # The default target (None) is a named column too: one parse serves both keys.
         kept[1][target] = kept[1][preview.target] = preview
@@ -217,6 +227,23 @@ def read_upload(data, file_name, target, task, exclude=(), missing="drop", sampl
 def user_dataset():
     """``(key, Dataset)`` of this session's upload, or ``None``."""
     return st.session_state.get("user_dataset")
+
+
+def note_refused(file_name, reason):
+    """The file in Your data's uploader could not be read (``reason``, the loader's
+    message): kept in the session's state, where other pages find it (the uploader's own
+    state is gone once another page runs)."""
+    st.session_state["upload_refused"] = (str(file_name), str(reason))
+
+
+def forget_refused():
+    st.session_state.pop("upload_refused", None)
+
+
+def refused_upload():
+    """``(file name, reason)`` of this session's last upload when the loader refused it and
+    no file was read since, or ``None``."""
+    return st.session_state.get("upload_refused")
 
 
 def pools_memory_need(dataset, config):

@@ -17,6 +17,7 @@ from dashboard.explorer import show_explorer
 from dashboard.guard import guard
 from dashboard.sidebar import apply_config, current_config, page_setup, use_dataset
 from sdwec import budget, datasets
+from sdwec.errors import DataError
 
 #: Per-file choices, forgotten when another file is uploaded.
 FILE_WIDGETS = ("upload_target", "upload_exclude", "upload_missing", "upload_choice",
@@ -65,7 +66,7 @@ def _read(uploaded):
     # which Streamlit hands back even though this file has no such column.  The file's own
     # default is set in the widget's state, not only proposed: a value set there is sent to
     # the browser, which otherwise went on showing the previous file's column.
-    default = upload_plans.upload_preview(data, None, sample)
+    default = upload_plans.upload_preview(data, None, sample, uploaded.name)
     names = default.column_names
     if st.session_state.get("upload_target") not in names:
         st.session_state["upload_target"] = default.target
@@ -76,7 +77,7 @@ def _read(uploaded):
     task = right.radio("Task", ["auto", "binary", "multiclass"], horizontal=True,
                        key="upload_task",
                        help="auto: binary for two classes, multi-class otherwise.")
-    preview = upload_plans.upload_preview(data, target, sample)
+    preview = upload_plans.upload_preview(data, target, sample, uploaded.name)
     # The table shows each column's role after the exclusions chosen under it.
     table = st.empty()
     table.dataframe(preview.columns.rename(columns=PREVIEW_HEADINGS), hide_index=True)
@@ -294,6 +295,14 @@ if uploaded is not None:
             dataset = _read(uploaded)
         except memory_budget.MemoryRefused as refused:  # the server's memory, not the file
             st.warning(plain(refused))
+        except DataError as refused:  # the file: other pages and the sidebar say so too
+            upload_plans.note_refused(uploaded.name, refused)
+            raise
+        else:
+            if dataset is not None:
+                upload_plans.forget_refused()
+else:
+    upload_plans.forget_refused()
 
 config = page_setup("Your data", trains=False)  # a link never points at an upload
 if config is None:

@@ -490,6 +490,17 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str | None]:
         raise DataError(too_big)
     if data.startswith(_GZIP_MAGIC):
         data = _gunzip(data, max_bytes)
+    elif file_name and file_name.lower().endswith(".gz") and data.strip():
+        # Named .gz but not gzip: read as plain text where it is (a CSV renamed), else say
+        # what is wrong with the .gz, not only that it is not text.
+        try:
+            _decode(data)
+        except DataError:
+            raise DataError(
+                f"The file's name ends in .gz, but it is not gzip-compressed ({file_name} "
+                f"does not start as a gzip file does), nor a text CSV: it is damaged, or "
+                f"another kind of file was renamed. Upload the CSV itself, or the CSV "
+                f"compressed with gzip (.csv.gz).") from None
     return data, file_name
 
 

@@ -771,6 +771,27 @@ def test_a_damaged_or_twice_compressed_gzip_file_says_what_to_upload():
         datasets.from_csv(gzip.compress(b""))
 
 
+def test_a_file_named_gz_that_is_not_gzip_says_so(tmp_path):
+    """Binary bytes named .gz: the message is about the .gz (not only "binary data"); a plain
+    CSV that was merely named .gz is read as the CSV it is."""
+    noise = np.random.default_rng(0).bytes(4000)
+    path = tmp_path / "data.csv.gz"
+    path.write_bytes(noise)
+    named = io.BytesIO(noise)
+    named.name = "data.csv.gz"
+    for source in (path, named):
+        with pytest.raises(DataError) as raised:
+            datasets.from_csv(source)
+        assert "name ends in .gz, but it is not gzip-compressed" in str(raised.value)
+        assert "data.csv.gz" in str(raised.value)
+    with pytest.raises(DataError, match="binary data, not text"):
+        datasets.from_csv(noise)  # no name: nothing says it should be gzip
+    plain = csv_bytes(["id", "x", "label"], balanced_rows(60))
+    renamed = io.BytesIO(plain)
+    renamed.name = "data.csv.gz"
+    assert np.array_equal(datasets.from_csv(renamed).X, datasets.from_csv(plain).X)
+
+
 @pytest.mark.parametrize("text", ["a,b\n1,2\n3,4\n", "a,b\r\n1,2\r\n3,4", "a,b\r1,2\r3,4\r",
                                   "a,b\n1,2\n3,4"])
 def test_lines_of_a_gzip_file_are_the_lines_inside_it(monkeypatch, text):

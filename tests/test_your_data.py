@@ -575,8 +575,37 @@ def test_a_damaged_gzip_upload_says_to_upload_the_plain_csv():
     assert not chart_figures(at)
     # The sidebar does not say that there is no file: there is one, which cannot be used.
     options = at.selectbox(key="cfg_dataset").options
-    assert "your data (the uploaded file cannot be used as it is)" in options, options
+    assert "your data (cannot be used): mine.csv.gz" in options, options
     assert "your data (no file in this session)" not in options
+
+
+def test_a_refused_file_is_named_on_the_other_pages_with_what_to_fix():
+    """Random bytes named .gz: Your data says the .gz is not gzip; the Explorer, where the
+    uploader's own state is gone, names the file and the reason, not a reload."""
+    at = _app()
+    at.switch_page(PAGE).run()
+    noise = np.random.default_rng(1).bytes(3000)
+    at.file_uploader(key="upload_file").upload("data.csv.gz", noise, "application/gzip").run()
+    assert not at.exception
+    (error,) = [as_read(e.value) for e in at.error]
+    assert "not gzip-compressed" in error, error
+    at.selectbox(key="cfg_dataset").set_value(USER_DATA).run()
+    at.switch_page("pages/explorer.py").run()
+    assert not at.exception
+    (error,) = [as_read(e.value) for e in at.error]
+    assert "data.csv.gz" in error and "could not be read" in error and "not gzip" in error
+    assert "reload" not in error, error
+    assert "your data (cannot be used): data.csv.gz" in at.selectbox(key="cfg_dataset").options
+    assert not chart_figures(at)
+    # A file that reads replaces the refusal everywhere.
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
+    _ok(at)
+    options = at.selectbox(key="cfg_dataset").options
+    assert [o for o in options if o.endswith(" rows): mine.csv")], options
+    assert not [o for o in options if "cannot be used" in o], options
+    at.switch_page("pages/explorer.py").run()
+    _ok(at)
 
 
 # ------------------------------------------------------------ the replica's memory budget

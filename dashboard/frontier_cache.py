@@ -139,8 +139,9 @@ def split_rows(counts, what, unit="points"):
     return f"{each} {what} per split ({sum(counts):,} in all; one row = {worth} {unit})"
 
 
-def frontier_rows_note(ref, splits):
-    """What the frontier's accuracies rest on: the rows of the splits, and the splits."""
+def frontier_rows_note(ref, splits, second=None):
+    """What the frontier's accuracies rest on: the rows of the splits, and the splits
+    (``second``: the second sweep's parameter, whose SDWEC intervals are dashed edges)."""
     held = page_pools.get_pools([ref.with_seed(ref.key.seed + i) for i in range(splits)])
     n_val = [len(p.y_val) for p in held]
     n_test = [len(p.y_test) for p in held]
@@ -153,9 +154,11 @@ def frontier_rows_note(ref, splits):
             "intervals of each accuracy over this split's rows. Raise *Splits* to see how "
             "much the splits differ.")
     note += budget_note(ref)
+    drawn = "SDWEC's as a shaded band, every other curve's as dashed lines" \
+        if second is None else "every curve's as dashed lines, SDWEC's too"
     return note + (f" Curves and points are means over {splits} splits, each with the 95 % "
-                   "interval of the mean (inside what the number can be): SDWEC's as a "
-                   "shaded band, every other curve's as dashed lines (listed as “…: 95% "
+                   f"interval of the mean (inside what the number can be): {drawn} (listed "
+                   "as “…: 95% "
                    "interval of the mean”; a legend click on either hides or shows the curve "
                    "and its interval together), each single ensemble (bagging, WMV, …) as an "
                    "error bar. A hollow point is a setting where some splits keep no tree. "

@@ -30,9 +30,10 @@ def csv_name(label):
     return f"sdwec_frontier_{_EXTENSIONS.sub('', str(label)) or 'data'}.csv"
 
 
-def intro(second):
+def intro(second, splits=10):
     """The page's opening paragraph, naming the swept parameters (``second``: a key of
-    :data:`SECOND_SWEEPS` or ``None``) apart from those taken from the sidebar."""
+    :data:`SECOND_SWEEPS` or ``None``) apart from those taken from the sidebar, and saying
+    what a point and its interval are over ``splits`` splits."""
     fixed = ["β", "γ", "ε", "k"]
     if second is None:
         circles = (f"Each filled circle is SDWEC at one λ of the sidebar's grid "
@@ -46,12 +47,22 @@ def intro(second):
                    f"{second} of {values} (swept: one colour per {second}, as in the legend; "
                    f"{', '.join(fixed)} as in the sidebar, the sidebar's {second} unused)")
         select = "every other method is"
-    return (f"{circles}; a **hollow** circle is a setting where some splits keep no tree "
-            "(its mean mixes their constant guesses in; never on the front). Its Pareto "
+    # A second sweep's intervals are dashed edges, like the other curves' (plots.frontier).
+    sdwec = "a shaded band around SDWEC's points, dashed lines along the other curves" \
+        if second is None else "dashed lines along every curve, SDWEC's too"
+    if splits > 1:
+        hollow = ("; a **hollow** circle is a setting where some splits keep no tree (its "
+                  "mean mixes their constant guesses in; never on the front)")
+        points = (f"Over the {splits} splits each point is a mean, with the 95 % interval of "
+                  "that mean")
+    else:
+        hollow = ""
+        points = ("With one split each point is one ensemble, with the exact binomial "
+                  "interval of its accuracy over the split's rows")
+    return (f"{circles}{hollow}. Its Pareto "
             "front is black (a staircase on the accuracy it was chosen on, black rings on "
-            "the other). Over several splits each point is a mean, with the 95 % interval "
-            "of that mean: a shaded band around SDWEC's points, dashed lines along the "
-            "other curves, a bar on each single ensemble. Beside it, on the same pools and "
+            f"the other). {points}: {sdwec}, a bar on each single ensemble. Beside it, on "
+            "the same pools and "
             "splits: bagging, **random subsets of each size** (the sanity baseline any pruning "
             f"method should beat) and reduce-error ordering; {select} one click on its "
             "legend entry away, in its own colour: single ensembles as symbols, methods "

@@ -71,12 +71,12 @@ with guard("the frontier"):
                    "Its validation accuracies are not: SDWEC's weights were fitted on those "
                    "rows (it often scores 1.000 there at many λ), so validation accuracy "
                    "flatters SDWEC and every method fitted on it.")
-    st.markdown(frontier_intro(second))
+    st.markdown(frontier_intro(second, len(refs)))
     # On its own row: in a quarter-width column its label was cut to "What are these meth…"
     # at 1280 px.
     show_glossary("What are these methods, and the Pareto front?", terms=("Pareto front",))
     first = refs[0]
-    st.caption(frontier_cache.frontier_rows_note(first, len(refs)))
+    st.caption(frontier_cache.frontier_rows_note(first, len(refs), second))
     st.download_button("Every point of this chart (CSV)",
                        frontier_cache.frontier_csv(sweep, peers), key="frontier_csv",
                        file_name=csv_name(first.label), mime="text/csv",

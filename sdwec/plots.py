@@ -1467,8 +1467,8 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     for line in _not_drawn(sweep, peers, label, accuracy):
         title += f"<br><sup>{line}</sup>"
     bands = [b for b in bands if b is not None]
-    xaxis = dict(type="log", tickvals=_TREE_TICKS) if x == "trees" \
-        else dict(_fitted_range(traces))
+    xaxis = dict(type="log", tickvals=_TREE_TICKS, **_trees_axis_start(traces)) \
+        if x == "trees" else dict(_fitted_range(traces))
     fig = _figure(bands + traces, title, _X_AXES[x], label,
                   height=FRONTIER_HEIGHT, clickmode="event+select", xaxis=xaxis,
                   yaxis=_ACCURACY_AXIS, uirevision=FRONTIER_REVISION)
@@ -1506,6 +1506,23 @@ def _error_bar(rows, column, colour):
         return None
     # A row without an interval (one split among several) gets no bar, not a NaN one.
     return _asymmetric(rows[column], *interval, thickness=1, width=3, color=colour)
+
+
+def _trees_axis_start(traces):
+    """The trees axis's range (log10 units): from the label at or below its smallest point,
+    so that a mean of 0.8 trees is read against a "0.5", not left of the first "1", to its
+    largest point, over every trace (those shown from the legend too).  Set whole: Plotly.js
+    3.8 drops a range fixed at one end (``autorange="max"``) when a template styles the axis.
+    """
+    xs = [v for t in traces for v in np.asarray(t["x"], dtype=float) if v > 0]
+    if not xs:
+        return {}
+    start = max([t for t in _TREE_TICKS if t <= min(xs)], default=_TREE_TICKS[0])
+    return {"range": [float(np.log10(start)) - _LOG_PAD, float(np.log10(max(xs))) + _LOG_PAD]}
+
+
+#: Room beyond the trees axis's end points (decades): about a marker's width.
+_LOG_PAD = 0.05
 
 
 def _fitted_range(traces):

@@ -1550,6 +1550,12 @@ def test_frontier_caption_says_what_is_drawn_over_splits():
     assert "standard deviation" not in captions  # mean ± sd leaves what is possible
     intro = " ".join(m.value for m in at.markdown)
     assert "on the same pools and splits" in intro and "same pool and split" not in intro
+    # A second sweep's SDWEC intervals are dashed edges, and the caption says so.
+    at.selectbox(key="frontier_second").set_value("β").run()
+    _ok(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "every curve's as dashed lines, SDWEC's too" in captions
+    assert "shaded band" not in captions
 
 
 def test_frontier_pareto_wording_says_where_it_is_monotone():
@@ -1712,8 +1718,22 @@ def test_frontier_intro_names_the_swept_parameters():
     assert "β, γ" not in intro
     # SDWEC-select is not drawn beside a second sweep, so the intro does not offer it.
     assert "SDWEC-select" not in intro
+    # Its intervals are what the chart draws: dashed edges on every curve, no shaded band.
+    figure = _charts(at)[0]
+    assert not [t for t in figure["data"] if t.get("fill")], "a band is drawn"
+    assert "no shaded band" not in intro and "shaded band" not in intro
+    assert "dashed lines along every curve, SDWEC's too" in intro
     legend = {t["name"] for t in _charts(at)[0]["data"]}
     assert {"SDWEC β=5", "SDWEC β=15", "SDWEC β=35"} <= legend
+
+
+def test_frontier_intro_over_one_split_speaks_of_one_split():
+    from dashboard.frontier_view import intro
+
+    one, many = intro(None, 1), intro(None, 10)
+    assert "With one split each point is one ensemble" in one and "hollow" not in one
+    assert "splits" not in one.split("Beside it")[0].replace("one split", "")
+    assert "Over the 10 splits each point is a mean" in many and "**hollow**" in many
 
 
 def test_frontier_marks_the_methods_fitted_on_validation():

@@ -1072,6 +1072,12 @@ def test_frontier_labels_the_trees_axis_down_to_its_hollow_points():
     # A label at or below every point, and one between each pair of neighbours a decade apart.
     assert ticks[0] <= min(drawn)
     assert all(b / a <= 10 for a, b in zip(ticks, ticks[1:]))
+    # The axis starts at the label under the smallest point (0.5 for 0.67), so that label is
+    # drawn, and ends past the largest (bagging's 50 trees).
+    start, end = fig.layout.xaxis.range
+    assert start <= np.log10(0.5) < np.log10(min(drawn))
+    assert start > np.log10(0.2)
+    assert np.log10(max(drawn)) < end < np.log10(max(drawn)) + 0.1
 
 
 def test_frontier_single_ensemble_with_an_abstaining_split_is_hollow():

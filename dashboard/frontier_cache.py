@@ -154,13 +154,13 @@ def frontier_rows_note(ref, splits, second=None):
             "intervals of each accuracy over this split's rows. Raise *Splits* to see how "
             "much the splits differ.")
     note += budget_note(ref)
-    drawn = "SDWEC's as a shaded band, every other curve's as dashed lines" \
-        if second is None else "every curve's as dashed lines, SDWEC's too"
+    drawn = ("SDWEC's as a shaded band (its own legend entry, “…: 95% interval of the "
+             "mean”), every other curve's as dashed lines in its colour") if second is None \
+        else "every curve's as dashed lines in its colour, SDWEC's too"
     return note + (f" Curves and points are means over {splits} splits, each with the 95 % "
-                   f"interval of the mean (inside what the number can be): {drawn} (listed "
-                   "as “…: 95% "
-                   "interval of the mean”; a legend click on either hides or shows the curve "
-                   "and its interval together), each single ensemble (bagging, WMV, …) as an "
+                   f"interval of the mean (inside what the number can be): {drawn} (a "
+                   "legend click on a curve hides or shows its interval with it), each "
+                   "single ensemble (bagging, WMV, …) as an "
                    "error bar. A hollow point is a setting where some splits keep no tree. "
                    "The splits are redrawn from one dataset's rows (a row can be a test row "
                    "in several splits), so they are not independent samples: the intervals "

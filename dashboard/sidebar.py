@@ -17,6 +17,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from dashboard import budget, charts, launch, page_pools, pools, scroll, upload_plans
 from dashboard import config as cfg
+from dashboard.echo import literal
 from dashboard.guard import guard
 from sdwec import datasets
 from sdwec.paper import PRESETS
@@ -472,7 +473,17 @@ def _live_fragment(solver_box, view):
 
 
 def show_config_problems():
-    """Show (once) what was repaired when the query string was read."""
+    """Show (once) what was repaired when the query string was read, and (once per refused
+    file) that a file uploaded on Your data was refused where the page shows another
+    dataset: the sidebar's Dataset box alone did not say why the page was not on the file."""
+    refused = upload_plans.refused_upload()
+    dataset = current_config().dataset
+    if refused is not None and dataset != cfg.USER_DATA \
+            and st.session_state.get("_refusal_told") != refused:
+        st.session_state["_refusal_told"] = refused
+        st.info(f"The file uploaded on *Your data* ({literal(refused[0])}) could not be read, "
+                f"so this page shows **{dataset}**, the sidebar's dataset. *Your data* says "
+                "what to fix.")
     problems = st.session_state.pop("_cfg_problems", None)
     # Markdown whose quoted link values are inline code (config.config_from_query): a link
     # cannot format this warning.

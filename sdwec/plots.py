@@ -205,9 +205,12 @@ def penalty_threshold(beta, gamma, eps, w_max=None, n=401):
         fig.add_trace(go.Scatter(x=w, y=shown, mode="lines", name="P(w)",
                                  line=dict(color=COLORS["approx"], width=3)))
     else:
-        fig.add_annotation(xref="x domain", x=0.5, yref="y domain", y=0.75, showarrow=False,
-                           text="β = 0: P(w) = 0 for every w (no penalty; not drawable on a "
-                                "log axis)")
+        # Right of the threshold's line at w = 0 (a fifth of the way in), on white: the
+        # dashed line through "β = 0" read as "β ≠ 0".
+        fig.add_annotation(xref="x domain", x=0.98, xanchor="right", yref="y domain", y=0.75,
+                           showarrow=False, bgcolor="white",
+                           text="β = 0: P(w) = 0 for every w<br>(no penalty; not drawable on "
+                                "a log axis)")
     fig.add_hline(y=solver.PENALTY_LEVEL, line=dict(color=COLORS["guide"], dash="dot"))
     # Placed by hand: on a log axis Plotly reads an annotation's y as log10 of the value, and
     # add_hline's own label gives it the value (it sat at 10^0.001, near 1).

@@ -1545,7 +1545,8 @@ def test_frontier_caption_says_what_is_drawn_over_splits():
     captions = " ".join(c.value for c in at.caption)
     assert "means over 3 splits" in captions
     assert "each with the 95 % interval of the mean" in captions
-    assert "SDWEC's as a shaded band, every other curve's as dashed lines" in captions
+    assert "SDWEC's as a shaded band (its own legend entry" in captions
+    assert "every other curve's as dashed lines in its colour" in captions
     assert "A hollow point is a setting where some splits keep no tree" in captions
     assert "standard deviation" not in captions  # mean ± sd leaves what is possible
     intro = " ".join(m.value for m in at.markdown)
@@ -1554,7 +1555,7 @@ def test_frontier_caption_says_what_is_drawn_over_splits():
     at.selectbox(key="frontier_second").set_value("β").run()
     _ok(at)
     captions = " ".join(c.value for c in at.caption)
-    assert "every curve's as dashed lines, SDWEC's too" in captions
+    assert "every curve's as dashed lines in its colour, SDWEC's too" in captions
     assert "shaded band" not in captions
 
 

@@ -579,6 +579,21 @@ def test_a_damaged_gzip_upload_says_to_upload_the_plain_csv():
     assert "your data (no file in this session)" not in options
 
 
+def test_a_refused_file_is_told_once_where_a_page_shows_the_sidebars_dataset():
+    at = _app()
+    at.switch_page(PAGE).run()
+    noise = np.random.default_rng(2).bytes(3000)
+    at.file_uploader(key="upload_file").upload("data.csv.gz", noise, "application/gzip").run()
+    dataset = at.selectbox(key="cfg_dataset").value
+    assert dataset != USER_DATA  # a refused file does not become the sidebar's dataset
+    at.switch_page("pages/explorer.py").run()
+    _ok(at)
+    (told,) = [i.value for i in at.info if "could not be read" in i.value]
+    assert "data.csv.gz" in told and f"**{dataset}**" in told
+    at.run()
+    assert not [i.value for i in at.info if "could not be read" in i.value]  # once
+
+
 def test_a_refused_file_is_named_on_the_other_pages_with_what_to_fix():
     """Random bytes named .gz: Your data says the .gz is not gzip; the Explorer, where the
     uploader's own state is gone, names the file and the reason, not a reload."""

@@ -85,8 +85,14 @@ def _read(uploaded):
     likely = preview.likely_ids
     # Never propose to exclude every feature (e.g. two unique integer columns).
     proposed = likely if len(likely) < len(features) else []
+    # Set in the widget's state, as the target is: proposed only as a default, the box in
+    # the browser went on showing the previous file's (empty) choice, and an edit there
+    # sent it back, putting a likely ID among the features.
+    if not set(st.session_state.get("upload_exclude") or ()) <= set(features) \
+            or "upload_exclude" not in st.session_state:
+        st.session_state["upload_exclude"] = proposed
     exclude = st.multiselect(
-        "Columns to exclude", features, default=proposed,
+        "Columns to exclude", features,
         key="upload_exclude",
         help="Columns not used as features. Proposed: likely IDs, columns with a different "
              "text, or integers numbered in order, in every row: they let the trees "

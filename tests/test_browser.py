@@ -556,13 +556,17 @@ def test_your_data(page, server, tmp_path):
     _shot(page, "your_data")
     # Another file, with other columns: once the page describes it, the target box shows
     # this file's column, not the previous file's (the run goes on to train its pools).
+    # Likewise the exclusions box shows this file's likely ID, which the page excludes.
     other = tmp_path / "other.csv"
-    other.write_text("p,q,r,s,kind\n" + "\n".join(rows))
+    other.write_text("id,p,q,r,s,kind\n" + "\n".join(f"{i},{row}" for i, row in
+                                                      enumerate(rows)))
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(other))
     page.locator('[data-testid="stAlertContentSuccess"]').filter(
         has_text="other.csv:").wait_for(timeout=LOAD_MS)
     page.wait_for_function("() => document.querySelector('.st-key-upload_target input')"
                            ".value === 'kind'", timeout=5_000)
+    page.wait_for_function("() => document.querySelector('.st-key-upload_exclude').innerText"
+                           ".split('\\n').map(s => s.trim()).includes('id')", timeout=5_000)
     # A bad file shows the loader's message, not a traceback.
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b,label\n1,2,x\n3,4\n")

@@ -307,8 +307,6 @@ if uploaded is not None:
         else:
             if dataset is not None:
                 upload_plans.forget_refused()
-else:
-    upload_plans.forget_refused()
 
 config = page_setup("Your data", trains=False)  # a link never points at an upload
 if config is None:
@@ -317,8 +315,15 @@ if uploaded is not None and dataset is None:
     st.stop()  # the loader's message is shown above
 if uploaded is None:
     earlier = upload_plans.user_dataset()
+    refused = upload_plans.refused_upload()
     if earlier is None:
-        if config.dataset == USER_DATA:
+        # Streamlit empties the uploader when another page runs: the refused file is gone
+        # from it, not from the session's story.
+        if refused is not None:
+            st.error(f"The file uploaded earlier in this session ({literal(refused[0])}) could "
+                     f"not be read. {plain(refused[1])} Upload a corrected file above, or "
+                     f"pick a shipped dataset in the sidebar.")
+        elif config.dataset == USER_DATA:
             st.error("This page address points to an uploaded file, and uploads are not kept "
                      "after a reload or in a new session: upload the file again above, or "
                      "pick a shipped dataset in the sidebar.")

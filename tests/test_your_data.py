@@ -612,8 +612,11 @@ def test_a_refused_file_is_named_on_the_other_pages_with_what_to_fix():
     assert "reload" not in error, error
     assert "your data (cannot be used): data.csv.gz" in at.selectbox(key="cfg_dataset").options
     assert not chart_figures(at)
-    # A file that reads replaces the refusal everywhere.
+    # Back on Your data (its uploader emptied by the page change): the refusal, not a reload.
     at.switch_page(PAGE).run()
+    (error,) = [as_read(e.value) for e in at.error]
+    assert "data.csv.gz" in error and "could not be read" in error and "reload" not in error
+    # A file that reads replaces the refusal everywhere.
     at.file_uploader(key="upload_file").upload("mine.csv", _csv(), "text/csv").run()
     _ok(at)
     options = at.selectbox(key="cfg_dataset").options

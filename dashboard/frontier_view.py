@@ -30,7 +30,7 @@ def csv_name(label):
     return f"sdwec_frontier_{_EXTENSIONS.sub('', str(label)) or 'data'}.csv"
 
 
-def intro(second, splits=10):
+def intro(second, splits):
     """The page's opening paragraph, naming the swept parameters (``second``: a key of
     :data:`SECOND_SWEEPS` or ``None``) apart from those taken from the sidebar, and saying
     what a point and its interval are over ``splits`` splits."""

@@ -130,7 +130,7 @@ def penalty_section():
         with guard("the penalty plot"):
             plotly_chart(plots.penalty_threshold(beta, gamma, eps), key="how_pen_chart")
         cut = teaching.penalty_cut(beta, gamma, eps)
-        st.caption(f"{teaching.penalty_caption(beta, cut)} {teaching.THRESHOLD_MOVES} On the "
+        st.caption(f"{teaching.penalty_caption(cut)} {teaching.THRESHOLD_MOVES} On the "
                    f"shipped datasets, at several λ: {teaching.EFFECTS['eps'].text} "
                    f"{teaching.EFFECTS['beta'].text} {teaching.EFFECTS['gamma'].text}")
     show_doc_section("algorithm.md", "Readings of ambiguities",

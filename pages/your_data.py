@@ -88,8 +88,8 @@ def _read(uploaded):
     # Set in the widget's state, as the target is: proposed only as a default, the box in
     # the browser went on showing the previous file's (empty) choice, and an edit there
     # sent it back, putting a likely ID among the features.
-    if not set(st.session_state.get("upload_exclude") or ()) <= set(features) \
-            or "upload_exclude" not in st.session_state:
+    kept = st.session_state.get("upload_exclude")
+    if kept is None or not set(kept) <= set(features):
         st.session_state["upload_exclude"] = proposed
     exclude = st.multiselect(
         "Columns to exclude", features,

@@ -16,8 +16,8 @@ from sdwec import solver
 from sdwec.formatting import significant
 
 __all__ = ["SignLine", "sign_line", "sign_caption", "abs_gap_at_zero", "PenaltyCut",
-           "penalty_cut", "penalty_caption", "TaylorView", "taylor_view", "taylor_caption", "Effect", "EFFECTS",
-           "THRESHOLD_MOVES", "THRESHOLD_ORDER"]
+           "penalty_cut", "penalty_caption", "TaylorView", "taylor_view", "taylor_caption",
+           "Effect", "EFFECTS", "THRESHOLD_MOVES", "THRESHOLD_ORDER"]
 
 
 @dataclass(frozen=True)
@@ -188,15 +188,15 @@ def penalty_cut(beta, gamma, eps) -> PenaltyCut:
                       at_zero=float(solver.penalty(0.0, beta, g)))
 
 
-def penalty_caption(beta, cut) -> str:
-    """What the penalty figure (:func:`sdwec.plots.penalty_threshold`) shows at ``beta`` and
-    its :func:`penalty_cut`: where ``P`` meets the level, or why the threshold is 0."""
+def penalty_caption(cut) -> str:
+    """What the penalty figure (:func:`sdwec.plots.penalty_threshold`) of :func:`penalty_cut`
+    ``cut`` shows: where ``P`` meets the level, or why the threshold is 0."""
     g = f"g = {significant(cut.g)}"
     if cut.meets:
         return (f"The dotted horizontal line is the level P = 10⁻³; the dashed vertical line "
                 f"is where P meets it, the threshold t = {significant(cut.threshold)} ({g}). "
                 f"Every final weight at or left of the dashed line is set to zero.")
-    if beta <= 0:
+    if cut.at_zero <= 0:  # β = 0
         why = ("At β = 0 there is no penalty: P(w) = 0 for every w, which a log axis cannot "
                "draw.")
     else:

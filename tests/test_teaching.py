@@ -53,7 +53,7 @@ def test_penalty_caption_says_where_p_meets_the_level_or_why_the_threshold_is_ze
         for gamma in np.arange(GAMMA_RANGE[0], GAMMA_RANGE[1] + 1, 5 * GAMMA_RANGE[2]):
             for eps in EPS_GRID:
                 cut = teaching.penalty_cut(beta, gamma, eps)
-                text = teaching.penalty_caption(beta, cut)
+                text = teaching.penalty_caption(cut)
                 at_zero = beta * math.log(2) * eps / gamma  # P(0) = β log 2 / g, by hand
                 assert cut.at_zero == pytest.approx(at_zero, rel=1e-12, abs=1e-300)
                 if at_zero > 1e-3:

@@ -12,9 +12,9 @@ from dashboard import estimates, explorer, explorer_cache, frontier_cache, paper
 
 CACHED = (
     pools._pool_slot, pools.warm_pools, pools._n_classes, estimates.shape_of,
-    explorer_cache._compare, explorer_cache._compare_splits, explorer_cache._explorer_figures,
-    explorer_cache._convergence_figure, explorer_cache._iterations_figure,
-    explorer_cache._lambda_path, explorer_cache._scrubber_figure, explorer_cache._measure,
+    explorer_cache._compare, explorer_cache._compare_splits, explorer_cache._figures,
+    explorer_cache._convergence_figure, explorer_cache._answer,
+    explorer_cache._iterations_figure, explorer_cache._lambda_path, explorer_cache._measure,
     explorer._remedy, frontier_cache._sweep_chunk, frontier_cache._computed_steps,
     frontier_cache._peer, paper_cache._read_reproduction,
 )

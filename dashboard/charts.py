@@ -18,15 +18,19 @@ static file serving (``server.enableStaticServing`` in ``.streamlit/config.toml`
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
 from dashboard import _compat as compat
-from dashboard import plotly_bundle
+from dashboard import live, plotly_bundle
 
 #: Streamlit serves ``<app directory>/static`` at ``app/static/``.
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -58,127 +62,12 @@ CONFIG = {"displaylogo": False, "responsive": True, "showTips": False, "doubleCl
           "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud",
                                      "sendChartToCloud", "resetScale2d", "autoScale2d"]}
 
-# Draws are chained per chart and only the newest figure is drawn, so a burst of moves
-# never draws a stale figure last.  Errors are shown in the chart's place, not thrown.
-_JS = """
-const load = (src) => {
-  window.__sdwecPlotly = window.__sdwecPlotly || new Promise((resolve, reject) => {
-    if (window.Plotly) return resolve(window.Plotly);
-    const script = document.createElement('script');
-    script.src = src;
-    script.onload = () => resolve(window.Plotly);
-    script.onerror = () => {
-      window.__sdwecPlotly = null;
-      reject(new Error('could not load ' + src));
-    };
-    document.head.appendChild(script);
-  });
-  return window.__sdwecPlotly;
-};
-// Charts of one link (the weights chart and the tree-accuracy strip under it: the same trees)
-// share their x axis: a zoom, pan or reset of one is applied to the others.  A chart being
-// set this way does not pass it on (no echo back and forth).
-const linkX = (source, range) => {
-  if (!source.__sdwecLink || source.__sdwecFollowing) return;
-  for (const gd of document.querySelectorAll('div.sdwec-chart')) {
-    if (gd === source || gd.__sdwecLink !== source.__sdwecLink || !gd.layout) continue;
-    const now = gd.layout.xaxis && gd.layout.xaxis.range;
-    if (now && +now[0] === +range[0] && +now[1] === +range[1]) continue;
-    gd.__sdwecFollowing = true;
-    window.Plotly.relayout(gd, {'xaxis.range': [+range[0], +range[1]]})
-      .finally(() => { gd.__sdwecFollowing = false; });
-  }
-};
-export default function ({ data, parentElement, setTriggerValue }) {
-  let gd = parentElement.querySelector('div.sdwec-chart');
-  if (!gd) {
-    gd = document.createElement('div');
-    gd.className = 'sdwec-chart';
-    gd.style.width = '100%';
-    parentElement.appendChild(gd);
-  }
-  gd.style.minHeight = data.height + 'px';
-  gd.__sdwecLatest = data.spec;
-  const queue = gd.__sdwecQueue || Promise.resolve();
-  gd.__sdwecQueue = queue.then(() => load(data.src)).then((Plotly) => {
-    if (gd.__sdwecLatest !== data.spec || gd.__sdwecDrawn === data.spec) return;
-    const figure = JSON.parse(data.spec);
-    // One view (a dataset, an axis scale): Plotly keeps the reader's legend choices across
-    // its figures, matching traces by uid, else by position (the names carry counts that
-    // change with λ). Not the zoom: a new figure's curves may lie outside the old one.
-    if (data.view != null && figure.layout.uirevision === undefined) {
-      const draw = gd.__sdwecDraws = (gd.__sdwecDraws || 0) + 1;
-      figure.layout.uirevision = data.view;
-      const axes = Object.keys(figure.layout).filter((k) => /^[xy]axis[0-9]*$/.test(k));
-      for (const axis of new Set(['xaxis', 'yaxis', ...axes])) {
-        figure.layout[axis] = Object.assign({}, figure.layout[axis], {uirevision: draw});
-      }
-    }
-    figure.layout.height = data.height;
-    delete figure.layout.width;
-    figure.layout.autosize = true;
-    gd.__sdwecDrawn = data.spec;
-    // A double-click or the reset button brings back the axes of the figure on screen: its
-    // own ranges (copied: Plotly keeps the reader's zoom in the layout object it is given),
-    // or autorange where it sets none.
-    gd.__sdwecRanges = {};
-    for (const [axis, value] of Object.entries(figure.layout)) {
-      if (/^[xy]axis[0-9]*$/.test(axis) && value && value.autorange !== true &&
-          Array.isArray(value.range)) gd.__sdwecRanges[axis] = value.range.slice();
-    }
-    if (!gd.__sdwecConfig) {
-      gd.__sdwecHome = () => {
-        const update = {};
-        for (const axis of Object.keys(gd.layout).filter((k) => /^[xy]axis[0-9]*$/.test(k))) {
-          const range = gd.__sdwecRanges[axis];
-          if (range) update[axis + '.range'] = range.slice();
-          else update[axis + '.autorange'] = true;
-        }
-        return Plotly.relayout(gd, update);
-      };
-      // Made once per div: a config that changes makes Plotly.react draw the chart anew.
-      gd.__sdwecConfig = Object.assign({}, data.config, {modeBarButtonsToAdd: [
-        {name: 'resetAxes', title: 'Reset axes', icon: Plotly.Icons.home,
-         click: gd.__sdwecHome}]});
-    }
-    gd.__sdwecLink = data.link;
-    return Plotly.react(gd, {data: figure.data, layout: figure.layout, frames: figure.frames,
-                             config: gd.__sdwecConfig}).then(() => {
-      if (!gd.__sdwecDoubleClicks) {
-        gd.__sdwecDoubleClicks = true;
-        gd.on('plotly_doubleclick', gd.__sdwecHome);
-        gd.on('plotly_relayout', (event) => {
-          const range = event && (event['xaxis.range'] ||
-            ('xaxis.range[0]' in event ? [event['xaxis.range[0]'], event['xaxis.range[1]']]
-                                       : null));
-          if (range) linkX(gd, range);
-        });
-      }
-      // A new figure's x axis (its zoom gone) is the linked charts' too.
-      if (gd.layout.xaxis && Array.isArray(gd.layout.xaxis.range)) linkX(gd, gd.layout.xaxis.range);
-      // A click on a point is sent to the server as a trigger (once per chart div).
-      if (data.click && !gd.__sdwecClicks) {
-        gd.__sdwecClicks = true;
-        gd.on('plotly_click', (event) => {
-          const point = event && event.points && event.points[0];
-          if (point) setTriggerValue('click', {customdata: point.customdata ?? null,
-                                               trace: point.data.name ?? null});
-        });
-      }
-    });
-  }).catch((err) => {
-    gd.textContent = 'This chart could not be drawn (' + err.message + '). Reload the page.';
-  });
-}
-"""
-
-# Layout containment: Plotly measures text while it draws, which forces a layout; contained,
-# that layout stays inside the chart instead of walking the whole page.
-_CSS = ".sdwec-chart { contain: layout paint; }"
-
-#: The component's name, by which the tests and the benchmarks find these charts.
+#: The component's name, by which the tests and the benchmarks find these charts; its code
+#: is :mod:`dashboard.live`'s, so that charts and the parts that follow the sliders share one
+#: runtime in the page.
 COMPONENT = "sdwec_plotly"
-_component = st.components.v2.component(COMPONENT, js=_JS, css=_CSS, isolate_styles=False)
+_component = st.components.v2.component(COMPONENT, js=live.JS, css=live.CSS,
+                                         isolate_styles=False)
 
 
 def ensure_plotly_js(static_dir=STATIC_DIR):
@@ -215,7 +104,8 @@ def figure_spec(fig):
     return compat.figure_json(fig, TEMPLATE)
 
 
-def plotly_chart(fig, key, on_click=None, view=None, link=None):
+def plotly_chart(fig, key, on_click=None, view=None, link=None, live=None, views=None,
+                 switches=None):
     """Draw ``fig`` under ``key``; on a rerun the same chart is updated in place.
 
     Parameters
@@ -234,14 +124,91 @@ def plotly_chart(fig, key, on_click=None, view=None, link=None):
     link : str, optional
         Charts drawn with the same ``link`` on a page share their x axis: a zoom, pan or
         reset of one is applied to the others, and so is a new figure's x range.
+    live : dict, optional
+        :func:`dashboard.explorer_answer.live_of`: ``fig`` is one figure of an answer, and
+        the chart follows the sidebar's sliders in the browser with the other settings'
+        answers (:mod:`dashboard.live`).
+    views, switches : dict, list, optional
+        The Frontier's views of ``fig`` and the buttons that choose them in the page
+        (:func:`dashboard.frontier_view.views`).
     """
     plotly_bundle.check_drawable(fig, BUNDLE)
     ensure_plotly_js()
     height = fig.layout.height or DEFAULT_HEIGHT
-    data = {"spec": figure_spec(fig), "height": height, "config": CONFIG, "src": PLOTLY_URL,
+    spec = figure_spec(fig)
+    data = {"spec": spec, "height": height, "config": CONFIG, "src": PLOTLY_URL,
             "click": on_click is not None, "view": view, "link": link}
+    if live is not None:
+        data["live"] = {k: v for k, v in live.items() if k != "parts"}
+        data["live"]["still"] = still_part(json.loads(spec), live["parts"])
+    if views is not None:
+        data.update(views=dict(views, hash=_digest(spec)), switches=switches)
     callbacks = {} if on_click is None else {"on_click_change": on_click}
     _component(key=key, data=data, height=height, **callbacks)
+
+
+def live_part(spec, parts):
+    """The parts of figure ``spec`` (a dict of the chart's JSON) that change with a page's
+    setting (``parts``: ``{"traces": uids, "layout": keys}``), with a hash of them:
+    ``{"traces": {uid: trace}, "layout": {key: value}, "hash": str}``."""
+    part = {"traces": {t["uid"]: t for t in spec["data"] if t.get("uid") in parts["traces"]},
+            "layout": {k: spec["layout"].get(k) for k in parts["layout"]}}
+    part["hash"] = _digest(part)
+    return part
+
+
+def still_part(spec, parts):
+    """A hash of what does not change with the setting in figure ``spec``: a figure whose
+    still part and live part hash as another's is that figure."""
+    rest = {"data": [t if t.get("uid") not in parts["traces"] else t.get("uid")
+                     for t in spec["data"]],
+            "layout": {k: v for k, v in spec["layout"].items() if k not in parts["layout"]}}
+    return _digest(rest)
+
+
+def with_part(spec, part):
+    """``spec`` with another setting's changing ``part`` (:func:`live_part`): what the browser
+    draws (``dashboard/live.js``, ``withPart``)."""
+    data = [part["traces"].get(t.get("uid"), t) for t in spec["data"]]
+    return {**spec, "data": data, "layout": {**spec["layout"], **part["layout"]}}
+
+
+def numbers(values):
+    """A figure's array as numbers: Plotly's JSON carries numpy arrays as base64
+    (``{"dtype", "bdata"}``)."""
+    if isinstance(values, dict) and "bdata" in values:
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    return np.asarray(values, dtype=float)
+
+
+def attribute_diff(first, second):
+    """What turns figure ``first`` into ``second`` (dicts of the chart's JSON with the same
+    traces by uid): per trace the attributes that differ, and the layout keys that do; an
+    attribute or key only ``first`` has is ``None`` (removed)."""
+    if [t.get("uid") for t in first["data"]] != [t.get("uid") for t in second["data"]]:
+        raise ValueError("the two figures must have the same traces (by uid), in order")
+
+    def changed(a, b):
+        return {k: b.get(k) for k in set(a) | set(b) if a.get(k) != b.get(k)}
+
+    traces = {a["uid"]: changed(a, b) for a, b in zip(first["data"], second["data"])}
+    return {"traces": {uid: attrs for uid, attrs in traces.items() if attrs},
+            "layout": changed(first["layout"], second["layout"])}
+
+
+def with_attributes(spec, diff):
+    """``spec`` changed by ``diff`` (:func:`attribute_diff`): what ``dashboard/live.js``
+    draws (``withAttributes``)."""
+    def apply(old, new):
+        out = {**old, **new}
+        return {k: v for k, v in out.items() if not (k in new and v is None)}
+
+    data = [apply(t, diff["traces"].get(t.get("uid"), {})) for t in spec["data"]]
+    return {**spec, "data": data, "layout": apply(spec["layout"], diff["layout"])}
+
+
+def _digest(value):
+    return hashlib.blake2b(json.dumps(value, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
 def clicked_point(key):

@@ -38,6 +38,9 @@ POOL_SIZES = (10, 20, 50, 100, 200, 300, 500, 1000)
 #: Inclusive ranges of the linear sliders: (low, high, step).
 BETA_RANGE = (0.0, 100.0, 1.0)
 GAMMA_RANGE = (1.0, 100.0, 1.0)
+#: Every value the β and γ sliders take.
+BETA_GRID = tuple(float(v) for v in range(int(BETA_RANGE[0]), int(BETA_RANGE[1]) + 1))
+GAMMA_GRID = tuple(float(v) for v in range(int(GAMMA_RANGE[0]), int(GAMMA_RANGE[1]) + 1))
 ITERATIONS_RANGE = (1, 100, 1)
 SEED_RANGE = (0, 9999, 1)
 #: How many stratified splits (seeds ``seed .. seed + r - 1``) the Explorer and the Frontier

@@ -8,13 +8,16 @@ long session.  Draws nothing but the pools' progress bar (:mod:`dashboard.page_p
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 import streamlit as st
 
-from dashboard import page_pools, pools
-from dashboard.config import LAMBDA_GRID
+from dashboard import ahead, explorer_answer, page_pools, pools
+from dashboard.charts import STATIC_DIR
+from dashboard.config import BETA_GRID, EPS_GRID, GAMMA_GRID, LAMBDA_GRID
 from dashboard.pools import HASH_FUNCS, HASH_FUNCS_BUT_LAM
-from sdwec import comparison, plots, solver, timing, voting
+from sdwec import comparison, plots, solver, timing
 
 SOLUTION_CACHE_ENTRIES = 256
 TIMING_CACHE_ENTRIES = 64
@@ -63,53 +66,65 @@ def compare_splits(refs, config):
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=HASH_FUNCS)
-def _explorer_figures(ref, params, fit_on, splits, pin, _result, _summary, _pinned):
-    """The Explorer's accuracy and weights figures and the trees' accuracy strip under the
-    weights for one configuration (shared, read-only)."""
-    sol = _result.solution
-    # The chart shows what votes: SDWEC-OOB's kept trees one vote each, with no threshold
-    # (it cut Algorithm 1's weights, not these).
-    equal = voting.vote_of(fit_on) == "equal"
-    # (0 is the rule "none", which cuts nothing: the chart says so for both fits.)
-    threshold = (sol.threshold if np.isfinite(sol.threshold) and (not equal or sol.threshold == 0)
-                 else None)
-    pinned = None if _pinned is None else voting.voting_weights(_pinned.solution.weights, fit_on)
-    weights = plots.member_weights(voting.voting_weights(sol.weights, fit_on),
-                                   _result.member_accuracy, threshold, pinned=pinned,
-                                   method="SDWEC-OOB" if equal else "SDWEC",
-                                   raw=None if equal else sol.raw_weights)
-    if equal:
-        weights.update_layout(title_text="Votes of the ensemble members: one per kept tree "
-                                         "(SDWEC-OOB)")
-    # The strip is the same figure at every slider move (it depends on the pool only), so
-    # the in-place chart skips it; on the weights chart it was redrawn at every move.
-    # The accuracy chart is the mean over the splits; the weights are split 1's.
-    return (plots.method_comparison(_summary), plots.scoped(weights, first_split(splits)),
-            plots.tree_accuracies(_result.member_accuracy))
+def _figures(ref, params, fit_on, splits, pin, _result, _summary, _pinned):
+    """The Explorer's figures for one configuration (shared, read-only)."""
+    return explorer_answer.figures(_result, _summary, fit_on, splits, _pinned)
 
 
-def first_split(splits):
-    """What a chart drawn from the first of ``splits`` splits adds to its title."""
-    return f"split 1 of {splits}" if splits > 1 else ""
-
-
-def explorer_figures(ref, config, result, summary, pinned=None):
-    """The Explorer's figures of ``result`` (and the pinned result's weights), cached per
-    configuration: methods, weights, and the trees' accuracies drawn under the weights."""
-    return _explorer_figures(ref, config.params, config.fit_on, config.splits, config.pin,
-                             result, summary, pinned)
+def figures(ref, config, result, summary, pinned=None):
+    """:func:`dashboard.explorer_answer.figures` of ``result`` (split 1's, with the pinned
+    configuration's weights), cached per configuration."""
+    return _figures(ref, config.params, config.fit_on, config.splits, config.pin, result,
+                    summary, pinned)
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=HASH_FUNCS)
 def _convergence_figure(ref, params, fit_on, log, splits, _result):
     return plots.scoped(plots.convergence(_result.solution.history, log_y=log),
-                        first_split(splits))
+                        explorer_answer.first_split(splits))
 
 
 def convergence_figure(ref, config, result, log):
     """The cost-per-iteration figure (cached per configuration and axis scale)."""
     return _convergence_figure(ref, config.params, config.fit_on, bool(log), config.splits,
                                result)
+
+
+@st.cache_resource(max_entries=SOLUTION_CACHE_ENTRIES // 4, show_spinner=False,
+                   hash_funcs=HASH_FUNCS)
+def _answer(refs, params, fit_on, pin, _results, _pinned):
+    return explorer_answer.answer(_results, fit_on, _pinned)
+
+
+def answer(refs, config, results, pinned=None):
+    """:func:`dashboard.explorer_answer.answer` of the page's own setting (cached per
+    configuration)."""
+    return _answer(tuple(refs), config.params, config.fit_on, config.pin, results, pinned)
+
+
+#: The values each solver slider takes (the λ line first: see dashboard.ahead.cross).
+GRIDS = {"lam": LAMBDA_GRID, "beta": BETA_GRID, "gamma": GAMMA_GRID, "eps": EPS_GRID}
+
+
+def ahead_files(refs, config, pinned=None):
+    """The answers computed ahead around ``config``'s setting (:mod:`dashboard.ahead`):
+    this session now waits for them.  Returns ``(family, files)``; ``files`` is empty where
+    nothing can be computed ahead."""
+    family = ahead.family_id(ahead.FORMAT, tuple(repr(r.key) for r in refs), config.fit_on,
+                             config.iterations, config.threshold, config.pin)
+    store = ahead.get(STATIC_DIR / ahead.FOLDER_NAME)
+    if store is None:
+        return family, []
+    pools_held = [pools.pool_of(ref) for ref in refs]
+    params, fit_on = config.params, config.fit_on
+
+    def compute(changes):
+        results = comparison.compare_many(pools_held, fit_on, params=params.replace(**changes))
+        return explorer_answer.answer(results, fit_on, pinned)
+
+    setting = {"lam": config.lam, "beta": config.beta, "gamma": config.gamma, "eps": config.eps}
+    session = st.session_state.setdefault("_ahead_session", uuid.uuid4().hex)
+    return family, store.want(session, ahead.cross(family, setting, GRIDS), compute)
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=HASH_FUNCS)
@@ -119,7 +134,7 @@ def _iterations_figure(ref, params, fit_on, splits, _result):
                   for r in sol.history]
     return plots.scoped(plots.weights_over_iterations(sol.history, thresholds,
                                                       _result.member_accuracy),
-                        first_split(splits))
+                        explorer_answer.first_split(splits))
 
 
 # A resource, not data (as _compare_splits): ten splits' weights at every λ are only read,
@@ -132,21 +147,12 @@ def _lambda_path(refs, params, fit_on):
                                    params=params)
 
 
-# Keyed on the sidebar's λ apart (the frame it starts at) and the parameters without it.
-@st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False,
-                   hash_funcs=HASH_FUNCS_BUT_LAM)
-def _scrubber_figure(refs, params, fit_on, lam):
-    return plots.lambda_scrubber(_lambda_path(refs, params, fit_on), lam)
-
-
-def scrubber_figure(refs, config):
-    """The λ scrubber: SDWEC at every λ of the sidebar's grid on every split of ``refs``
-    (the page's splits) as one figure with frames, each the mean over the splits as the
-    headline reports it (the paths are cached per pools and parameters other than λ; the
-    figure starts at the sidebar's λ, a value of the grid)."""
+def lambda_paths(refs, config):
+    """SDWEC at every λ of the sidebar's grid on every split of ``refs``, the other
+    parameters ``config``'s (cached per pools and parameters other than λ)."""
     refs = tuple(refs)
     page_pools.get_pools(list(refs))  # one bar over the untrained ones ("split i of r")
-    return _scrubber_figure(refs, config.params, config.fit_on, config.lam)
+    return _lambda_path(refs, config.params, config.fit_on)
 
 
 def iterations_figure(ref, config, result):

@@ -5,11 +5,13 @@ frontier's accuracies rest on (the splits' rows) and its CSV download."""
 from __future__ import annotations
 
 import time
+import uuid
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import page_pools, pools
+from dashboard import ahead, page_pools, pools
+from dashboard.charts import STATIC_DIR
 from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS
 from dashboard.pools import HASH_FUNCS, HASH_FUNCS_BUT_LAM
 from dashboard.progress import Progress
@@ -122,6 +124,38 @@ def frontier_peers_over(refs, oob=False):
     frames = _stepwise(f"{label} on {refs[0].shown}", steps)
     return [pd.concat(frames[i * len(names):(i + 1) * len(names)], ignore_index=True)
             for i in range(r)]
+
+
+def compute_ahead(refs, config, second=None, oob=False):
+    """While the Frontier is open, its other views are computed in the background
+    (:mod:`dashboard.ahead`): the sweep with each other second parameter, and the
+    out-of-bag peers, into the caches the page reads, so choosing them later does not
+    wait for the solver."""
+    store = ahead.get(STATIC_DIR / ahead.FOLDER_NAME)
+    if store is None:
+        return
+    chunks = [LAMBDA_GRID[i:i + _SWEEP_CHUNK] for i in range(0, len(LAMBDA_GRID), _SWEEP_CHUNK)]
+    tasks = []
+
+    def task(step, *args):
+        marker = (step.__name__, *(HASH_FUNCS_BUT_LAM.get(type(a), _same)(a) for a in args))
+
+        def run():
+            step(*args)
+            _computed_steps().add(marker)
+
+        return marker, run
+
+    for other in [None, *SECOND_SWEEPS]:
+        if other != second:
+            arg = None if other is None else SECOND_SWEEPS[other]
+            tasks += [task(_sweep_chunk, ref, lams, config.params, arg)
+                      for ref in refs for lams in chunks]
+    if not oob:
+        tasks += [task(_peer, ref, m.name) for ref in refs for m in methods.registered()
+                  if m.name in frontier.OOB_PEERS]
+    session = st.session_state.setdefault("_ahead_session", uuid.uuid4().hex)
+    store.want(session, [], tasks=[t for t in tasks if t[0] not in _computed_steps()])
 
 
 def split_rows(counts, what, unit="points"):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 
-from dashboard.config import SECOND_SWEEPS
-from sdwec import methods, tables
+from dashboard import charts
+from dashboard.config import LAMBDA_GRID, SECOND_SWEEPS
+from dashboard.explorer_answer import setting_key
+from sdwec import methods, plots, tables
 
 #: The table's words for :data:`sdwec.methods.WEIGHTS_FROM`.
 FITTED_ON = {"validation": "yes", "oob+validation": "yes (with out-of-bag rows)", "none": "no"}
@@ -91,3 +94,62 @@ def single_ensembles(summary):
                   if honest else "")
                + "Compare the methods on test.")
     return shown, caption
+
+
+#: The buttons above the chart (no server run): what each view shows.
+SWITCHES = [{"name": "x", "label": "x axis", "options": [["trees", "trees used (log)"],
+                                                        ["sparsity", "sparsity"]]},
+            {"name": "y", "label": "accuracy on", "options": [["test", "test"],
+                                                              ["validation", "validation"]]}]
+
+
+def views(sweep, front, peers, config, second=None, front_on="val_accuracy"):
+    """The Frontier's figure and its views, for :func:`dashboard.charts.plotly_chart`: the
+    figure on trees used and test accuracy, what turns it to validation accuracy, both x
+    axes (sparsity is 1 − trees / l of every x: ``plots.sparsity_x``), and where the cross
+    at the sidebar's setting goes for each λ of the grid (β, γ, ε the sidebar's).
+
+    Returns
+    -------
+    (plotly.graph_objects.Figure, dict)
+    """
+    name = None if second is None else SECOND_SWEEPS[second][0]
+    current = dict(lam=config.lam, beta=config.beta, gamma=config.gamma, eps=config.eps)
+
+    def figure(accuracy, x="trees"):
+        return plots.frontier(sweep, front, peers, accuracy, second=name, x=x,
+                              front_on=front_on, current=current)
+
+    base = figure("test_accuracy")
+    spec = json.loads(charts.figure_spec(base))
+    validation = json.loads(charts.figure_spec(figure("val_accuracy")))
+    l = plots.pool_size(sweep, peers)
+    sparse = [{"x": plots.sparsity_x(charts.numbers(t["x"]), l)}
+              for t in spec["data"] if "x" in t and not t.get("uid", "").startswith("band")]
+    crosses = {}
+    for lam in LAMBDA_GRID:
+        row = plots.current_row(sweep, dict(current, lam=lam))
+        if row is not None:
+            crosses[setting_key(lam, config.beta, config.gamma, config.eps)] = {
+                "x": float(row["n_selected"]), "test": float(row["test_accuracy"]),
+                "validation": float(row["val_accuracy"])}
+    axes = {"trees": spec["layout"]["xaxis"],
+            "sparsity": {"title": {"text": plots.X_AXES["sparsity"]},
+                         **plots.fitted_range(sparse)}}
+    return base, {"released": setting_key(config.lam, config.beta, config.gamma, config.eps),
+                  "family": None, "l": l, "axes": axes, "cross": plots.CROSS,
+                  "validation": charts.attribute_diff(spec, validation), "crosses": crosses}
+
+
+def view_of(spec, shown, x, y, key):
+    """The figure the page draws for view ``x``, ``y`` with the cross at setting ``key``
+    (what ``dashboard/live.js`` does: ``frontierFigure``)."""
+    out = charts.with_attributes(spec, shown["validation"]) if y == "validation" else spec
+    cross = shown["crosses"].get(key)
+    data = [t if t.get("uid") != shown["cross"] else
+            dict(t, x=[cross["x"]] if cross else [], y=[cross[y]] if cross else [])
+            for t in out["data"]]
+    if x == "sparsity":
+        data = [t if "x" not in t else dict(t, x=list(1 - charts.numbers(t["x"]) / shown["l"]))
+                for t in data]
+    return {**out, "data": data, "layout": {**out["layout"], "xaxis": shown["axes"][x]}}

@@ -26,12 +26,12 @@ from sdwec.solver import THRESHOLDS
 from sdwec.teaching import EFFECTS
 
 #: Page name -> script, for :func:`request_page` and ``app.py``'s navigation.
-PAGE_FILES = {"explorer": "pages/explorer.py", "frontier": "pages/frontier.py",
-              "paper": "pages/paper.py", "how": "pages/how_it_works.py",
-              "upload": "pages/your_data.py"}
+PAGE_FILES = {"explorer": "pages/explorer.py", "lesson": "pages/lesson.py",
+              "frontier": "pages/frontier.py", "paper": "pages/paper.py",
+              "how": "pages/how_it_works.py", "upload": "pages/your_data.py"}
 #: The pages' titles in the menu, in :data:`PAGE_FILES`' order (``app.py``'s navigation).
-PAGE_TITLES = {"explorer": "Explorer", "frontier": "Frontier", "paper": "Paper",
-               "how": "How it works", "upload": "Your data"}
+PAGE_TITLES = {"explorer": "Explorer", "lesson": "Lesson", "frontier": "Frontier",
+               "paper": "Paper", "how": "How it works", "upload": "Your data"}
 #: A local file, so the app needs no network for its icon (a Material icon name is fetched).
 PAGE_ICON = str(Path(__file__).with_name("favicon.png"))
 
@@ -281,12 +281,15 @@ def _publish():
 _MATHS = " Measured on the shipped datasets; why, with the formulas: *How it works*."
 
 
-def _solver_widgets(box):
-    """λ, the presets, β, γ, ε, k, the threshold rule and the fit, drawn into ``box``."""
-    box.select_slider("λ (data fidelity, log scale)", cfg.LAMBDA_GRID,
-                     format_func=_format_number, **_bound("lam"),
-                     help="Weight of the validation mistakes against the L1 term that "
-                          "switches trees off. " + EFFECTS["lam"].text + _MATHS)
+def _solver_widgets(box, sliders=None):
+    """λ, the presets, β, γ, ε, k, the threshold rule and the fit, drawn into ``box``; with
+    ``sliders`` (a container on the page), λ, β, γ and ε go there in one row instead."""
+    row = (None if sliders is None else
+           sliders.columns([2.2, 1, 1, 1], vertical_alignment="bottom"))
+    (box if row is None else row[0]).select_slider(
+        "λ (data fidelity, log scale)", cfg.LAMBDA_GRID, format_func=_format_number,
+        **_bound("lam"), help="Weight of the validation mistakes against the L1 term that "
+                              "switches trees off. " + EFFECTS["lam"].text + _MATHS)
     current = current_config()
     for col, name in zip(box.columns(len(PRESETS)), PRESETS):
         p = PRESETS[name]
@@ -298,17 +301,17 @@ def _solver_widgets(box):
                         f"γ={p['gamma']:g}, ε={p['eps']:g}, with the paper's k = "
                         f"{cfg.Config().iterations}, threshold rule and fit (validation "
                         f"votes). Highlighted while the settings are exactly these.")
-    box.slider("β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
-              max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], format="%g",
-              **_bound("beta"),
-              help=EFFECTS["beta"].text + _MATHS)
-    box.slider("γ (log-sum-exp sharpness)", min_value=cfg.GAMMA_RANGE[0],
-              max_value=cfg.GAMMA_RANGE[1], step=cfg.GAMMA_RANGE[2], format="%g",
-              **_bound("gamma"),
-              help=EFFECTS["gamma"].text + _MATHS)
-    box.select_slider("ε (log scale)", cfg.EPS_GRID, format_func=_format_number,
-                     **_bound("eps"),
-                     help=EFFECTS["eps"].text + _MATHS)
+    (box if row is None else row[1]).slider(
+        "β (non-negativity penalty)", min_value=cfg.BETA_RANGE[0],
+        max_value=cfg.BETA_RANGE[1], step=cfg.BETA_RANGE[2], format="%g", **_bound("beta"),
+        help=EFFECTS["beta"].text + _MATHS)
+    (box if row is None else row[2]).slider(
+        "γ (log-sum-exp sharpness)", min_value=cfg.GAMMA_RANGE[0],
+        max_value=cfg.GAMMA_RANGE[1], step=cfg.GAMMA_RANGE[2], format="%g",
+        **_bound("gamma"), help=EFFECTS["gamma"].text + _MATHS)
+    (box if row is None else row[3]).select_slider(
+        "ε (log scale)", cfg.EPS_GRID, format_func=_format_number, **_bound("eps"),
+        help=EFFECTS["eps"].text + _MATHS)
     box.slider("Iterations k", min_value=cfg.ITERATIONS_RANGE[0],
               max_value=cfg.ITERATIONS_RANGE[1], step=cfg.ITERATIONS_RANGE[2],
               **_bound("iterations"),
@@ -359,7 +362,7 @@ def _disk_caption(config, warm):
     return note
 
 
-def page_setup(title, trains=True, live=None, menu=True):
+def page_setup(title, trains=True, live=None, menu=True, controls="sidebar"):
     """Start a page: page config, the shared sidebar, a pending "go to" request, and for a
     page that trains pools, the link's training budget (:mod:`dashboard.budget`).
 
@@ -382,6 +385,9 @@ def page_setup(title, trains=True, live=None, menu=True):
         :func:`_live_fragment` for when they are a fragment.
     menu : bool, default=True
         Draw the page menu at the top of the sidebar (see :func:`sidebar`).
+    controls : {"sidebar", "page"}, default="sidebar"
+        Where λ, β, γ and ε go: the sidebar, or one row at the top of the page's view (the
+        sidebar then starts collapsed, for a projector).
 
     Returns
     -------
@@ -389,7 +395,8 @@ def page_setup(title, trains=True, live=None, menu=True):
         ``None`` if the sidebar could not be drawn (the error is shown).
     """
     st.set_page_config(page_title=f"{title} · SDWEC Explorer", page_icon=PAGE_ICON,
-                       layout="wide")
+                       layout="wide",
+                       initial_sidebar_state="collapsed" if controls == "page" else "auto")
     config = solver_box = None
     from_link = "_cfg" not in st.session_state  # the first run reads the link
     # Results are left on the page only if this page drew its view in the last run.
@@ -422,7 +429,7 @@ def page_setup(title, trains=True, live=None, menu=True):
             if training:
                 # The solver's widgets stay in the sidebar while the pools train (λ is
                 # under the dataset on a 1280x720 projector): drawn now, in this whole run.
-                _solver_widgets(solver_box)
+                _solver_widgets(solver_box, st.container() if controls == "page" else None)
                 # The last settings' results may stay on the page, at full strength, while
                 # the new pools train: a reader took them for the new seed's.
                 waiting.caption("Results appear once these pools are trained" + (
@@ -437,7 +444,7 @@ def page_setup(title, trains=True, live=None, menu=True):
             # next slider move (every chart was rebuilt; tests/test_browser.py).
             st.rerun()
         if loaded:
-            _live_runner()(solver_box, live)
+            _live_runner()(solver_box, live, controls)
             st.session_state["_view_drawn"] = title
     return config
 
@@ -448,18 +455,19 @@ def _live_runner():
     return _live_fragment if launch.installed() else _live_view
 
 
-def _live_view(solver_box, view):
-    """The solver's widgets (in the sidebar's ``solver_box``) and ``view`` of them."""
+def _live_view(solver_box, view, controls="sidebar"):
+    """The solver's widgets (in the sidebar's ``solver_box``, or λ, β, γ, ε atop the view:
+    :func:`page_setup`'s ``controls``) and ``view`` of them."""
     config = None
     with guard("the sidebar"):
-        _solver_widgets(solver_box)
+        _solver_widgets(solver_box, st.container() if controls == "page" else None)
         config = _publish()
     if config is not None:
         view(config)
 
 
 @st.fragment
-def _live_fragment(solver_box, view):
+def _live_fragment(solver_box, view, controls="sidebar"):
     """:func:`_live_view` as a fragment: moving a solver control reruns only this, not the
     sidebar's pool widgets and notes, which depend on the pool settings alone.
 
@@ -469,24 +477,33 @@ def _live_fragment(solver_box, view):
     failover, tests/test_serve.py); the launcher turns it into a whole-page rerun.
     """
     page_pools.on_pools_landed(None)  # the sidebar's notes are outside this fragment
-    _live_view(solver_box, view)
+    _live_view(solver_box, view, controls)
 
 
-def show_config_problems():
+def show_config_problems(toast=False):
     """Show (once) what was repaired when the query string was read, and (once per refused
     file) that a file uploaded on Your data was refused where the page shows another
-    dataset: the sidebar's Dataset box alone did not say why the page was not on the file."""
+    dataset: the sidebar's Dataset box alone did not say why the page was not on the file.
+    ``toast``: as a toast over the page's corner, not a box in it (a page that must fit one
+    screen)."""
     refused = upload_plans.refused_upload()
     dataset = current_config().dataset
     if refused is not None and dataset != cfg.USER_DATA \
             and st.session_state.get("_refusal_told") != refused:
         st.session_state["_refusal_told"] = refused
-        st.info(f"The file uploaded on *Your data* ({literal(refused[0])}) could not be read, "
+        text = (f"The file uploaded on *Your data* ({literal(refused[0])}) could not be read, "
                 f"so this page shows **{dataset}**, the sidebar's dataset. *Your data* says "
                 "what to fix.")
+        if toast:
+            st.toast(text, icon=":material/info:", duration="long")
+        else:
+            st.info(text)
     problems = st.session_state.pop("_cfg_problems", None)
     # Markdown whose quoted link values are inline code (config.config_from_query): a link
     # cannot format this warning.
     if problems:
-        st.warning("Some settings in the link could not be used:\n\n"
-                   + "\n".join(f"- {p}" for p in problems))
+        text = "Some settings in the link could not be used:"
+        if toast:
+            st.toast(f"{text} {' '.join(problems)}", icon=":material/warning:", duration="long")
+        else:
+            st.warning(text + "\n\n" + "\n".join(f"- {p}" for p in problems))

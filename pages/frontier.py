@@ -5,8 +5,9 @@ import streamlit as st
 from dashboard import frontier_cache, page_pools
 from dashboard.charts import plotly_chart
 from dashboard.config import SECOND_SWEEPS
-from dashboard.frontier_view import FIT_CSS, csv_name, single_ensembles
+from dashboard.frontier_view import FIT_CSS, SWITCHES, csv_name, single_ensembles
 from dashboard.frontier_view import intro as frontier_intro
+from dashboard.frontier_view import views as frontier_views
 from dashboard.glossary import show_glossary, term_markdown
 from dashboard.guard import guard
 from dashboard.sidebar import open_clicked_point, page_setup, show_config_problems
@@ -19,31 +20,23 @@ st.html(FIT_CSS)
 st.title("Accuracy vs ensemble size")
 show_config_problems()
 # One row of controls, then the chart: at 1280 × 720 the chart and its legend fit under the
-# title; every explanation is below the chart.
-cols = st.columns([1.1, 1.05, 1.1, 0.85, 1.0], vertical_alignment="bottom")
-x_axis = cols[0].radio("x axis", ["trees", "sparsity"], horizontal=True, key="frontier_x",
-                       help="Trees used, on a log scale, spreads out the sparse end where "
-                            "SDWEC's choices are made; sparsity = 1 − trees / l.")
-axis = cols[1].radio("Accuracy on", ["test", "validation"], horizontal=True,
-                     key="frontier_axis",
-                     help="Test is held out. Validation is where SDWEC's weights (and "
-                          "those of every method the tables mark) were fitted: in-sample, "
-                          "so it flatters them.")
-front_on = cols[2].radio("Front chosen on", ["validation", "test"], horizontal=True,
+# title; every explanation is below the chart.  The x axis and the accuracy shown are
+# switched in the page, by the buttons above the chart (frontier_view.views).
+cols = st.columns([1.1, 0.85, 1.0], vertical_alignment="bottom")
+front_on = cols[0].radio("Front chosen on", ["validation", "test"], horizontal=True,
                          key="frontier_front_on",
                          help="Which accuracy decides the Pareto front. Chosen on "
                               "validation, the test accuracies read off the front are an "
                               "honest held-out check; chosen on test, they flatter it.")
-second = cols[3].selectbox("Second sweep", ["none", *SECOND_SWEEPS], key="frontier_second",
+second = cols[1].selectbox("Second sweep", ["none", *SECOND_SWEEPS], key="frontier_second",
                            help="A second parameter swept beside λ: one colour per value.")
 second = None if second == "none" else second
-oob = cols[4].toggle(
+oob = cols[2].toggle(
     "SDWEC-OOB", key="frontier_oob",
     help="Add our variant beyond the paper (results/oob/): SDWEC fitted on the training rows' "
          "out-of-bag votes stacked with the validation rows, its trees voting equally, "
          "beside reduce-error run on the same votes. Slower on large pools (it fits on "
          "every training row).")
-column = "test_accuracy" if axis == "test" else "val_accuracy"
 
 with guard("the frontier"):
     refs = page_pools.pool_refs(config)
@@ -53,16 +46,15 @@ with guard("the frontier"):
     peers = frontier.over_splits(frontier_cache.frontier_peers_over(refs, oob), **rows)
     front_column = "val_accuracy" if front_on == "validation" else "test_accuracy"
     front = frontier.pareto(sweep, accuracy=front_column)
-    name = None if second is None else SECOND_SWEEPS[second][0]
-    figure = plots.frontier(sweep, front, peers, column, second=name, x=x_axis,
-                            front_on=front_column,
-                            current=dict(lam=config.lam, beta=config.beta,
-                                         gamma=config.gamma, eps=config.eps))
+    figure, shown = frontier_views(sweep, front, peers, config, second, front_column)
     # Drawn in place (dashboard.charts): the same chart receives each new figure, so what
     # the teacher hid or showed in the legend stays (the figure's uirevision); a click on an
-    # SDWEC point opens the Explorer with its parameters at once.
-    plotly_chart(figure, key="frontier_chart", on_click=open_clicked_point("frontier_chart"))
+    # SDWEC point opens the Explorer with its parameters at once; the x axis, the accuracy
+    # and the cross at the sidebar's λ change in the page.
+    plotly_chart(figure, key="frontier_chart", on_click=open_clicked_point("frontier_chart"),
+                 views=shown, switches=SWITCHES)
     st.caption("Click an SDWEC point to open it in the Explorer.")
+    frontier_cache.compute_ahead(refs, config, second, oob)
     if front_on == "test":
         st.warning("The front is chosen on the **test** split: it then keeps the settings "
                    "that happened to do well on these few test rows, so the test accuracies "

@@ -278,22 +278,22 @@ def convergence(history, log_y=False):
     """
     it = [r.iteration for r in history]
     rises = describe(history).rises
+    # The same traces (by uid) at every setting, the rises' hidden when there are none: a
+    # page redraws another setting's figure by swapping these traces (LIVE_PARTS).
     traces = [
         dict(type="scatter", x=it, y=[r.nonconvex_cost for r in history], mode="lines+markers",
              name="non-convex cost (eq. 4)", line=dict(color=COLORS["exact"]),
-             customdata=[r.n_selected for r in history],
+             customdata=[r.n_selected for r in history], uid="nonconvex",
              hovertemplate="iteration %{x}<br>cost %{y:.4g}<br>"
                            "%{customdata} non-zero weights<extra></extra>"),
         dict(type="scatter", x=it, y=[r.relaxed_cost for r in history], mode="lines+markers",
-             name="convex-relaxed cost (eq. 10)",
+             name="convex-relaxed cost (eq. 10)", uid="relaxed",
              line=dict(color=COLORS["approx"], dash="dash")),
+        dict(type="scatter", x=[r.iteration for r in rises], y=[r.after for r in rises],
+             mode="markers", name="cost rises", uid="rises", visible=bool(rises),
+             marker=dict(symbol="triangle-up", size=11, color=COLORS["rise"]),
+             hovertemplate="iteration %{x}: the cost rose to %{y:.4g}<extra></extra>"),
     ]
-    if rises:
-        traces.append(dict(type="scatter", x=[r.iteration for r in rises],
-                           y=[r.after for r in rises], mode="markers", name="cost rises",
-                           marker=dict(symbol="triangle-up", size=11, color=COLORS["rise"]),
-                           hovertemplate="iteration %{x}: the cost rose to %{y:.4g}"
-                                         "<extra></extra>"))
     yaxis = dict(type="log", exponentformat="power") if log_y else {}
     return _figure(traces, "Cost per iteration", "iteration", "cost", yaxis=yaxis,
                    xaxis=dict(dtick=5 if len(it) > 10 else 1), height=FIRST_ROW_HEIGHT)
@@ -765,14 +765,19 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
                   + (" before the threshold" if raw is not None and not no_cut else "")
                   + " %{customdata[1]:.4g}<br>validation accuracy %{customdata[0]:.3f}"
                     "<extra></extra>")
-    traces = [dict(type="bar", x=idx[chosen], y=weights[chosen],
-                   name=f"selected ({int(chosen.sum())})", width=BAR_WIDTH,
-                   marker=dict(color=styles.style(method).color), customdata=acc[chosen],
-                   hovertemplate=hover),
-              dict(type="bar", x=idx[dropped], y=drop_y,
+    # The same traces (by uid) at every setting, the threshold's hidden where there is no
+    # line to draw: a page redraws another setting's figure by swapping them (LIVE_PARTS).
+    # Single precision: what a bar and its hover (4 figures) show, in half the bytes a page
+    # fetches for each setting it can redraw.
+    f4 = np.float32
+    traces = [dict(type="bar", x=idx[chosen], y=weights[chosen].astype(f4),
+                   name=f"selected ({int(chosen.sum())})", width=BAR_WIDTH, uid="selected",
+                   marker=dict(color=styles.style(method).color),
+                   customdata=acc[chosen].astype(f4), hovertemplate=hover),
+              dict(type="bar", x=idx[dropped], y=drop_y.astype(f4), uid="dropped",
                    name=f"dropped ({int(dropped.sum())}): {drop_name}", width=drop_width,
                    marker=dict(color=COLORS["dropped"]),
-                   customdata=np.column_stack([acc[dropped], drop_value]),
+                   customdata=np.column_stack([acc[dropped], drop_value]).astype(f4),
                    hovertemplate=drop_hover)]
     if pinned is not None:
         kept = pinned > 0
@@ -780,19 +785,20 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
         # at the line drawn here.
         traces.append(dict(type="scatter", x=idx[kept], y=pinned[kept], mode="markers",
                            name=f"pinned: its {int(kept.sum())} kept trees "
-                                f"(its own threshold)",
+                                f"(its own threshold)", uid="pinned",
                            marker=dict(symbol="line-ew-open", size=10, color=PINNED,
                                        line=dict(width=1, color=PINNED)),
                            hovertemplate="tree %{x}<br>pinned weight %{y:.4g}<extra></extra>"))
     notes = []
-    if line:
-        # A line across the trees, named (with its value) in the legend: a label at the
-        # line's end sat over the last trees' bars.
-        traces.append(dict(type="scatter", x=[-0.5, weights.size - 0.5],
-                           y=[threshold, threshold], mode="lines",
-                           name=f"threshold {significant(threshold)}",
-                           line=dict(color=COLORS["threshold"], dash="dot", width=2),
-                           hovertemplate=f"threshold {threshold:.4g}<extra></extra>"))
+    # A line across the trees, named (with its value) in the legend: a label at the line's
+    # end sat over the last trees' bars.
+    level = [threshold, threshold] if line else []
+    traces.append(dict(type="scatter", x=[-0.5, weights.size - 0.5] if line else [],
+                       y=level, mode="lines", uid="threshold", visible=bool(line),
+                       name=f"threshold {significant(threshold)}" if line else "threshold",
+                       line=dict(color=COLORS["threshold"], dash="dot", width=2),
+                       hovertemplate=(f"threshold {threshold:.4g}<extra></extra>" if line
+                                      else None)))
     if weights.size and not chosen.any():
         cause = (f"every weight fell below the threshold t = {significant(threshold)}"
                  if line else "no weight above 0" if no_cut else "no tree kept")
@@ -806,8 +812,7 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
     margin["t"] += _WEIGHTS_LEGEND_ROWS * _LEGEND_ROW
     # No tick labels: the strip under this chart has them, on the same axis.
     return _figure(traces, title, "", "weight",
-                   barmode="overlay", height=WEIGHTS_HEIGHT,
-                   **({"annotations": notes} if notes else {}),
+                   barmode="overlay", height=WEIGHTS_HEIGHT, annotations=notes,
                    # Hover by tree, not by bar: a weight drawn at zero height has no bar to
                    # point at.
                    hovermode="x",
@@ -937,7 +942,7 @@ def method_comparison(rows):
             notes = ["<br>(fitted on these rows)" if f else "" for f in fitted]
         what = "95 % interval of the mean" if splits > 1 else "95 % binomial interval"
         trace = dict(type="bar", x=names, y=values, name=split, marker=marker,
-                     offsetgroup=split,
+                     offsetgroup=split, uid=split,
                      # At the bar's base, where the error bar's whisker never reaches.
                      text=[f"{v:.3f}" for v in values], textposition="inside",
                      insidetextanchor="start",
@@ -961,7 +966,7 @@ def method_comparison(rows):
                     y.append(value)
             if x:
                 dots.append(dict(type="scatter", mode="markers", x=x, y=y, offsetgroup=split,
-                                 name=f"{split}, per split",
+                                 name=f"{split}, per split", uid=f"{split}-splits",
                                  marker=dict(size=5, color="#222222", opacity=0.6,
                                              symbol="circle-open"),
                                  hovertemplate="%{x}: one split's " + split
@@ -1048,7 +1053,7 @@ SWEEP_CUSTOMDATA = ("lam", "beta", "gamma", "eps", "n_selected", "val_accuracy",
 
 #: Greek names of the parameters a sweep can vary, as the sidebar shows them.
 GREEK = {"lam": "λ", "beta": "β", "gamma": "γ", "eps": "ε"}
-_X_AXES = {"trees": "trees used (log scale)", "sparsity": "sparsity (1 − used / l)"}
+X_AXES = {"trees": "trees used (log scale)", "sparsity": "sparsity (1 − used / l)"}
 
 
 #: The methods the Frontier shows when it opens, besides SDWEC's sweep and its front: the
@@ -1155,7 +1160,11 @@ def _uid(name):
     return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
 
 
-def _band(rows, x, column, colour, group, visible, rank, filled=True):
+#: A second sweep's values: marker and interval dash of each (in its shade of SDWEC's blue).
+_SWEEP_LOOKS = (("circle", "dash"), ("square", "dot"), ("diamond", "dashdot"))
+
+
+def _band(rows, x, column, colour, group, visible, rank, filled=True, dash="dash"):
     """The interval of ``column`` (``<column>_lo`` to ``<column>_hi``) along a curve, or None.
 
     Where several rows share an x (SDWEC at several λ keeping as many trees), the band spans
@@ -1192,7 +1201,7 @@ def _band(rows, x, column, colour, group, visible, rank, filled=True):
     # Its outline, unfilled: one trace with no gap (a null y reads as 0 to code that sums up
     # what is drawn).
     return dict(trace, x=xs + xs[::-1], y=upper + lower[::-1],
-                line=dict(width=1, color=_rgba(colour, 0.7), dash="dash"))
+                line=dict(width=1, color=_rgba(colour, 0.7), dash=dash))
 
 
 def _rgba(colour, alpha):
@@ -1207,7 +1216,7 @@ def _splits_title(sweep, peers):
     return "one split"
 
 
-def _current_row(sweep, current):
+def current_row(sweep, current):
     """The row of ``sweep`` at the setting ``current`` (λ, β, γ, ε), or None."""
     if current is None or sweep.empty or not {"lam", "beta", "gamma", "eps"} <= set(sweep):
         return None
@@ -1314,9 +1323,11 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
     """
     if accuracy not in ("test_accuracy", "val_accuracy"):
         raise ValueError(f"accuracy must be 'test_accuracy' or 'val_accuracy'; got {accuracy!r}")
-    if x not in _X_AXES:
-        raise ValueError(f"x must be one of {', '.join(_X_AXES)}; got {x!r}")
-    column = "n_selected" if x == "trees" else "sparsity"
+    if x not in X_AXES:
+        raise ValueError(f"x must be one of {', '.join(X_AXES)}; got {x!r}")
+    # Drawn on trees used; the sparsity view is the same figure with every x turned into
+    # 1 − x / l (sparsity_x), so that a page can switch between the two without the server.
+    column = "n_selected"
 
     def drawn(rows):
         k, r = _splits(rows)
@@ -1389,9 +1400,12 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
         name = "SDWEC (λ sweep)" if value is None else \
             f"SDWEC {GREEK.get(second, second)}={value:g}"
         colour = sdwec.color if value is None else shades[i]
+        # A second sweep's values also differ in marker and dash, not only in shade: three
+        # blues alone were hard to tell apart on a projector.
+        look = (sdwec.symbol, "dash") if value is None else _SWEEP_LOOKS[i % len(_SWEEP_LOOKS)]
         # One filled band at most: SDWEC's own; a second sweep's bands are edges only.
         bands.append(_band(rows, column, accuracy, colour, name, True, 100,
-                           filled=value is None))
+                           filled=value is None, dash=look[1]))
         hover = [f"SDWEC λ={significant(r.lam, 4)} β={significant(r.beta, 4)} "
                  f"γ={significant(r.gamma, 4)} ε={significant(r.eps, 4)}<br>"
                  f"{n}<br>validation {v}, test {t}{note}"
@@ -1399,7 +1413,7 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
                                              _accuracy_text(rows, "val_accuracy"),
                                              _accuracy_text(rows, "test_accuracy"),
                                              _abstain_notes(rows))]
-        symbol, width = _markers(rows, sdwec.symbol)
+        symbol, width = _markers(rows, look[0])
         traces.append(dict(
             type="scatter", x=rows[column], y=rows[accuracy], mode="markers", name=name,
             legendgroup=name, cliponaxis=False, legendrank=100, uid=_uid(name),
@@ -1448,37 +1462,60 @@ def frontier(sweep, front, peers, accuracy="test_accuracy", second=None, x="tree
                            uid=_uid("SDWEC Pareto front"),
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5)),
-                           line=dict(color=COLORS["pareto"], width=2.5,
-                                     shape="hv" if x == "trees" else "vh")))
+                           line=dict(color=COLORS["pareto"], width=2.5, shape="hv")))
     elif not front.empty:
         traces.append(dict(type="scatter", x=front[column], y=front[accuracy],
                            mode="markers", name=front_name, uid=_uid("SDWEC Pareto front"),
                            hoverinfo="skip", cliponaxis=False, legendrank=110,
                            marker=dict(symbol="circle-open", size=16, color=COLORS["pareto"],
                                        line=dict(width=2.5))))
-    here = _current_row(drawn(sweep), current)
-    if here is not None:
-        traces.append(dict(
-            type="scatter", x=[here[column]], y=[here[accuracy]], mode="markers",
-            name="the sidebar's setting (the Explorer's)", uid="sidebar-setting",
-            cliponaxis=False, legendrank=105, hoverinfo="skip",
-            # A black cross over the point: the front's near-black, in a shape no method has.
-            marker=dict(symbol="x-thin-open", size=22, color=COLORS["pareto"],
-                        line=dict(width=3, color=COLORS["pareto"]))))
+    here = current_row(drawn(sweep), current)
+    # Always there (empty where the sweep lacks the setting), so a page can move it.
+    traces.append(dict(
+        type="scatter", x=[] if here is None else [float(here[column])],
+        y=[] if here is None else [float(here[accuracy])], mode="markers",
+        name="the sidebar's setting (the Explorer's)", uid=CROSS,
+        cliponaxis=False, legendrank=105, hoverinfo="skip",
+        # A black cross over the point: the front's near-black, in a shape no method has.
+        marker=dict(symbol="x-thin-open", size=22, color=COLORS["pareto"],
+                    line=dict(width=3, color=COLORS["pareto"]))))
     label = "test accuracy" if accuracy == "test_accuracy" else "validation accuracy"
     title = f"Accuracy vs ensemble size ({label}; {_splits_title(sweep, peers)})"
     for line in _not_drawn(sweep, peers, label, accuracy):
         title += f"<br><sup>{line}</sup>"
     bands = [b for b in bands if b is not None]
+    if x == "sparsity":
+        l = pool_size(sweep, peers)
+        for trace in bands + traces:
+            trace["x"] = sparsity_x(trace["x"], l)
     xaxis = dict(type="log", tickvals=_TREE_TICKS, **_trees_axis_start(traces)) \
-        if x == "trees" else dict(_fitted_range(traces))
-    fig = _figure(bands + traces, title, _X_AXES[x], label,
+        if x == "trees" else dict(fitted_range(traces))
+    fig = _figure(bands + traces, title, X_AXES[x], label,
                   height=FRONTIER_HEIGHT, clickmode="event+select", xaxis=xaxis,
                   yaxis=_ACCURACY_AXIS, uirevision=FRONTIER_REVISION)
     # Extra room above the title: the toolbar (top right) sat on a long title's end.
     fig.layout.title.pad.t += _TOOLBAR_ROOM
     fig.layout.margin.t += _TOOLBAR_ROOM
     return fig
+
+
+#: The uid of the cross at the sidebar's setting (:func:`frontier`).
+CROSS = "sidebar-setting"
+
+
+def sparsity_x(x, l):
+    """Trees used ``x`` as sparsity, ``1 − x / l`` (what ``dashboard/live.js`` computes)."""
+    return 1.0 - np.asarray(x, dtype=float) / l
+
+
+def pool_size(*frames):
+    """``l``, from a row that keeps some trees and not all: ``n_selected / (1 − sparsity)``."""
+    for frame in frames:
+        rows = frame[(frame["sparsity"] < 1) & (frame["n_selected"] > 0)]
+        if len(rows):
+            row = rows.iloc[0]
+            return int(round(row["n_selected"] / (1.0 - row["sparsity"])))
+    raise ValueError("no row keeps a tree: l is unknown")
 
 
 #: The trees-used axis's labels.  Below 1: a hollow point's mean counts its empty splits as 0
@@ -1528,8 +1565,8 @@ def _trees_axis_start(traces):
 _LOG_PAD = 0.05
 
 
-def _fitted_range(traces):
-    """An x range around the points drawn (sparsity lives mostly in [0.8, 1])."""
+def fitted_range(traces):
+    """An x range around the points of ``traces`` (sparsity lives mostly in [0.8, 1])."""
     xs = [v for t in traces for v in np.asarray(t["x"], dtype=float)]
     if not xs:
         return {}

@@ -422,8 +422,8 @@ PROMPTS = {
                "gap at 0", True),
     ),
     "pen": (
-        Prompt("beta", "β", True, "the threshold on the dashed line", "grow", "threshold",
-               True),
+        Prompt("beta", "β", True, "the threshold (the number on the dashed line)", "grow",
+               "threshold", True),
         Prompt("gamma", "γ", True, "the threshold", "shrink", "threshold", False),
         Prompt("eps", "ε", True, "the threshold", "grow", "threshold", True),
     ),

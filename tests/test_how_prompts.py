@@ -8,6 +8,7 @@ control and over the section's other controls at their ends and defaults.
 """
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,9 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.charts import figure_spec
 from harness.apptest_charts import chart_figures
+from harness.common import CHARTS
 from sdwec import plots, teaching
+from tests.test_browser import server as browser_server  # noqa: F401  (a fixture)
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "how_it_works.py")
 SECTIONS = ("sign", "abs", "pen", "tay")  # in page order, one chart each
@@ -63,7 +66,12 @@ def _gap_at_zero(fig):
 
 
 def _threshold(fig):
-    return [s.x0 for s in fig.layout.shapes if s.x0 == s.x1 and s.line.dash == "dash"]
+    """The number printed on the dashed threshold line (its label, as the page shows it)."""
+    (line,) = [s.x0 for s in fig.layout.shapes if s.x0 == s.x1 and s.line.dash == "dash"]
+    (label,) = [a.text for a in fig.layout.annotations if a.text.startswith("threshold ")]
+    number = float(label.split()[-1])
+    assert number == pytest.approx(line, rel=5e-3, abs=1e-12)  # three figures of the line
+    return [number]
 
 
 def _curvature(fig):
@@ -239,3 +247,37 @@ def test_the_taylor_model_lies_above_the_cost_at_w_hat_zero(page):
         fig = _figure("tay", dict(setting, what=0.0))
         cost, model = (np.asarray(t.y, dtype=float) for t in fig.data[:2])
         assert np.max(cost - model) <= 1e-12 * np.max(np.abs(cost)), setting
+
+
+# --------------------------------------------------------------------------- in a browser
+
+@pytest.mark.browser
+def test_each_figure_and_its_prompts_share_one_projector_screen(browser_server):  # noqa: F811
+    """At 1280×720, with a section's heading scrolled to the top, its figure and its prompts
+    are both wholly on screen."""
+    from playwright import sync_api
+
+    from tests.test_browser import LAUNCH_ARGS, LOAD_MS
+
+    assert shutil.which("chromium"), "scripts/test.sh installs Debian's chromium"
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=LAUNCH_ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 1280, "height": 720})
+            tab.goto(f"{browser_server}/how_it_works")
+            tab.wait_for_function(f"() => document.querySelectorAll('{CHARTS}').length == "
+                                  f"{len(SECTIONS)}", timeout=LOAD_MS)
+            main = tab.locator('[data-testid="stMain"]')
+            for i, section in enumerate(SECTIONS):
+                main.locator("h3").nth(i).evaluate("h => h.scrollIntoView({block: 'start'})")
+                tab.wait_for_timeout(300)
+                block = main.locator('[data-testid="stHorizontalBlock"]').nth(i)
+                chart = block.locator(CHARTS).first.bounding_box()
+                prompts = block.locator("li")
+                assert prompts.count() == len(teaching.PROMPTS[section])
+                boxes = [chart] + [prompts.nth(k).bounding_box() for k in
+                                   range(prompts.count())]
+                for box in boxes:
+                    assert box["y"] >= 0 and box["y"] + box["height"] <= 720, (section, box)
+        finally:
+            browser.close()

@@ -253,7 +253,9 @@ def taylor_model(w_hat, beta, gamma, eps, w_max=None, n=401):
                              name="ŵ", marker=dict(color=COLORS["what"], size=12,
                                                   line=dict(width=1.5, color=COLORS["exact"]))))
     fig.update_yaxes(range=list(view.y_range))
-    return _layout(fig, f"Second-order Taylor model around ŵ = {w_hat:g}", "w", "cost")
+    # C in the title: the axes follow ŵ, so how sharply the parabola bends is read there.
+    return _layout(fig, f"Second-order Taylor model around ŵ = {w_hat:g}, C = "
+                   f"{significant(c, zero_below=0.0)}", "w", "cost")
 
 
 # --------------------------------------------------------------------------- explorer

@@ -3,7 +3,9 @@
 Each sentence on that page that names a value of a relaxation (where the relaxed sign line
 reaches ±1, how far the smooth |w| sits above the corner, where the penalty crosses its
 level) takes it from here, and here from :mod:`sdwec.solver`, so the sentence and the figure
-drawn by :mod:`sdwec.plots` cannot disagree.
+drawn by :mod:`sdwec.plots` cannot disagree.  Its "move this, watch that" prompts
+(:data:`PROMPTS`) are data, so that a test can sweep each one's control over the page's range
+and check the direction it states on the figure drawn.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from sdwec.formatting import significant
 
 __all__ = ["SignLine", "sign_line", "sign_caption", "abs_gap_at_zero", "PenaltyCut",
            "penalty_cut", "penalty_caption", "TaylorView", "taylor_view", "taylor_caption",
-           "Effect", "EFFECTS", "THRESHOLD_MOVES", "THRESHOLD_ORDER"]
+           "Prompt", "PROMPTS", "Effect", "EFFECTS", "THRESHOLD_MOVES", "THRESHOLD_ORDER"]
 
 
 @dataclass(frozen=True)
@@ -368,6 +370,70 @@ def taylor_caption(view) -> str:
                        "iteration's step small.")
     return text + (" The model is right only near ŵ, which is why the slow-step term "
                    "(w − ŵ)²/l keeps each iteration's step small.")
+
+
+# --------------------------------------------------------------------------- prompts
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One "move this, watch that" prompt of How it works: one control, one thing in the
+    figure of its section, and which way that thing goes.
+
+    ``tests/test_how_prompts.py`` finds the control on the page, sweeps it over the page's
+    own range and reads ``measure`` off the figure drawn at each value, to check ``rises``.
+
+    Attributes
+    ----------
+    control : str
+        The control: the page's widget key is ``how_{section}_{control}``.
+    name : str
+        The control's label on the page.
+    up : bool
+        The control is moved to larger values (else to smaller ones).
+    watch, does : str
+        What to look at in the figure, and what it does then.
+    measure : str
+        The number of the figure that ``does`` is about (named for the test that reads it).
+    rises : bool
+        Whether that number rises as the control moves so (never the other way).
+    """
+
+    control: str
+    name: str
+    up: bool
+    watch: str
+    does: str
+    measure: str
+    rises: bool
+
+
+#: The prompts of each section of How it works, keyed as its widgets are (``how_{key}_…``).
+PROMPTS = {
+    "sign": (
+        Prompt("eps", "ε", False, "each dot", "move towards the step at ±1", "dot height", True),
+        Prompt("eps", "ε", False, "where each dotted line meets ±1", "close in on its dot",
+               "meets ±1 beyond the dot", False),
+    ),
+    "abs": (
+        Prompt("gamma", "γ", True, "the dashed curves at w = 0",
+               "sink towards the corner of |w|", "gap at 0", False),
+        Prompt("eps", "ε", True, "its dashed curve", "sit higher above the corner at w = 0",
+               "gap at 0", True),
+    ),
+    "pen": (
+        Prompt("beta", "β", True, "the threshold (the number on the dashed line)", "grow",
+               "threshold", True),
+        Prompt("gamma", "γ", True, "the threshold", "shrink", "threshold", False),
+        Prompt("eps", "ε", True, "the threshold", "grow", "threshold", True),
+    ),
+    "tay": (
+        Prompt("what", "ŵ", False, "the dashed parabola", "bend more sharply (C, in the title, "
+               "grows)", "curvature", True),
+        Prompt("what", "ŵ", True, "the dashed model", "drop below the solid cost (at ŵ = 0 it "
+               "lies above it)", "runs below the cost", True),
+    ),
+}
 
 
 # --------------------------------------------------------------------------- effects

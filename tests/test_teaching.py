@@ -203,3 +203,17 @@ def test_taylor_caption_at_the_page_default():
     assert "move ŵ towards 0" in caption and "runs below the cost" in caption
     assert "(|ŵ| + ε)/γ = 0.133" in caption  # 2 / 15
     assert "visible parabola" in teaching.taylor_caption(teaching.taylor_view(0.0, 15, 15, 1))
+
+
+def test_taylor_title_gives_the_curvature_the_page_asks_to_watch():
+    # ŵ = 1, β = γ = 15, ε = 1: C = 7.5 (sech²(7.5) + 15 σ(7.5) σ(−7.5)) / 2 (by hand), and
+    # the dashed curve's second differences are 2 C h².
+    x = 7.5
+    c = 7.5 * (1 / math.cosh(x) ** 2 + 15 * math.exp(-x) / (1 + math.exp(-x)) ** 2) / 2
+    fig = plots.taylor_model(1.0, 15.0, 15.0, 1.0)
+    assert fig.layout.title.text.endswith(f", C = {c:.3g}")
+    w, model = (np.asarray(v, dtype=float) for v in (fig.data[1].x, fig.data[1].y))
+    h = w[1] - w[0]
+    assert np.diff(model, 2) / (2 * h * h) == pytest.approx(c, rel=1e-6)
+    # At ŵ = 0, γ_r = 15: C = 15 (1 + 15/4) / 2 = 35.625, printed to three figures.
+    assert plots.taylor_model(0.0, 15.0, 15.0, 1.0).layout.title.text.endswith(", C = 35.6")

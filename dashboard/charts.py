@@ -150,7 +150,8 @@ def plotly_chart(fig, key, on_click=None, view=None, link=None, live=None, views
 def live_part(spec, parts):
     """The parts of figure ``spec`` (a dict of the chart's JSON) that change with a page's
     setting (``parts``: ``{"traces": uids, "layout": keys}``), with a hash of them:
-    ``{"traces": {uid: trace}, "layout": {key: value}, "hash": str}``."""
+    ``{"traces": {uid: trace}, "layout": {key: value}, "hash": str}``; a layout key the
+    figure lacks is ``None`` (removed where it is applied)."""
     part = {"traces": {t["uid"]: t for t in spec["data"] if t.get("uid") in parts["traces"]},
             "layout": {k: spec["layout"].get(k) for k in parts["layout"]}}
     part["hash"] = _digest(part)
@@ -170,7 +171,9 @@ def with_part(spec, part):
     """``spec`` with another setting's changing ``part`` (:func:`live_part`): what the browser
     draws (``dashboard/live.js``, ``withPart``)."""
     data = [part["traces"].get(t.get("uid"), t) for t in spec["data"]]
-    return {**spec, "data": data, "layout": {**spec["layout"], **part["layout"]}}
+    layout = {**spec["layout"], **part["layout"]}
+    return {**spec, "data": data,
+            "layout": {k: v for k, v in layout.items() if part["layout"].get(k, v) is not None}}
 
 
 def numbers(values):

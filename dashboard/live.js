@@ -177,7 +177,8 @@ const linkX = (source, range) => {
 // (dashboard/explorer_answer.py with_part).
 const withPart = (figure, part) => ({
   data: figure.data.map((trace) => part.traces[trace.uid] || trace),
-  layout: Object.assign({}, figure.layout, part.layout),
+  layout: Object.fromEntries(Object.entries(Object.assign({}, figure.layout, part.layout))
+    .filter(([k, v]) => !(k in part.layout && v === null))),
   frames: figure.frames,
 });
 
@@ -287,7 +288,7 @@ const drawSwitches = (parentElement, gd, switches, redraw) => {
     parentElement.style.position = 'relative';
     parentElement.insertBefore(bar, gd);
   }
-  const view = gd.__sdwecView = gd.__sdwecView ||
+  const view = gd.__sdwecChoice = gd.__sdwecChoice ||
     Object.fromEntries(switches.map((s) => [s.name, s.options[0][0]]));
   bar.innerHTML = switches.map((s) => `<span class="sdwec-switch" role="group" aria-label="${escape(s.label)}">` +
     `<span class="sdwec-switch-label">${escape(s.label)}</span>` + s.options.map(([value, text]) =>
@@ -348,7 +349,7 @@ const drawChart = ({data, parentElement, setTriggerValue}) => {
       gd.classList.toggle('sdwec-waiting', !same);
       if (!same) return;
       const cross = shown.crosses[key] || null;
-      const view = gd.__sdwecView;
+      const view = gd.__sdwecChoice;
       want = {id: `${data.spec.length}:${shown.hash}/${view.x}/${view.y}/${key}`,
               figure: () => frontierFigure(base(), view, shown, cross)};
     }

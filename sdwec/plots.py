@@ -384,38 +384,6 @@ def _two_colours(mask, on, off):
 #: The pinned configuration's weight ticks: light, so they do not read as this one's.
 PINNED = "rgba(0, 0, 0, 0.45)"
 
-#: How the λ scrubber's heading (a text trace, see :func:`lambda_scrubber`) starts.
-SCRUBBER_HEADING = "λ = "
-
-
-def _stems(idx, weights):
-    """Each positive weight as a vertical segment from 0, all in one line trace (``None``
-    separates them), with the same hover label at both ends of a segment.
-
-    One SVG path instead of a bar per tree: a scrubber frame with 200 bars took ~100 ms to
-    draw in Chromium, with stems ~30 ms (benchmarks/browser.py measures the frame rate).
-    Dropped trees have weight 0 and nothing to draw.
-    """
-    weights = np.asarray(weights, dtype=float)
-    x, y, label = [], [], []
-    for i, w in zip(idx[weights > 0].tolist(), weights[weights > 0].tolist()):
-        text = f"tree {i}: weight {w:.4g}"
-        x += [i, i, None]
-        y += [0.0, w, None]
-        label += [text, text, None]
-    return x, y, label
-
-
-#: Where the λ scrubber's accuracy bars stand on their (numeric) x axis, and their labels.
-_SCRUB_BARS = ("SDWEC test", "SDWEC validation", "bagging test", "bagging validation")
-#: How wide the per-split dots spread across a bar (x units; a bar is 0.9 wide).
-_DOT_SPREAD = 0.5
-#: The per-split dots: light with a dark ring, legible on the dark and on the pale bars.
-_DOT = dict(size=6, color="#ffffff", line=dict(width=1, color="#111111"))
-#: The accuracy axes end a little above 1 (no tick there): a dot or marker at 1 is drawn
-#: whole, not cut in half by the plot's edge.
-_ROOM_ABOVE_ONE = 1.03
-
 
 def _asymmetric(mean, lo, hi, floor=None, **style):
     """A Plotly error bar from ``mean`` down to ``lo`` and up to ``hi`` (an interval, a
@@ -427,231 +395,6 @@ def _asymmetric(mean, lo, hi, floor=None, **style):
     lo, hi = np.where(np.isnan(lo), mean, lo), np.where(np.isnan(hi), mean, hi)
     return dict(type="data", symmetric=False, array=np.maximum(hi - mean, 0.0).tolist(),
                 arrayminus=np.maximum(mean - lo, 0.0).tolist(), **style)
-
-
-def _error(mean, lo, hi, floor=None):
-    """The scrubber's error bars: :func:`_asymmetric` in near-black."""
-    return _asymmetric(mean, lo, hi, floor, color="#111111", thickness=1.5, width=4)
-
-
-def _scrub_texts(paths):
-    """Per λ: the trees used and the test and validation accuracies as text (mean [lo, hi])."""
-    one = paths.splits == 1
-    trees = [f"{int(v)}" if one else mean_interval(v, lo, hi, decimals=1)
-             for v, lo, hi in zip(paths.n_selected, paths.n_selected_lo, paths.n_selected_hi)]
-    test = [mean_interval(*v) for v in zip(paths.test, paths.test_lo, paths.test_hi)]
-    val = [mean_interval(*v) for v in zip(paths.validation, paths.validation_lo,
-                                          paths.validation_hi)]
-    return trees, test, val
-
-
-def _scrub_titles(paths):
-    """What each part of the scrubber rests on: (under the λ line, weights, accuracy, trees)."""
-    r, n_test, n_val = paths.splits, paths.n_test, paths.n_val
-    rows = f"{int(n_test.sum()):,} test and {int(n_val.sum()):,} validation rows"
-    bagging = f"◆ bagging, all {paths.n_trees} trees"
-    if r == 1:
-        one = int(n_test[0])
-        return (f"One split: {rows}; accuracy intervals 95 % exact binomial over its rows",
-                "Weights at this λ by tree index",
-                f"Accuracy, 95 % interval<br>over this split's {one:,} test rows",
-                f"Trees used and test accuracy at every λ<br>(this λ ringed; {bagging})")
-    weights = f"Weights of split 1 of {r} by tree index (each split grows "
-    accuracy = f"Accuracy: mean of {r} splits ({int(n_test.sum()):,} test rows in all),<br>"
-    trees = f"Trees used and test accuracy: means of {r} splits<br>(hollow: some splits "
-    return (f"Means of {r} splits ({rows} in all) with 95 % intervals, as in the headline",
-            weights + "its own trees)", accuracy + "95 % interval; dots: each split",
-            trees + f"keep no tree; {bagging})")
-
-
-def lambda_scrubber(paths, lam=None):
-    """SDWEC over a λ grid as Plotly frames: scrub λ in the browser, no server round trip.
-
-    It shows what the Explorer's headline shows at each λ: the mean over the page's splits
-    with its interval (:class:`sdwec.comparison.LambdaPaths`).  One figure, three panels that
-    move together with the slider under them: the first split's weights at that λ (the
-    splits grow different trees: no tree is the same tree in two of them), the mean test and
-    validation accuracy over the splits with their 95 % intervals and each split's value as
-    a dot, beside bagging's (bottom left), and where that λ sits among all of them, mean
-    trees used against mean test accuracy, bagging's full ensemble at the right (bottom
-    right).  A line of text above them names the λ shown and its numbers.  A λ where some
-    splits keep no tree is a hollow marker and its line says how many; one where every split
-    does has no place on the log axis and is not drawn.  With one split the accuracies'
-    intervals are the exact binomial intervals over its rows and the trees have none.
-
-    The slider moves between frames without a full redraw (``redraw: False``): Plotly then
-    only restyles the traces, which fits in one display frame where a redraw took two or
-    three.  What that path does not redraw is kept out of the frames: every axis range is
-    fixed, the λ line is a text trace, not the layout's title, and bagging (the same at
-    every λ) and the panels' titles are drawn once, outside the frames.
-
-    Parameters
-    ----------
-    paths : sdwec.comparison.LambdaPaths
-    lam : float, optional
-        The λ shown first (the nearest grid value; default the first).
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-    """
-    lams = np.asarray(paths.lams, dtype=float)
-    W = np.asarray(paths.paths[0].weights, dtype=float)
-    r, l, n = paths.splits, paths.n_trees, len(lams)
-    start = 0 if lam is None else int(np.argmin(np.abs(np.log(lams) - np.log(lam))))
-    idx = np.arange(l)
-    sdwec = styles.style("SDWEC").color
-    bag = styles.style("bagging").color
-    top = float(W.max()) if W.size and W.max() > 0 else 1.0
-    k = np.asarray(paths.abstaining_splits, dtype=int)
-    used = np.asarray(paths.n_selected, dtype=float)
-    test = np.asarray(paths.test, dtype=float)
-    drawn = k < r  # a split keeps a tree: the mean is above 0, on the log axis
-    trees, test_text, val_text = _scrub_texts(paths)
-    bagging = paths.bagging
-    bag_text = [mean_interval(bagging[s], bagging[f"{s}_lo"], bagging[f"{s}_hi"])
-                for s in ("test", "validation")]
-    values = [np.column_stack([getattr(p, name) for p in paths.paths])
-              for name in ("test_accuracy", "val_accuracy")]  # (n, r) each
-    offsets = np.linspace(-_DOT_SPREAD / 2, _DOT_SPREAD / 2, r)
-    # Where the trees axis starts (log): below the smallest mean drawn (a third of a tree
-    # when two splits of three keep none); an interval's lower end at 0 is drawn to it.
-    left = min(0.8, 0.8 * float(used[drawn].min())) if drawn.any() else 0.8
-    where = "" if r == 1 else f" (mean of {r} splits)"
-
-    def panels(j):
-        x, y, label = _stems(idx, W[:, j])
-        weights = dict(type="scatter", mode="lines", x=x, y=y, customdata=label, xaxis="x",
-                       yaxis="y", line=dict(color=sdwec, width=3),
-                       hovertemplate="%{customdata}<extra></extra>")
-        # Bagging's bars are in every frame although they never change: a frame that
-        # restyles one bar trace of a subplot without a redraw removes the subplot's other
-        # bar traces (the bagging bars vanished at the first move).
-        accuracy = dict(type="bar", xaxis="x2", yaxis="y2", x=[0, 1, 2, 3],
-                        y=[test[j], paths.validation[j], bagging["test"],
-                           bagging["validation"]],
-                        error_y=_error([test[j], paths.validation[j], bagging["test"],
-                                        bagging["validation"]],
-                                       [paths.test_lo[j], paths.validation_lo[j],
-                                        bagging["test_lo"], bagging["validation_lo"]],
-                                       [paths.test_hi[j], paths.validation_hi[j],
-                                        bagging["test_hi"], bagging["validation_hi"]]),
-                        customdata=[f"SDWEC test: {test_text[j]}{where}",
-                                    f"SDWEC validation: {val_text[j]}{where}",
-                                    f"bagging test: {bag_text[0]}{where}",
-                                    f"bagging validation: {bag_text[1]}{where}"],
-                        # As on the Explorer's accuracy chart: validation pale, SDWEC's
-                        # hatched (its weights were fitted on those rows), values dark on it.
-                        marker=dict(color=[sdwec, sdwec, bag, bag],
-                                    opacity=[1, 0.55, 1, 0.55],
-                                    pattern=dict(shape=["", "/", "", ""], solidity=0.25,
-                                                 fillmode="overlay", fgcolor="#333333")),
-                        text=[f"{test[j]:.3f}", f"{paths.validation[j]:.3f}",
-                              f"{bagging['test']:.3f}", f"{bagging['validation']:.3f}"],
-                        insidetextfont=dict(color=["#ffffff", "#111111", "#ffffff",
-                                                   "#111111"]),
-                        textposition="inside", insidetextanchor="start",
-                        hovertemplate="%{customdata}<extra></extra>")
-        status = f"{trees[j]} of {l} trees"
-        hover = f"λ = {lams[j]:g}: {status}, test {test_text[j]}{where}"
-        if k[j]:
-            hover += f"; {k[j]} of {r} splits keep no tree"
-        here = dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers",
-                    x=[used[j] if drawn[j] else None], y=[test[j] if drawn[j] else None],
-                    error_y=_error(test[j], paths.test_lo[j], paths.test_hi[j]),
-                    marker=dict(size=16, color=sdwec, line=dict(width=2, color="black"),
-                                symbol="circle-open" if k[j] else "circle"),
-                    customdata=[hover], hovertemplate="%{customdata}<extra></extra>")
-        if r > 1:  # a count on one split has no interval
-            here["error_x"] = _error(used[j], paths.n_selected_lo[j], paths.n_selected_hi[j],
-                                     floor=left)
-        if k[j] == r:
-            status = "abstains (no tree kept)" if r == 1 else "every split abstains (no tree)"
-        line = f"{SCRUBBER_HEADING}{lams[j]:g}: {status}, test accuracy {test_text[j]}"
-        if 0 < k[j] < r:
-            line += f"; {k[j]} of {r} splits keep no tree"
-            if not np.any(W[:, j]):  # the weights panel above is empty: say why
-                line += ", split 1 (its weights drawn) among them"
-        heading = dict(type="scatter", xaxis="x4", yaxis="y4", mode="text", x=[0], y=[0.5],
-                       text=[line], textposition="middle right", textfont=dict(size=15),
-                       hoverinfo="skip")
-        out = [weights, accuracy, here, heading]
-        if r > 1:  # each split's accuracies as dots on the bars
-            out.append(dict(type="scatter", xaxis="x2", yaxis="y2", mode="markers",
-                            x=np.concatenate([offsets, 1 + offsets]).tolist(),
-                            y=np.concatenate([values[0][j], values[1][j]]).tolist(),
-                            customdata=[f"split {i + 1}" for i in range(r)] * 2,
-                            marker=_DOT, hovertemplate="%{customdata}: %{y:.3f}<extra></extra>"))
-        return out
-
-    traces = list(range(5 if r > 1 else 4))
-    # Drawn once: bagging's place and its splits' dots (the same at every λ) and every λ's
-    # place among the others.
-    fixed = [dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers+lines",
-                  x=used[drawn], y=test[drawn],
-                  marker=dict(size=7, color=COLORS["dropped"],
-                              line=dict(width=1.5, color="#8c8c8c"),
-                              symbol=np.where(k[drawn] > 0, "circle-open", "circle").tolist()),
-                  line=dict(color=COLORS["dropped"], width=1), hoverinfo="skip"),
-             dict(type="scatter", xaxis="x3", yaxis="y3", mode="markers", x=[l],
-                  y=[bagging["test"]],
-                  error_y=_error(bagging["test"], bagging["test_lo"], bagging["test_hi"]),
-                  marker=dict(size=10, color=bag, symbol="diamond"),
-                  customdata=[f"bagging: all {l} trees, test {bag_text[0]}{where}"],
-                  hovertemplate="%{customdata}<extra></extra>")]
-    if r > 1:
-        fixed.append(dict(type="scatter", xaxis="x2", yaxis="y2", mode="markers",
-                          x=np.concatenate([2 + offsets, 3 + offsets]).tolist(),
-                          y=[p.bagging["test"] for p in paths.paths]
-                          + [p.bagging["validation"] for p in paths.paths],
-                          customdata=[f"split {i + 1}" for i in range(r)] * 2, marker=_DOT,
-                          hovertemplate="%{customdata}: %{y:.3f}<extra></extra>"))
-    frames = [dict(name=f"{lams[j]:g}", data=panels(j), traces=traces) for j in range(n)]
-    # Tick labels at powers of ten only (the heading names the current λ): a readable rail.
-    decade = np.isclose(np.log10(lams), np.round(np.log10(lams)))
-    steps = [dict(method="animate", label=f"{lams[j]:g}" if decade[j] else "",
-                  args=[[f"{lams[j]:g}"], dict(mode="immediate", frame=dict(duration=0,
-                                                                            redraw=False),
-                                              transition=dict(duration=0))])
-             for j in range(n)]
-    lows = np.concatenate([np.asarray(paths.test_lo)[drawn], test[drawn],
-                           [bagging["test_lo"], bagging["test"]]])
-    low = max(0.0, float(np.nanmin(lows)) - 0.05)
-    hidden = dict(visible=False, fixedrange=True, range=[0, 1])
-    under, *titles = _scrub_titles(paths)
-    # The panels' titles, and what they rest on: drawn once (frames leave the layout alone).
-    notes = [dict(text=text, x=x, y=y, xref="paper", yref="paper", xanchor="left",
-                  yanchor="bottom", showarrow=False, align="left",
-                  font=dict(size=size, color="#333333"))
-             for text, x, y, size in ((under, 0, 0.905, 13), (titles[0], 0, 0.855, 12),
-                                      (titles[1], 0, 0.49, 12), (titles[2], 0.55, 0.49, 12))]
-    layout = dict(
-        height=680, showlegend=False, barmode="overlay", bargap=0.1,
-        margin=dict(l=10, r=10, t=10, b=10), annotations=notes,
-        # The panel's title says "by tree index": an axis title there met the titles of the
-        # panels under it.
-        xaxis=dict(domain=[0, 1], anchor="y", range=[-0.5, l - 0.5]),
-        yaxis=dict(domain=[0.62, 0.85], range=[0, 1.05 * top], title=dict(text="weight")),
-        xaxis2=dict(domain=[0, 0.45], anchor="y2", range=[-0.5, 3.5], tickvals=[0, 1, 2, 3],
-                    ticktext=list(_SCRUB_BARS)),
-        # Bars from 0: a bar's length is its accuracy (a cut axis made 0.52 look a fifth of
-        # 0.76); the trees-used panel beside it is a scatter and may zoom in.
-        yaxis2=dict(domain=[0.12, 0.48], anchor="x2", range=[0, _ROOM_ABOVE_ONE],
-                    tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1], title=dict(text="accuracy")),
-        # Fixed (log10 units): the frames do not recompute an automatic range.
-        xaxis3=dict(domain=[0.55, 1], anchor="y3", type="log",
-                    range=[np.log10(left), np.log10(1.25 * l)],
-                    tickvals=[0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
-                    title=dict(text="trees used (log)")),
-        yaxis3=dict(domain=[0.12, 0.48], anchor="x3", range=[low, _ROOM_ABOVE_ONE],
-                    title=dict(text="test accuracy")),
-        xaxis4=dict(domain=[0, 1], anchor="y4", **hidden),
-        yaxis4=dict(domain=[0.94, 1], anchor="x4", **hidden),
-        sliders=[dict(active=start, steps=steps, x=0, len=1, y=0, yanchor="top",
-                      pad=dict(t=30), currentvalue=dict(visible=False))])
-    # The frames' traces first (their indices are ``traces``), then the fixed ones.
-    return go.Figure(data=panels(start) + fixed, layout=layout, frames=frames,
-                     _validate=VALIDATE)
 
 
 #: The weights chart and the tree-accuracy strip under it (:func:`tree_accuracies`) are two
@@ -794,13 +537,13 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
     notes = []
     # A line across the trees, named (with its value) in the legend: a label at the line's
     # end sat over the last trees' bars.
-    level = [threshold, threshold] if line else []
-    traces.append(dict(type="scatter", x=[-0.5, weights.size - 0.5] if line else [],
-                       y=level, mode="lines", uid="threshold", visible=bool(line),
-                       name=f"threshold {significant(threshold)}" if line else "threshold",
-                       line=dict(color=COLORS["threshold"], dash="dot", width=2),
-                       hovertemplate=(f"threshold {threshold:.4g}<extra></extra>" if line
-                                      else None)))
+    rule = dict(type="scatter", x=[], y=[], mode="lines", uid="threshold", visible=False,
+                name="threshold", line=dict(color=COLORS["threshold"], dash="dot", width=2))
+    if line:
+        rule.update(x=[-0.5, weights.size - 0.5], y=[threshold, threshold], visible=True,
+                    name=f"threshold {significant(threshold)}",
+                    hovertemplate=f"threshold {threshold:.4g}<extra></extra>")
+    traces.append(rule)
     if weights.size and not chosen.any():
         cause = (f"every weight fell below the threshold t = {significant(threshold)}"
                  if line else "no weight above 0" if no_cut else "no tree kept")
@@ -814,7 +557,8 @@ def member_weights(weights, member_accuracy, threshold=None, pinned=None, method
     margin["t"] += _WEIGHTS_LEGEND_ROWS * _LEGEND_ROW
     # No tick labels: the strip under this chart has them, on the same axis.
     return _figure(traces, title, "", "weight",
-                   barmode="overlay", height=WEIGHTS_HEIGHT, annotations=notes,
+                   barmode="overlay", height=WEIGHTS_HEIGHT,
+                   **({"annotations": notes} if notes else {}),
                    # Hover by tree, not by bar: a weight drawn at zero height has no bar to
                    # point at.
                    hovermode="x",

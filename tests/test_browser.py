@@ -732,11 +732,6 @@ def test_weights_across_iterations_play_in_the_browser(page, server):
                               "Iteration 1:", "trees above the threshold")
 
 
-def test_lambda_scrubber_needs_no_round_trip(page, server):
-    _scrub_without_the_server(page, server, "Scrub λ in your browser", "λ = 10:",
-                              "test accuracy")
-
-
 def _run_messages(page):
     """Collect the ForwardMsgs the page receives from now on: ``(kind, detail)`` pairs, where
     a finished run gives ``("script_finished", status)`` and a new element its type and the

@@ -21,6 +21,7 @@ import warnings
 
 import pytest
 
+from harness.apptest_charts import headline
 from sdwec import cache as disk_cache
 
 LABEL = "hygiene"
@@ -447,7 +448,7 @@ def test_a_heavy_link_waits_for_the_click(app_cache, monkeypatch):
     assert not at.exception and not at.error
     assert len(_confirm_buttons(at)) == 1
     assert any("1,000 trees on nsl_kdd" in w.value for w in at.warning)
-    assert not at.metric  # the Explorer stopped before its results
+    assert not headline(at)  # the Explorer stopped before its results
     assert _pool_files(app_cache) == []  # and nothing was trained
     at.run()  # a rerun (any widget) still trains nothing
     assert len(_confirm_buttons(at)) == 1 and _pool_files(app_cache) == []
@@ -468,12 +469,12 @@ def test_the_click_trains_and_the_viewers_own_moves_need_none(app_cache, monkeyp
     assert not at.exception and not at.error and not _confirm_buttons(at)
     (trained,) = _pool_files(app_cache)
     assert trained.startswith("pool-wine-binary-l10-s1234-")
-    assert at.metric  # the Explorer drew its results
+    assert headline(at)  # the Explorer drew its results
 
     at = _app({"dataset": "wine", "l": "10", "seed": "4321", "r": "1"})
     assert _confirm_buttons(at)
     at.number_input(key="cfg_seed").set_value(4322).run()  # the viewer's own choice
-    assert not _confirm_buttons(at) and at.metric
+    assert not _confirm_buttons(at) and headline(at)
     assert any("-s4322-" in name for name in _pool_files(app_cache))
     assert not any("-s4321-" in name for name in _pool_files(app_cache))
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sdwec import combiners, comparison, datasets, plots, solver
+from sdwec import combiners, comparison, datasets, solver
 from sdwec.params import SolverParams
 from sdwec.pool import build_pool
 
@@ -134,49 +134,7 @@ def test_lambda_path_is_one_solve_per_lambda(small_pool):
         assert path.test_accuracy[j] == combiners.accuracy(
             sol.weights, small_pool.P_test, small_pool.y_test, small_pool.classes,
             small_pool.prior)
-    fig = plots.lambda_scrubber(comparison.lambda_paths([small_pool], lams, **PARAMS), lam=1.0)
-    assert [f.name for f in fig.frames] == ["0.01", "1", "100"]
-    # Each frame's weights are stems from 0 to every positive weight, at the tree's index.
-    for j, frame in enumerate(fig.frames):
-        stems = frame.data[0]
-        x, y = list(stems.x), list(stems.y)
-        assert x[2::3] == y[2::3] == [None] * (len(x) // 3)
-        assert x[0::3] == x[1::3] and set(y[0::3]) <= {0.0}
-        kept = np.flatnonzero(path.weights[:, j] > 0)
-        assert x[1::3] == kept.tolist()
-        np.testing.assert_array_equal(y[1::3], path.weights[kept, j])
-    assert fig.layout.sliders[0].active == 1
-    # The heading is a text trace (the frames redraw traces only), one per frame.
-    headings = [frame.data[3].text[0] for frame in fig.frames]
-    for j, heading in enumerate(headings):
-        assert heading.startswith(f"{plots.SCRUBBER_HEADING}{lams[j]:g}: ")
-        # One split: its accuracy with the binomial interval over its test rows.
-        assert f"test accuracy {path.test_accuracy[j]:.3f} [" in heading
-        assert ("abstains" in heading) == (path.n_selected[j] == 0)
-    assert fig.data[3].text[0] == headings[1]
-    # Slider steps restyle the traces only, so nothing may rely on a recomputed range.
-    assert all(step.args[1]["frame"]["redraw"] is False for step in fig.layout.sliders[0].steps)
-    for axis in ("xaxis", "yaxis", "xaxis3", "yaxis2", "yaxis3"):
-        assert fig.layout[axis].range is not None, axis
 
-
-# --------------------------------------------------------------------------- default splits
-
-
-@pytest.mark.parametrize("n_rows,splits", [
-    (10, 10),        # 1 test row: 1000 splits wanted, 10 at most
-    (208, 10),       # sonar: 20 test rows, 50 splits wanted
-    (1990, 10),      # 199 test rows: 6 wanted, the next step is 10
-    (2000, 5),       # 200 test rows: exactly 5 x 200 = 1000
-    (3330, 5),       # 333 test rows: 4 wanted (3 x 333 = 999 falls short)
-    (3340, 3),       # 334 test rows: 3 x 334 = 1002
-    (5000, 3),       # waveform: 500 test rows, 2 wanted, the next step is 3
-    (9999, 3),       # 999 test rows: 2 wanted
-    (10000, 1),      # 1000 test rows in one split
-    (125973, 1),     # NSL-KDD
-])
-def test_default_splits_reach_a_thousand_test_rows(n_rows, splits):
-    assert comparison.default_splits(n_rows) == splits
 
 
 def test_default_splits_refuse_too_few_rows():

@@ -311,7 +311,12 @@ from streamlit.testing.v1 import AppTest
 app = Path(sdwec.__file__).parent / "app" / "app.py"
 at = AppTest.from_file(str(app), default_timeout=240).run()
 assert not at.exception, [e.message for e in at.exception]
-print("explorer", len(at.metric))
+def kinds(node):  # the headline and charts are components: count them by kind
+    for child in getattr(node, "children", {}).values():
+        if child.type == "bidi_component":
+            yield child.proto.component_name
+        yield from kinds(child)
+print("explorer", list(kinds(at.main)).count("sdwec_live"))
 at.switch_page("pages/paper.py").run()
 assert not at.exception, [e.message for e in at.exception]
 print("paper", any("No stored reproduction" in i.value for i in at.info))

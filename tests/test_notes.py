@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dashboard.docs import doc_section
-from dashboard.explorer import cost_note
+from dashboard.explorer_answer import cost_note
 from dashboard.explorer_timing import measured_note
 from sdwec import convergence
 from sdwec.solver import IterationRecord

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.config import USER_DATA
-from harness.apptest_charts import chart_figures
+from harness.apptest_charts import chart_figures, headline
 from tests.shown import as_read
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -78,7 +78,7 @@ def test_upload_puts_your_data_in_the_sidebar_and_the_url():
     assert at.query_params["dataset"] == USER_DATA
     rows = N_ROWS - N_WITHOUT_NOTE
     assert f"your data ({rows} rows): mine.csv" in at.selectbox(key="cfg_dataset").options
-    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert headline(at)["Classifiers used"].endswith("/ 10")
 
 
 def test_a_label_the_page_drew_before_the_upload_changed_still_means_your_data(monkeypatch):
@@ -192,7 +192,7 @@ def test_the_upload_is_kept_for_the_session_across_pages():
     at.switch_page("pages/explorer.py").run()
     _ok(at)
     assert at.query_params["dataset"] == USER_DATA
-    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert headline(at)["Classifiers used"].endswith("/ 10")
     # Streamlit forgets the uploader's file on a page change; the page shows the kept one.
     at.switch_page(PAGE).run()
     _ok(at)
@@ -256,7 +256,7 @@ def test_a_slow_file_says_its_cost_and_trains_on_the_row_budget_by_default(monke
     assert "by default each tree learns from a row budget of 1,000 rows" in text
     assert at.radio(key="upload_plan").value == "budget"
     # The default fits the minute, so the Explorer runs on the budgeted pool at once.
-    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert headline(at)["Classifiers used"].endswith("/ 10")
     dataset = _dataset(at)
     assert pool.is_cached(pool.PoolKey.for_dataset(dataset, n_trees=10, max_samples=1_000))
     assert not pool.is_cached(pool.PoolKey.for_dataset(dataset, n_trees=10))
@@ -267,12 +267,12 @@ def test_full_bootstraps_past_the_minute_wait_for_a_click(monkeypatch):
     at = _slow_upload(monkeypatch)
     at.radio(key="upload_plan").set_value("full").run()
     assert not at.exception
-    assert not at.metric and not chart_figures(at)
+    assert not headline(at) and not chart_figures(at)
     (button,) = [b for b in at.button if b.key == "upload_train"]
     assert button.label.startswith("Train now (5 pools: roughly ")  # 3,000 rows: 5 splits
     button.click().run()
     _ok(at)
-    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert headline(at)["Classifiers used"].endswith("/ 10")
     assert pool.is_cached(pool.PoolKey.for_dataset(_dataset(at), n_trees=10))
 
 
@@ -283,7 +283,7 @@ def test_a_pool_over_the_memory_budget_is_refused_with_what_to_do(monkeypatch, t
     at = _slow_upload(monkeypatch)
     assert any("more than the" in e.value and "Lower the pool size l" in e.value
                for e in at.error), [e.value for e in at.error]
-    assert not at.metric and not chart_figures(at)
+    assert not headline(at) and not chart_figures(at)
 
 
 def test_a_file_past_the_row_limit_is_read_as_a_sample_only_with_consent(monkeypatch):
@@ -320,7 +320,7 @@ def test_fewer_trees_sets_the_sidebar_pool_size_and_trains_full_bootstraps(monke
     fewer.click().run()
     _ok(at)
     assert at.query_params["l"] == "20"
-    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 20")
+    assert headline(at)["Classifiers used"].endswith("/ 20")
     from sdwec import pool
     assert pool.is_cached(pool.PoolKey.for_dataset(_dataset(at), n_trees=20))
 
@@ -340,12 +340,12 @@ def test_a_row_budget_already_on_disk_is_used_and_named(monkeypatch, tmp_path):
     # first split alone).
     assert any("1 of them is on disk already, so 4 train now" in c.value
                for c in at.caption), [c.value for c in at.caption]
-    assert not at.metric
+    assert not headline(at)
     (button,) = [b for b in at.button if b.key == "upload_train"]
     assert button.label.startswith("Train now (4 of 5 pools: roughly ")
     button.click().run()
     _ok(at)
-    assert {m.label: m.value for m in at.metric}["Classifiers used"].endswith("/ 10")
+    assert headline(at)["Classifiers used"].endswith("/ 10")
     assert not pool.is_cached(pool.PoolKey.for_dataset(data, n_trees=10, max_samples=1_000))
 
 

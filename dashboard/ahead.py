@@ -92,11 +92,9 @@ def family_id(*parts):
 
 def _grid_blocks(grid, value, size=BLOCK):
     """``grid`` cut into blocks of ``size``, nearest to ``value`` first (the block holding
-    it, then alternately the next one up and down)."""
+    it, then by the distance of their nearest value)."""
     blocks = [tuple(grid[i:i + size]) for i in range(0, len(grid), size)]
-    home = min(range(len(blocks)), key=lambda i: min(abs(v - value) for v in blocks[i]))
-    order = sorted(range(len(blocks)), key=lambda i: (abs(i - home), i < home))
-    return [blocks[i] for i in order]
+    return sorted(blocks, key=lambda block: min(abs(v - value) for v in block))
 
 
 def cross(family, setting, grids):
@@ -202,6 +200,7 @@ class Ahead:
         caches itself (the Frontier's other sweeps), made once each after the blocks.
         Returns ``[{"url", "done"}]`` of the blocks, in order."""
         files = []
+        self.folder.mkdir(parents=True, exist_ok=True)
         for block in blocks:
             done = self.done(block)
             if not done:

@@ -36,6 +36,8 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
                "--disable-component-update", "--disable-sync"]
 LOAD_MS = 120_000  # first load trains a pool
 QUERY = "?dataset=sonar&l=50"
+#: The headline's four numbers (dashboard/live.js draws them).
+HEADLINE = ".sdwec-headline .sdwec-metric"
 
 pytestmark = pytest.mark.browser
 
@@ -198,8 +200,8 @@ def _move(page, label, key="ArrowLeft", times=1, where="stSidebar"):
 
 
 def _metric(page, label):
-    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
-    return box.locator('[data-testid="stMetricValue"]').inner_text()
+    box = page.locator(f"{HEADLINE}").filter(has_text=label).first
+    return box.locator(".sdwec-value").inner_text()
 
 
 def _slide(page, label, key, url_has, limit=12):
@@ -267,11 +269,11 @@ def test_explorer(page, server):
     if SHOTS is not None:
         # The README's picture is what a first visit shows: every default (200 trees, the
         # dataset's default number of splits), not the small pool the checks below use.
-        _open(page, f"{server}/?dataset=sonar", '[data-testid="stMetric"]')
+        _open(page, f"{server}/?dataset=sonar", HEADLINE)
         _clean(page, 4)
         assert "/ 200" in _metric(page, "Classifiers used")
         _shot(page, "explorer")
-    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    _open(page, f"{server}/{QUERY}", HEADLINE)
     _clean(page, 4)
     assert "l=50" in page.url and "lam=10" in page.url  # the configuration is in the URL
     before = _metric(page, "Classifiers used")
@@ -357,7 +359,7 @@ def test_frontier(page, server):
     page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
     _settle(page, r"/(explorer)?\?.*beta=18&")
     assert float(re.search(r"lam=([^&]+)", page.url).group(1)) in point["lams"]
-    page.wait_for_selector('[data-testid="stMetric"]', timeout=LOAD_MS)
+    page.wait_for_selector(HEADLINE, timeout=LOAD_MS)
     assert _metric(page, "Classifiers used") == f"{int(point['used'])} / 50"
 
 
@@ -545,7 +547,7 @@ def test_your_data(page, server, tmp_path):
     csv.write_text("a,b,c,d,label\n" + "\n".join(rows))
     _open(page, f"{server}/your_data{QUERY}", '[data-testid="stFileUploader"]')
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(csv))
-    page.wait_for_selector('[data-testid="stMetric"]', timeout=LOAD_MS)
+    page.wait_for_selector(HEADLINE, timeout=LOAD_MS)
     _idle(page)
     _clean(page, 4)
     before = _metric(page, "Classifiers used")
@@ -576,7 +578,7 @@ def test_your_data(page, server, tmp_path):
 
 
 def test_broken_link_is_repaired(page, server):
-    _open(page, f"{server}/?dataset=sonar&l=50&lam=oops", '[data-testid="stMetric"]')
+    _open(page, f"{server}/?dataset=sonar&l=50&lam=oops", HEADLINE)
     assert page.locator('[data-testid="stAlertContentWarning"]').filter(
         has_text="lam=oops").count() == 1
     assert "lam=10" in page.url
@@ -590,7 +592,7 @@ def test_a_hostile_link_is_shown_as_text(page, server):
     asked = []
     page.on("request", lambda request: asked.append(request.url))
     _open(page, f"{server}/?dataset={urllib.parse.quote(value)}&l=50",
-          '[data-testid="stMetric"]')
+          HEADLINE)
     (warning,) = page.locator('[data-testid="stAlertContentWarning"]').filter(
         has_text="could not be used").all()
     assert value in warning.inner_text()
@@ -599,7 +601,7 @@ def test_a_hostile_link_is_shown_as_text(page, server):
     assert not [url for url in asked if urllib.parse.urlsplit(url).hostname == "evil.example"]
 
 
-PAGES = {"explorer": ("", '[data-testid="stMetric"]'),
+PAGES = {"explorer": ("", HEADLINE),
          "frontier": ("frontier", CHARTS),
          "paper": ("paper", "h1"),
          "how_it_works": ("how_it_works", CHARTS),
@@ -613,7 +615,7 @@ def _check_page(name, page, width, height):
     assert "Traceback" not in page.locator("body").inner_text()
     if name == "explorer":
         # Without scrolling: the headline numbers, the first chart's top and λ.
-        for box in page.locator('[data-testid="stMetric"]').all():
+        for box in page.locator(HEADLINE).all():
             assert box.bounding_box()["y"] + box.bounding_box()["height"] <= height
         chart = page.locator(CHARTS).first.bounding_box()
         assert chart["y"] < height - 150, chart
@@ -662,16 +664,19 @@ def test_headline_metrics_are_whole_at_1280(loaded):
     # One split: the comparison is in rows ("+1 of 21 test rows (+4.8 points)"), longer
     # than a quarter of the page's width at 1280 px; it wraps instead of ending in "…", and
     # "vs bagging" after it is drawn, not squeezed to nothing.
-    page = loaded(f"{QUERY}&r=1", '[data-testid="stMetricDelta"]', 1280, 720)
-    clipped = page.evaluate("""() => [...document.querySelectorAll(
-          '[data-testid="stMetric"] *')]
+    page = loaded(f"{QUERY}&r=1", ".sdwec-delta", 1280, 720)
+    clipped = page.evaluate("""() => [...document.querySelectorAll('.sdwec-metric *')]
         .filter(el => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
                       || el.children.length === 0 && el.textContent.trim()
                          && el.getBoundingClientRect().width < 1)
         .map(el => el.textContent)""")
     assert clipped == []
-    delta = page.locator('[data-testid="stMetricDelta"]').first.inner_text()
-    assert "test rows" in delta, delta
+    delta = page.locator(".sdwec-delta").first
+    assert "test rows" in delta.inner_text(), delta.inner_text()
+    # On one line at 1280 px (it wrapped onto two).
+    box = delta.bounding_box()
+    line = delta.evaluate("el => parseFloat(getComputedStyle(el).lineHeight)")
+    assert box["height"] < 1.8 * line, (box, line)
 
 
 @pytest.mark.parametrize("splits", ["", "&r=1"])
@@ -681,7 +686,7 @@ def test_explorer_headline_and_first_chart_fit_one_projector_screen(loaded, spli
     page = loaded(f"{QUERY}{splits}", CHARTS, 1280, 720)
     _idle(page)
     boxes = page.evaluate(f"""() => ({{
-        metrics: [...document.querySelectorAll('[data-testid="stMetric"]')]
+        metrics: [...document.querySelectorAll('{HEADLINE}')]
             .map(e => e.getBoundingClientRect().bottom),
         chart: (() => {{ const r = document.querySelector('{CHARTS}')
                                    .getBoundingClientRect();
@@ -707,7 +712,7 @@ def _scrub_without_the_server(page, server, toggle, first, after):
     containing ``after``, with no message sent to the server."""
     sent = []  # websocket frames from the browser to the server: a rerun would send one
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
-    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    _open(page, f"{server}/{QUERY}", HEADLINE)
     page.get_by_text(toggle).click()
     page.wait_for_function(f"() => [...document.querySelectorAll('{CHARTS}')]"
                            ".some(el => el.querySelector('.slider-container'))",
@@ -784,7 +789,7 @@ def test_a_reset_brings_back_the_axes_of_the_chart_on_screen(page, server):
     """After a λ move the weights chart's y axis is the new figure's; a double-click or the
     reset button after a zoom goes back to it, not to the first figure's axis (which would
     cut off the new figure's taller bars)."""
-    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    _open(page, f"{server}/{QUERY}", HEADLINE)
     first = _weights_y(page)
     _slide(page, "λ (data fidelity, log scale)", "ArrowRight", "lam=100&")
     drawn = _weights_y(page)
@@ -846,7 +851,7 @@ def _same_x(page, expected=None):
 def test_the_weights_chart_and_the_strip_under_it_zoom_together(page, server):
     """The weights chart has no tree labels of its own: the strip under it carries them, so
     a zoom, pan or reset of either is the other's too, and a λ move resets both."""
-    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    _open(page, f"{server}/{QUERY}", HEADLINE)
     full = _same_x(page)
     assert full == [-0.5, 49.5]  # l = 50
     _drag(page, _WEIGHTS, (0.3, 0.2), (0.6, 0.9))
@@ -868,7 +873,7 @@ def test_a_slider_move_reruns_only_the_live_view(page, server):
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     seen = _run_messages(page)
-    _open(page, f"{server}/{QUERY}", '[data-testid="stMetric"]')
+    _open(page, f"{server}/{QUERY}", HEADLINE)
     full = list(seen)
     assert ("script_finished", ForwardMsg.FINISHED_SUCCESSFULLY) in full
     assert ("selectbox", "Dataset") in full
@@ -907,7 +912,7 @@ def test_a_dataset_switch_goes_back_to_the_top(loaded):
     # Scrolled down to the downloads, a reader picks another dataset: the page starts again
     # at its headline, not far down a page of the new dataset's numbers.  (The headline
     # tests above only read this load; this test changes it, so it is the last to use it.)
-    page = loaded(f"{QUERY}&r=1", '[data-testid="stMetric"]', 1280, 720, last=True)
+    page = loaded(f"{QUERY}&r=1", HEADLINE, 1280, 720, last=True)
     _idle(page)
     page.get_by_text("Downloads").first.scroll_into_view_if_needed()
     scrolled = ("() => [document.scrollingElement, ...document.querySelectorAll('*')]"

@@ -216,6 +216,13 @@ class Ahead:
             self._lock.notify()
         return files
 
+    def read(self, block):
+        """``block``'s answers (``{setting key: answer}``), or ``None`` before they are in."""
+        try:
+            return json.loads(gzip.decompress(self.path(block).read_bytes()))["answers"]
+        except (OSError, EOFError, ValueError, KeyError):
+            return None
+
     def done(self, block):
         """Whether ``block``'s answers are written (an empty file is a block not yet)."""
         try:

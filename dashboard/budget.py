@@ -126,7 +126,10 @@ def config_ask(config, budget=None):
         return None
     first = refs[0]
     shape = first.dataset.X.shape if first.dataset is not None else _shape(first.key.source)
-    untrained = sum(not pool.is_cached(ref.key) for ref in refs)
+    # A pool another process trains now (the warm-up, a worker, another replica) is not this
+    # link's to start: the page waits for it and shows that training's progress.
+    untrained = sum(not pool.is_cached(ref.key) and pool.training_progress(ref.key) is None
+                    for ref in refs)
     return training_ask(*shape, first.key.n_trees, untrained, first.shown, budget)
 
 

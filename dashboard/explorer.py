@@ -101,12 +101,18 @@ def _remedies(config, refs):
                    f"larger λ and every smaller ε on the sliders, and their combinations, were "
                    f"solved on the {rows}.")
         return
+    # The λ route is searched first: a remedy that is not λ alone means no λ of the grid
+    # keeps a tree on every split with this rule (as on noisy data under the paper's rule).
+    no_lam = not any([name for name, *_ in f.changes] == ["lam"] for f in found)
     everywhere = any(f.everywhere for f in found)
     found = [f for f in found if f.everywhere] if everywhere else found[:1]
     lead = ("Nearest settings that keep trees on every split" if everywhere else
             "No setting tried keeps trees on every split; the one that keeps them on the most")
+    why = (f" No λ of the slider keeps a tree on every split with the threshold rule "
+           f"*{config.threshold}*: its threshold (set by β, γ, ε) is above almost every "
+           f"weight of these trees at any λ, as happens on noisy data." if no_lam else "")
     st.warning(f"{lead} (solved on the {rows}, not the test rows): "
-               + " Or: ".join(f"**{f.describe()}**" for f in found))
+               + " Or: ".join(f"**{f.describe()}**" for f in found) + why)
     cols = st.columns(len(found))
     for i, (col, f) in enumerate(zip(cols, found)):
         col.button(f"Apply: {f.setting()}", key=f"explorer_remedy_{i}",

@@ -173,6 +173,26 @@ def abstention(results):
             f"one class{first} for every row, and the means above include these guesses.")
 
 
+def lambda_note(line, dataset):
+    """Where along λ every split keeps no tree, and from where every tree is kept, on the
+    page's own pools (``line``: the answers at every λ of the grid, the other parameters the
+    page's); ``""`` when no λ does either."""
+    rows = sorted((float(key.split("|")[0]), *answer["kept"]) for key, answer in line.items())
+    off = [lam for lam, _, none, splits, _ in rows if none == splits]
+    full = [lam for lam, kept, none, _, l in rows if none == 0 and kept == l]
+    parts = []
+    if off:
+        parts.append(f"every split keeps no tree at λ ≤ {max(off):g}" if off == [
+            lam for lam, *_ in rows[:len(off)]] else
+            f"every split keeps no tree at λ = {', '.join(f'{v:g}' for v in off)}")
+    if full and full[-1] == rows[-1][0]:
+        first = min(v for v in full if all(w in full for w, *_ in rows if w >= v))
+        parts.append(f"every tree is kept from λ = {first:g}")
+    if not parts:
+        return ""
+    return f" Measured here ({dataset}, its splits, these β, γ, ε): {'; '.join(parts)}."
+
+
 def first_split(splits):
     """What a chart drawn from the first of ``splits`` splits adds to its title."""
     return f"split 1 of {splits}" if splits > 1 else ""
@@ -238,8 +258,9 @@ def answer(results, fit_on, pinned=None):
     Returns
     -------
     dict
-        ``key`` (:func:`setting_key`), ``headline`` (the four values and the comparison with
-        bagging as text), ``text`` (``paired``, ``splits``, ``cost``, ``abstain``: HTML) and
+        ``key`` (:func:`setting_key`), ``kept`` (the mean trees kept, the splits keeping
+        none, the splits, ``l``), ``headline`` (the four values and the comparison with bagging as
+        text), ``text`` (``paired``, ``splits``, ``cost``, ``abstain``: HTML) and
         ``figures`` (per figure of :data:`LIVE_PARTS`, its changing parts and their hash).
         Plain JSON values.
     """
@@ -263,6 +284,9 @@ def answer(results, fit_on, pinned=None):
              "abstain": abstention(results)}
     drawn = figures(results[0], summary, fit_on, len(results), pinned)
     return {"key": setting_key(p["lam"], p["beta"], p["gamma"], p["eps"]),
+            # The mean trees kept and the splits that keep none (the λ slider's help says
+            # where on the λ line every tree is off).
+            "kept": [float(row["n_selected"]), int(row["abstaining_splits"]), len(results), l],
             "headline": {"test": accuracy_text(row, "test"), "delta": [text, colour, arrow],
                          "validation": accuracy_text(row, "validation"),
                          "sparsity": sparsity, "used": used},

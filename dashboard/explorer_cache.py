@@ -106,12 +106,30 @@ def answer(refs, config, results, pinned=None):
 GRIDS = {"lam": LAMBDA_GRID, "beta": BETA_GRID, "gamma": GAMMA_GRID, "eps": EPS_GRID}
 
 
+def _family(refs, config):
+    return ahead.family_id(ahead.FORMAT, tuple(repr(r.key) for r in refs), config.fit_on,
+                           config.iterations, config.threshold, config.pin)
+
+
+def _setting(config):
+    return {"lam": config.lam, "beta": config.beta, "gamma": config.gamma, "eps": config.eps}
+
+
+def lambda_line(refs, config):
+    """The answers along λ at ``config``'s β, γ and ε (``{setting key: answer}``), where
+    they are computed ahead already; else ``None``."""
+    store = ahead.get(STATIC_DIR / ahead.FOLDER_NAME)
+    if store is None:
+        return None
+    (line,) = ahead.cross(_family(refs, config), _setting(config), {"lam": LAMBDA_GRID})
+    return store.read(line)
+
+
 def ahead_files(refs, config, pinned=None):
     """The answers computed ahead around ``config``'s setting (:mod:`dashboard.ahead`):
     this session now waits for them.  Returns ``(family, files)``; ``files`` is empty where
     nothing can be computed ahead."""
-    family = ahead.family_id(ahead.FORMAT, tuple(repr(r.key) for r in refs), config.fit_on,
-                             config.iterations, config.threshold, config.pin)
+    family = _family(refs, config)
     store = ahead.get(STATIC_DIR / ahead.FOLDER_NAME)
     if store is None:
         return family, []
@@ -122,9 +140,8 @@ def ahead_files(refs, config, pinned=None):
         results = comparison.compare_many(pools_held, fit_on, params=params.replace(**changes))
         return explorer_answer.answer(results, fit_on, pinned)
 
-    setting = {"lam": config.lam, "beta": config.beta, "gamma": config.gamma, "eps": config.eps}
     session = st.session_state.setdefault("_ahead_session", uuid.uuid4().hex)
-    return family, store.want(session, ahead.cross(family, setting, GRIDS), compute)
+    return family, store.want(session, ahead.cross(family, _setting(config), GRIDS), compute)
 
 
 @st.cache_resource(max_entries=FIGURE_CACHE_ENTRIES, show_spinner=False, hash_funcs=HASH_FUNCS)

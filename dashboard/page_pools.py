@@ -172,6 +172,13 @@ def cold_start_note(config):
     else:
         count = (f"{len(todo)} of the {len(refs)} pools (one per split) "
                  f"{'is' if len(todo) == 1 else 'are'} not trained yet")
+    if busy == len(todo):
+        # One estimate on the page: the training's own progress bar, with its time left.
+        them = "it" if busy == 1 else "them"
+        return (f"{count}: another process (a training worker of this dashboard, the "
+                f"background warm-up or another replica) is training {them} now; the page "
+                f"shows its progress and time left, and uses {them} when done. Trained pools "
+                f"are kept on disk, so later visits are instant.")
     trees = (f"{first.n_trees:,} trees" if len(todo) == 1 else
              f"{len(todo)} × {first.n_trees:,} trees in all")
     note = (f"{count}: {trees} on {first.shown} take roughly "

@@ -15,7 +15,17 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from dashboard import budget, charts, launch, page_pools, pools, scroll, upload_plans
+from dashboard import (
+    budget,
+    charts,
+    explorer_answer,
+    explorer_cache,
+    launch,
+    page_pools,
+    pools,
+    scroll,
+    upload_plans,
+)
 from dashboard import config as cfg
 from dashboard.echo import literal
 from dashboard.guard import guard
@@ -281,16 +291,29 @@ def _publish():
 _MATHS = " Measured on the shipped datasets; why, with the formulas: *How it works*."
 
 
+def _lambda_measured(config):
+    """Where every tree is off along λ on this page's own pools, once the answers along λ
+    are computed ahead (``""`` before, or where there is no pool to measure on)."""
+    try:
+        line = explorer_cache.lambda_line(page_pools.pool_refs(config), config)
+    except Exception:  # noqa: BLE001 - no upload, no pool yet: the general sentence alone
+        return ""
+    return "" if not line else explorer_answer.lambda_note(line, config.dataset
+                                                            if config.dataset != cfg.USER_DATA
+                                                            else "your data")
+
+
 def _solver_widgets(box, sliders=None):
     """λ, the presets, β, γ, ε, k, the threshold rule and the fit, drawn into ``box``; with
     ``sliders`` (a container on the page), λ, β, γ and ε go there in one row instead."""
     row = (None if sliders is None else
            sliders.columns([2.2, 1, 1, 1], vertical_alignment="bottom"))
+    current = current_config()
     (box if row is None else row[0]).select_slider(
         "λ (data fidelity, log scale)", cfg.LAMBDA_GRID, format_func=_format_number,
         **_bound("lam"), help="Weight of the validation mistakes against the L1 term that "
-                              "switches trees off. " + EFFECTS["lam"].text + _MATHS)
-    current = current_config()
+                              "switches trees off. " + EFFECTS["lam"].text
+                              + _lambda_measured(current) + _MATHS)
     for col, name in zip(box.columns(len(PRESETS)), PRESETS):
         p = PRESETS[name]
         # The preset the current setting is (if any) is highlighted: nothing said so.

@@ -53,7 +53,14 @@ with guard("the frontier"):
     # and the cross at the sidebar's λ change in the page.
     plotly_chart(figure, key="frontier_chart", on_click=open_clicked_point("frontier_chart"),
                  views=shown, switches=SWITCHES)
-    st.caption("Click an SDWEC point to open it in the Explorer.")
+    if frontier.drawable(sweep).empty:
+        st.warning(f"No SDWEC point to draw: at every λ of the grid every split keeps no "
+                   f"tree with the threshold rule *{config.threshold}* (its threshold, set by "
+                   f"β, γ and ε, cuts every weight; on noisy data the paper's rule removes "
+                   f"almost every tree at any λ). Try the threshold rule *none* or a smaller "
+                   f"ε in the sidebar; the peers are drawn as usual.")
+    else:
+        st.caption("Click an SDWEC point to open it in the Explorer.")
     frontier_cache.compute_ahead(refs, config, second, oob)
     if front_on == "test":
         st.warning("The front is chosen on the **test** split: it then keeps the settings "

@@ -757,7 +757,10 @@ def paired_sentence(diff, rows_name="test rows"):
                 f"{differing} {'differs' if differing == 1 else 'differ'} here)."
                 + (" The interval of the mean excludes 0, but it takes the differences for "
                    "smooth and roughly normal, which a few splits moving in whole rows are "
-                   "not: choose more splits to test it." if excludes else ""))
+                   "not: " + ("choose more splits to test it." if diff.splits < SPLIT_STEPS[-1]
+                              else f"{diff.splits} splits, the most the page offers, are too "
+                                   f"few to test it (python -m sdwec reproduce runs more).")
+                   if excludes else ""))
     return (f"{text}: no clear difference (sign test over the splits, "
             f"p = {significant(diff.p_value, 2)})."
             + (" The interval of the mean excludes 0, but it takes the differences for smooth "

@@ -21,7 +21,7 @@ from sdwec import combiners, intervals, methods
 from sdwec.methods import DEFAULT_LAMS
 from sdwec.solver import PRESETS
 
-__all__ = ["sweep", "peers", "pareto", "over_splits", "paper_peers", "COLUMNS", "DEFAULT_LAMS",
+__all__ = ["sweep", "peers", "pareto", "drawable", "over_splits", "paper_peers", "COLUMNS", "DEFAULT_LAMS",
            "OOB_PEERS"]
 
 #: The frontier's methods fitted on every training row's out-of-bag votes: far
@@ -151,6 +151,15 @@ def peers(pool, random_draws=10, seed=0, lasso_alphas=50, names=None):
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(frames, ignore_index=True)
+
+
+def drawable(df):
+    """Rows of ``df`` where some split keeps a tree (a row where every split keeps none is
+    a constant guess, not a point of the trade-off)."""
+    if "abstaining_splits" in df:
+        splits = df["splits"] if "splits" in df else 1
+        return df[df["abstaining_splits"] < splits]
+    return df[~df["abstains"]] if "abstains" in df else df
 
 
 def pareto(df, accuracy="val_accuracy"):

@@ -485,8 +485,9 @@ THRESHOLD_MOVES = ("Raising β or ε moves the threshold right and raising γ mo
 EFFECTS = {
     "lam": Effect("lam", "more", "usually",
                   "A larger λ usually keeps more trees. With the default β, γ and ε, a λ of "
-                  "0.01 or less switches every tree off on every shipped dataset (the "
-                  "ensemble abstains), and on some every tree stays off up to λ = 0.2."),
+                  "0.01 or less switches every tree off on the ten UCI datasets (the "
+                  "ensemble abstains); how far up every tree stays off depends on the "
+                  "dataset."),
     "beta": Effect("beta", "depends", "either way",
                    "β = 0 puts the threshold at 0 and keeps the most trees. Above 0, whether a "
                    "larger β keeps more trees or fewer depends on the dataset and on λ."),

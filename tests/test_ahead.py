@@ -157,3 +157,19 @@ def test_files_are_capped_least_recently_written_first(tmp_path, monkeypatch):
 ])
 def test_sentences_become_html_as_markdown_reads_them(markdown, expected):
     assert explorer_answer.html_of(markdown) == expected
+
+
+def test_the_lambda_help_states_where_this_page_keeps_no_tree_and_every_tree():
+    def line(*rows):
+        return {f"{lam:g}|15|15|1": {"kept": list(kept)} for lam, kept in rows}
+
+    note = explorer_answer.lambda_note(line(
+        (0.001, (0.0, 10, 10, 200)), (0.002, (0.0, 10, 10, 200)), (0.005, (0.5, 9, 10, 200)),
+        (10.0, (28.1, 0, 10, 200)), (500.0, (200.0, 0, 10, 200)),
+        (1000.0, (200.0, 0, 10, 200))), "sonar")
+    assert "(sonar," in note
+    assert "no tree at λ ≤ 0.002;" in note and "every tree is kept from λ = 500." in note
+    # Every tree kept somewhere in the middle only, and never none: neither is said.
+    assert explorer_answer.lambda_note(line(
+        (0.001, (3.0, 0, 10, 200)), (1.0, (200.0, 0, 10, 200)),
+        (1000.0, (150.0, 0, 10, 200))), "wine") == ""

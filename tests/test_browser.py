@@ -401,8 +401,7 @@ def test_frontier_axis_holds_its_bands_after_in_place_updates(page, server):
     assert first["bands"] > 0 and first["bars"] > 0  # three splits: a spread to draw
     # Redrawn by a widget, without reloading the page: test -> validation accuracy.
     before = _trace_y(page)
-    page.locator('[data-testid="stRadio"]').filter(has_text="Accuracy on").get_by_text(
-        "validation", exact=True).click()
+    page.locator("button[data-value=validation]").click()  # switched in the page
     _wait_change(page, lambda: _trace_y(page), before)
     _clean(page, 1)
     _y_holds_everything(page)
@@ -445,8 +444,7 @@ def test_frontier_keeps_the_legend_choices_across_reruns(page, server):
             f"{name!r}).every(t => t.visible === {'true' if now is True else repr(now)})",
             timeout=10_000)
     before = _trace_y(page)
-    page.locator('[data-testid="stRadio"]').filter(has_text="Accuracy on").get_by_text(
-        "validation", exact=True).click()
+    page.locator("button[data-value=validation]").click()  # switched in the page
     _wait_change(page, lambda: _trace_y(page), before)
     _clean(page, 1)
     assert _visibility(page, "random subsets")[0] == "legendonly"

@@ -237,6 +237,11 @@ def test_paired_sentences():
         "least 6 splits that differ to show one at p < 0.05; 3 differ here). The interval of "
         "the mean excludes 0, but it takes the differences for smooth and roughly normal, "
         "which a few splits moving in whole rows are not: choose more splits to test it.")
+    # At the most splits the page offers, it does not ask for more.
+    ten = comparison.paired_difference([0.9] * 5 + [0.8] * 5, [0.8] * 10, n_rows=10)
+    assert ten.lo > 0 and ten.better + ten.worse < comparison.sign_test_needs(ten.alpha)
+    assert "choose more splits" not in comparison.paired_sentence(ten)
+    assert "10 splits, the most the page offers" in comparison.paired_sentence(ten)
     same = comparison.paired_difference([0.8, 0.8], [0.8, 0.8], n_rows=10)
     assert comparison.paired_sentence(same) == (
         "vs bagging: 0 points [0, 0] over 2 splits (SDWEC better on 0, tied 2, worse 0): no "
@@ -419,7 +424,7 @@ def test_the_sentence_says_which_test_the_verdict_follows_when_they_disagree():
     assert diff.hi < 0 and not diff.supported
     sentence = comparison.paired_sentence(diff)
     assert "no clear difference" in sentence
-    assert "The interval of the mean excludes 0" in sentence and "more splits" in sentence
+    assert "The interval of the mean excludes 0" in sentence and "too few to test it" in sentence
     # Where the interval holds 0, nothing is added.
     mixed = comparison.paired_difference([0.8, 0.9, 0.7], [0.8, 0.8, 0.8], n_rows=10)
     assert "excludes 0" not in comparison.paired_sentence(mixed)

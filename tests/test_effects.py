@@ -186,20 +186,20 @@ def test_lambda_usually_keeps_more_at_the_defaults_and_at_preset_a(sweep):
 
 
 def test_a_small_lambda_switches_every_tree_off_at_the_defaults(sweep):
-    assert "0.01 or less switches every tree off on every shipped dataset" in \
+    assert "0.01 or less switches every tree off on the ten UCI datasets" in \
         EFFECTS["lam"].text
     for name in sweep.votes:
         for lam in (g for g in LAMBDA_GRID if g <= 0.01):
             assert (sweep.kept(name, lam=lam) == 0).all(), (name, lam)
 
 
-def test_on_some_datasets_every_tree_stays_off_up_to_a_larger_lambda(sweep):
-    """So that no reader takes a λ just above 0.01 to keep trees: "some" is at least two
-    datasets abstaining on every split at every λ of the grid up to the one stated."""
-    assert "on some every tree stays off up to λ = 0.2" in EFFECTS["lam"].text
-    off = [name for name in sweep.votes
-           if all((sweep.kept(name, lam=lam) == 0).all() for lam in LAMBDA_GRID if lam <= 0.2)]
-    assert len(off) >= 2, off
+def test_how_far_up_every_tree_stays_off_depends_on_the_dataset(sweep):
+    """The sentence leaves the range to each dataset (the sidebar then states the page's
+    own, measured): here the last λ where every split keeps no tree differs by dataset."""
+    assert "depends on the dataset" in EFFECTS["lam"].text
+    last_off = {name: max(lam for lam in LAMBDA_GRID if (sweep.kept(name, lam=lam) == 0).all())
+                for name in sweep.votes}
+    assert len(set(last_off.values())) > 1, last_off
 
 
 def test_beta_zero_puts_the_threshold_at_zero_and_keeps_the_most(sweep):

@@ -95,3 +95,12 @@ def _splits_with_one_abstaining():
         frames.append(frontier._frame("SDWEC", ["λ=0.1", "λ=1"], [0.1, 1.0], n, 10,
                                       [0.9, 0.95 + 0.02 * split], [0.8, 0.9 + 0.05 * split]))
     return frames
+
+
+def test_drawable_rows_are_those_where_some_split_keeps_a_tree():
+    import pandas as pd
+
+    over = pd.DataFrame({"abstaining_splits": [3, 1, 0], "splits": [3, 3, 3]})
+    assert list(frontier.drawable(over).index) == [1, 2]
+    one = pd.DataFrame({"abstains": [True, False]})
+    assert list(frontier.drawable(one).index) == [1]

@@ -14,7 +14,7 @@ import plotly.io as pio
 import pytest
 from playwright import sync_api
 
-from dashboard import plotly_bundle
+from dashboard import live, plotly_bundle
 from sdwec import frontier as fr
 from sdwec import plots
 from tests.test_plots import _peers_frame, _sweep_frame, near_one
@@ -92,7 +92,7 @@ def test_frontier_axis_holds_what_is_shown_and_stops_at_one(page):
     drawn = _draw(page, fig)
     low, high = drawn["y"]
     assert high <= 1.0  # 0.999 + 0.0028 would have passed it
-    shown = [t for t in fig.data if t.visible in (None, True)]
+    shown = [t for t in fig.data if t.visible in (None, True) and len(t.x)]
     for trace in shown:  # every shown point, band and error bar is on the axis
         bottom, top = _extent(trace)
         assert low <= bottom and top <= high, trace.name
@@ -155,13 +155,13 @@ def test_frontier_axis_refits_after_in_place_updates(page):
     try:
         tab.set_content(f"<div id='parent' style='width: {WIDTH}px'></div>")
         tab.add_script_tag(path=str(PLOTLY_JS))
-        drawn = tab.evaluate(_REACT, [charts._JS, specs, one_split.layout.height, charts.CONFIG])
+        drawn = tab.evaluate(_REACT, [live.JS, specs, one_split.layout.height, charts.CONFIG])
     finally:
         tab.close()
     for (fig, _), after in zip(steps, drawn):
         low, high = after["range"]
         assert 0.0 <= low and high <= 1.0
-        shown = [t for t, on in zip(fig.data, after["visible"]) if on]
+        shown = [t for t, on in zip(fig.data, after["visible"]) if on and len(t.x)]
         assert any(t.error_y.array is not None for t in shown) == (fig is not one_split)
         for trace in shown:
             bottom, top = _extent(trace)
@@ -407,7 +407,7 @@ def test_explorer_legend_choices_last_while_the_view_does(page):
         tab.add_script_tag(path=str(PLOTLY_JS))
 
         def shown(fig, view):
-            return tab.evaluate(draw, [charts._JS, charts.figure_spec(fig), 300, charts.CONFIG,
+            return tab.evaluate(draw, [live.JS, charts.figure_spec(fig), 300, charts.CONFIG,
                                        view])
 
         assert shown(first, "sonar binary") == [True, True, True]

@@ -249,10 +249,16 @@ class Ahead:
             if now - want.when > WANT_SECONDS:
                 del self._wants[session]
         wants = sorted(self._wants.values(), key=lambda w: -w.when)
-        for want in wants:
-            for block in want.blocks:
-                if not self.done(block):
-                    return block, want.compute
+        # First every session's nearest blocks (the λ line, the block holding each of β, γ
+        # and ε): in a busy class a session moves on before its far blocks are reached.
+        for first in (True, False):
+            for want in wants:
+                seen = set()
+                for block in want.blocks:
+                    home = block.param not in seen
+                    seen.add(block.param)
+                    if home == first and not self.done(block):
+                        return block, want.compute
         for want in wants:
             while want.tasks:
                 key, fn = want.tasks.pop(0)
@@ -300,10 +306,21 @@ class Ahead:
             with self._lock:
                 if not self._wanted(block):
                     return  # nobody waits for it any more
+            _after_the_pages()
             answer = compute({block.param: value})
             answers[answer["key"]] = answer
             self.computed += 1
         self._write(block, answers)
+
+
+def _after_the_pages(most=1.0):
+    """Wait (at most ``most`` seconds) while a page's script runs in this process: the pages
+    and this thread share one interpreter lock, and a move's run comes first.  (Streamlit
+    runs each session's script in a thread of this name while it runs.)"""
+    deadline = time.monotonic() + most
+    while time.monotonic() < deadline and any(
+            t.name == "ScriptRunner.scriptThread" for t in threading.enumerate()):
+        time.sleep(0.005)
 
 
 _AHEAD = None
@@ -311,8 +328,11 @@ _AHEAD_LOCK = threading.Lock()
 
 
 def get(folder):
-    """This process's :class:`Ahead` writing into ``folder`` (``None`` where it cannot)."""
+    """This process's :class:`Ahead` writing into ``folder`` (``None`` where it cannot, or
+    where ``$SDWEC_AHEAD`` is ``0``: every move is then the server's)."""
     global _AHEAD
+    if os.environ.get("SDWEC_AHEAD", "1") == "0":
+        return None
     with _AHEAD_LOCK:
         if _AHEAD is None or _AHEAD.folder != Path(folder):
             candidate = Ahead(folder)

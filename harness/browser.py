@@ -102,13 +102,13 @@ INIT_JS = """
 #: nothing running, and (where the page computes ahead) every file of answers it asked for
 #: read.
 READY_JS = """
-(charts) => {
+([charts, ahead]) => {
   const explorer = charts > 1;
   const head = document.querySelector('[data-testid="stMetric"], .sdwec-headline');
   const drawn = document.querySelectorAll('.js-plotly-plot').length;
   const running = document.querySelector('[data-testid="stStatusWidget"]');
   const rt = window.__sdwecLive;
-  const waiting = rt ? [...rt.loading.values()].filter((v) => v !== 'done').length : 0;
+  const waiting = rt && ahead ? [...rt.loading.values()].filter((v) => v !== 'done').length : 0;
   // The server has drawn the setting the sliders show (its answers ahead then listed).
   const drawnHere = !rt || rt.key === null || rt.key === rt.released;
   return (!explorer || !!head) && drawn >= charts && !running && waiting === 0 && drawnHere;
@@ -162,12 +162,14 @@ class Tab:
         self.context.add_init_script(INIT_JS)
         self.page = self.context.new_page()
 
-    def open(self, path, query, timeout=300):
+    def open(self, path, query, timeout=300, ahead=True):
         self.page.goto(f"{self.url}/{path}?" + "&".join(f"{k}={v}" for k, v in query.items()))
-        self.ready(path, timeout)
+        self.ready(path, timeout, ahead)
 
-    def ready(self, path="", timeout=300):
-        self.page.wait_for_function(READY_JS, arg=CHARTS[path], timeout=timeout * 1e3)
+    def ready(self, path="", timeout=300, ahead=True):
+        """Wait until the page is drawn, and (``ahead``) every answer it asked for is read."""
+        self.page.wait_for_function(READY_JS, arg=[CHARTS[path], ahead],
+                                    timeout=timeout * 1e3)
         self.page.wait_for_timeout(QUIET_MS)
 
     def now(self):

@@ -16,11 +16,13 @@ selection methods (``method``).  A fit that ends elsewhere than asked (no member
 members than ``n_members``) says so with a :class:`SDWECWarning` (``docs/estimator.md``).
 """
 
+import copy
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import (
     BaggingClassifier,
@@ -43,7 +45,8 @@ from sdwec.pool import in_bag_matrix
 from sdwec.solver import solve
 from sdwec.votes import compress_votes, stack_votes
 
-__all__ = ["SDWECClassifier", "SDWECWarning", "METHODS", "LAMBDA_LIMIT"]
+__all__ = ["SDWECClassifier", "SDWECWarning", "METHODS", "LAMBDA_LIMIT",
+           "expected_failed_checks"]
 
 _SPARSE_FORMATS = ("csr", "csc")
 _ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
@@ -51,7 +54,9 @@ _ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
 # What predict_proba moves to the tie winner, so that its argmax names the winner.  Far below
 # the tolerance, and removed by check_decision_proba_consistency's rounding to 10 decimals.
 _TIE_MARGIN = 1e-12
-_FIT_ON = ("auto", "validation", "oob+validation")
+_FIT_ON = ("auto", "validation", "oob+validation", "oob")
+# The fits that read the pool's out-of-bag votes.
+_OUT_OF_BAG_FITS = ("oob+validation", "oob")
 # fit_on="auto": below this many held-out rows of some class, the paper's held-out rows alone
 # cannot say which members recognise that class (the solver's rows for it rest on 1-4 examples),
 # so the out-of-bag votes are added.  Measured on glass (6 classes, 19 held-out rows, four
@@ -74,6 +79,46 @@ not reached at :data:`sdwec.oob.LAMBDA_RANGE`'s top).  Beyond it the data term's
 ``2λ/m`` dwarfs the regulariser of eq. 11 by more than ten orders of magnitude and the solution
 stops changing: on a 20,000-row make_classification pool (200 trees, out-of-bag + validation
 votes) the support was 82 members at every λ from 1e4 to 1e12."""
+
+
+# scikit-learn's BaggingClassifier draws rows by sample_weight from 1.8 on; before, it hands
+# the weights to each member's fit.
+_BAGGING_FITS_WEIGHTS = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8)
+
+
+def expected_failed_checks(estimator):
+    """scikit-learn's estimator checks that ``estimator`` cannot pass, with the reason.
+
+    Pass it to scikit-learn so that these show as expected failures (``xfail``) instead of
+    failures: ``check_estimator(model, expected_failed_checks=expected_failed_checks(model))``
+    or ``parametrize_with_checks([model], expected_failed_checks=expected_failed_checks)``.
+
+    Parameters
+    ----------
+    estimator : SDWECClassifier
+
+    Returns
+    -------
+    dict
+        ``{check name: reason}``.  Always the two checks that compare weighted rows with
+        repeated rows through the whole fit: bagged members draw weighted rows with other
+        random numbers than repeated rows (scikit-learn lists the same two for its own
+        ``RandomForestClassifier`` and ``BaggingClassifier``; the weight solve itself is
+        exactly equivalent).  With ``bootstrap=False`` (or scikit-learn < 1.8, whose bagging
+        passes the weights to the members' fits) also ``check_class_weight_classifiers``:
+        class weights then only change which rows each member draws, and fully grown trees
+        fit any draw exactly.
+    """
+    reason = "bagged members draw weighted rows differently from repeated rows"
+    failing = {"check_sample_weight_equivalence_on_dense_data": reason,
+               "check_sample_weight_equivalence_on_sparse_data": reason}
+    if not estimator.bootstrap:
+        failing["check_class_weight_classifiers"] = (
+            "with bootstrap=False class weights only change which rows each member draws")
+    elif _BAGGING_FITS_WEIGHTS:
+        failing["check_class_weight_classifiers"] = (
+            "scikit-learn < 1.8 bagging passes weights to fully grown members' fits")
+    return failing
 
 
 class SDWECWarning(UserWarning):
@@ -160,6 +205,23 @@ def _members_of(pool):
         f"a {type(inner).__name__} cannot serve as an SDWEC pool; use a fitted "
         "BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier or a list of fitted "
         "classifiers")
+
+
+def _pool_cut_to(pool, kept):
+    """A frozen ``pool`` (as ``estimator`` takes it) with only the members ``kept``."""
+    if isinstance(pool, (list, tuple)):
+        return [pool[i] for i in kept]
+    inner = pool.estimator
+    if isinstance(inner, (list, tuple)):
+        return FrozenEstimator([inner[i] for i in kept])
+    cut = copy.copy(inner)  # shallow: the kept members are shared, the others dropped
+    cut.estimators_ = [inner.estimators_[i] for i in kept]
+    for name in ("estimators_features_", "_seeds"):
+        if hasattr(inner, name):
+            setattr(cut, name, np.asarray(getattr(inner, name))[kept]
+                    if name == "_seeds" else [getattr(inner, name)[i] for i in kept])
+    cut.n_estimators = len(kept)
+    return FrozenEstimator(cut)
 
 
 def _prefit_members(estimator):
@@ -629,6 +691,16 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.calibration = calibration
 
+    def __getstate__(self):
+        # A model fitted on a frozen pool holds that pool as its ``estimator`` parameter:
+        # pickled as it is, it would save every member, also those that do not vote.  The
+        # pickle keeps the voting members only (the parameter becomes the same kind of pool
+        # cut to them), so a saved model is as small as its vote.
+        state = dict(super().__getstate__())  # a copy: Python hands over __dict__ itself
+        if "selected_" in state and isinstance(self.estimator, (FrozenEstimator, list, tuple)):
+            state["estimator"] = _pool_cut_to(self.estimator, self.selected_)
+        return state
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -771,7 +843,10 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             classes = np.unique(y)
             self._check_two_classes(classes)
             rng = check_random_state(self.random_state)
-            pool_rows, val_rows = self._split(y, rng)
+            # fit_on="oob" holds no rows out: every row trains the pool, and each member's
+            # out-of-bag rows are the weight-finding rows.
+            pool_rows, val_rows = (np.arange(len(y)), np.arange(0)) if self.fit_on == "oob" \
+                else self._split(y, rng)
             bagging = self._bag(X[pool_rows], y[pool_rows],
                                 None if drawn_by is None else drawn_by[pool_rows],
                                 None if by_class is None else by_class[pool_rows], rng)
@@ -786,7 +861,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             if self._out_of_bag_needs():
                 instead = ", ".join(
                     text for text, used in (("fit_on='validation'",
-                                             self.fit_on == "oob+validation"),
+                                             self.fit_on in _OUT_OF_BAG_FITS),
                                             ("oob_score=False", self.oob_score),
                                             ("calibration=None", self.calibration is not None))
                     if used)
@@ -823,22 +898,23 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         def weights_of(rows):
             return None if sample_weight is None else sample_weight[rows]
 
-        if sample_weight is not None and not sample_weight[val_rows].any():
+        if sample_weight is not None and len(val_rows) and not sample_weight[val_rows].any():
             raise ValueError("every held-out row has sample_weight 0, so there is nothing to "
                              "find the member weights on: give more rows a positive weight, or "
                              "hold out more rows (validation_fraction)")
 
-        votes = compress_votes(member_votes(val_rows), y_index[val_rows], codes,
-                               sample_weight=weights_of(val_rows))
         self.fit_on_ = self._resolved_fit_on(y_index[val_rows], len(classes), pool)
-        # The training rows' votes, for fit_on="oob+validation" and for calibration.
+        votes = None if self.fit_on_ == "oob" else \
+            compress_votes(member_votes(val_rows), y_index[val_rows], codes,
+                           sample_weight=weights_of(val_rows))
+        # The training rows' votes, for the out-of-bag fits and for calibration.
         pool_votes = member_votes(pool[0]) \
-            if self.fit_on_ == "oob+validation" or self.calibration is not None else None
-        if self.fit_on_ == "oob+validation":
+            if self.fit_on_ in _OUT_OF_BAG_FITS or self.calibration is not None else None
+        if self.fit_on_ in _OUT_OF_BAG_FITS:
             pool_rows, in_bag = pool
-            votes = stack_votes(compress_votes(pool_votes, y_index[pool_rows], codes,
-                                               voted=~in_bag, sample_weight=weights_of(pool_rows)),
-                                votes)
+            out_of_bag = compress_votes(pool_votes, y_index[pool_rows], codes, voted=~in_bag,
+                                        sample_weight=weights_of(pool_rows))
+            votes = out_of_bag if votes is None else stack_votes(out_of_bag, votes)
         # Ties go to the class weighing most in the weight-finding labels (Pool.prior's rule).
         mass = np.bincount(votes.labels, weights=votes.counts, minlength=len(classes))
         prior = np.lexsort((codes, -mass))
@@ -888,59 +964,90 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             _warn(f"lam={self.lam!r} is not used: with n_members={self.n_members!r}, λ is "
                   f"searched for (lam_ gives the λ found). A search over lam with n_members set "
                   f"fits the same model at every lam.")
-        solution, weights, exact = None, None, True
+        solution, weights = None, None
         if self.method == "sdwec":
             params = self._solver_params()
             if k is None:
                 solution = _sdwec_at_lam(votes, params, prior)
                 kept = None if solution is None else solution.weights > 0
+                if kept is not None and kept.any():
+                    weights = np.where(kept, solution.weights, 0.0) \
+                        if self.vote == "weighted" else kept.astype(float)
             else:
                 sized = _sdwec_to_size(votes, k, params)
-                solution, kept, exact = sized.solution, sized.kept, sized.reached
-                if not sized.reached and sized.n_kept:
-                    table = votes.plurality_form if self.multiclass == "plurality" \
-                        else votes.correctness_form
-                    more_rows = "a larger validation_fraction" \
-                        if self.fit_on_ == "oob+validation" \
-                        else "fit_on='oob+validation', a larger validation_fraction"
-                    _warn(f"n_members={self.n_members!r} asks for {k} members, but SDWEC's "
-                          f"support stopped growing at {sized.n_kept} (λ raised to "
-                          f"{sized.lam:g}): {sized.n_kept} kept. The solver's rows hold "
-                          f"{len(table.counts)} distinct patterns, too few to tell more "
-                          f"members apart: fit on more rows ({more_rows}), ask for fewer "
-                          f"members, or use method='reduce-error', which orders every member.")
-            if kept is not None and kept.any():
-                weights = np.where(kept, solution.weights, 0.0) if self.vote == "weighted" \
-                    else kept.astype(float)
+                solution, kept = sized.solution, sized.kept
+                if not sized.reached:
+                    kept = self._filled(kept, solution.raw_weights, votes, k,
+                                        self._short_support(sized, k))
+                weights = self._member_weights(kept, solution.raw_weights, self.vote)
         elif self.method in ("reduce-error", "orientation"):
-            order = combiners.reduce_error_order(votes, prior=prior) \
-                if self.method == "reduce-error" else combiners.orientation_order(votes)
+            if self.method == "reduce-error":
+                order = combiners.reduce_error_order(votes, prior=prior, n_steps=k)
+            else:
+                order = combiners.orientation_order(votes)
             size = _first_best_size(order, votes, prior) if k is None else k
             weights = np.zeros(n_members)
             weights[order[:size]] = 1.0
         elif self.method == "nnls":
             stacked = combiners.nnls_stacking(votes)
             kept = stacked > 0 if k is None else oob.keep_largest(stacked, k)
-            weights = np.where(kept, stacked, 0.0) if self.vote == "weighted" \
-                else kept.astype(float)
             if k is not None and kept.sum() < k:
-                exact = False
-                _warn(f"n_members={self.n_members!r} asks for {k} members, but NNLS stacking "
-                      f"gives only {int(kept.sum())} a positive weight: those are kept")
+                kept = self._filled(kept, stacked, votes, k,
+                                    f"NNLS stacking gives {int(kept.sum())} members a "
+                                    f"positive weight")
+            weights = self._member_weights(kept, stacked, self.vote)
         else:  # bagging: the members are exchangeable draws, so the first k are a random subset
             weights = np.zeros(n_members)
             weights[:n_members if k is None else k] = 1.0
-        kept = self._never_worse_than_pool(votes, prior, weights, exact, k)
+        kept = self._never_worse_than_pool(votes, prior, weights, k)
         # The whole pool is no solution of the solver's: no λ (lam_ None) to report.
         return kept, solution if kept is weights else None
 
-    def _never_worse_than_pool(self, votes, prior, weights, exact, k=None):
+    def _short_support(self, sized, k):
+        """Why SDWEC's support stopped short of ``k``: the threshold, in numbers."""
+        solution = sized.solution
+        positive = int(np.count_nonzero(solution.raw_weights > 0))
+        return (f"SDWEC's support stopped growing at {sized.n_kept} (λ raised to "
+                f"{sized.lam:g}): at that λ {positive} members have a positive weight, and "
+                f"line 15's threshold ({solution.threshold:.3g}) removes every weight below "
+                f"it; the solver spreads the weight over members that vote alike, so raising "
+                f"λ keeps no more of them above the threshold")
+
+    def _filled(self, kept, scores, votes, k, reason):
+        """``kept`` completed to ``k`` members by the method's own order (``scores``, the
+        weights before any cut; ties, such as members weighted 0, by each member's accuracy
+        on the weight-finding rows, then index), with a warning giving ``reason``."""
+        accuracy = np.nan_to_num(combiners.member_accuracies(votes), nan=-1.0)
+        order = np.lexsort((np.arange(len(scores)), -accuracy, -np.asarray(scores)))
+        filled = kept.copy()
+        for j in order:
+            if filled.sum() >= k:
+                break
+            filled[j] = True
+        _warn(f"n_members={self.n_members!r} asks for {k} members; {reason}. The other "
+              f"{k - int(kept.sum())} are the next in the method's order (its weights before "
+              f"the cut, then the members' accuracy on the weight-finding rows), so that "
+              f"{k} members vote.")
+        return filled
+
+    @staticmethod
+    def _member_weights(kept, weights, vote):
+        """The vote weight of each kept member: 1 (``vote="uniform"``), or its weight, where a
+        member added by :meth:`_filled` with weight 0 gets the smallest positive weight of
+        the kept ones (it comes after them in the method's order; all 1 if none has one)."""
+        if vote == "uniform" or not kept.any():
+            return kept.astype(float)
+        voting = np.where(kept, weights, 0.0)
+        positive = voting[voting > 0]
+        return np.where(kept & (voting <= 0), positive.min() if len(positive) else 1.0, voting)
+
+    def _never_worse_than_pool(self, votes, prior, weights, k=None):
         """``weights``, or the whole pool (one vote each) where the selection is degenerate.
 
         Degenerate: no member kept, or a single member not asked for whose vote is less
         accurate on the weight-finding rows than the whole pool's (``n_members=1`` is kept as
-        asked).  Several members are a choice of the method and stay, also where
-        ``n_members`` was not reached (a warning has said so).  SDWEC at ``lam`` has made the
+        asked).  Several members are a choice of the method and stay (with ``n_members``,
+        exactly that many).  SDWEC at ``lam`` has made the
         same comparison along its λ path already (:func:`_sdwec_at_lam`).
         """
         pool = np.ones(votes.n_members)
@@ -960,7 +1067,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
                   f"{'' if self.n_members is not None else ' or n_members'}.")
             return pool
         n_kept = int(np.count_nonzero(weights))
-        if n_kept > 1 or (exact and self.n_members is not None):
+        if n_kept > 1 or self.n_members is not None:
             return weights
         accuracy, pool_accuracy = combiners.accuracies(np.column_stack([weights, pool]),
                                                        votes, prior)
@@ -1005,8 +1112,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
 
     def _out_of_bag_needs(self):
         """The parameters set that need out-of-bag rows, as "a and b need" (empty: none)."""
-        names = [name for name, used in (("fit_on='oob+validation'",
-                                          self.fit_on == "oob+validation"),
+        names = [name for name, used in ((f"fit_on={self.fit_on!r}",
+                                          self.fit_on in _OUT_OF_BAG_FITS),
                                          ("oob_score=True", self.oob_score),
                                          (f"calibration={self.calibration!r}",
                                           self.calibration is not None)) if used]

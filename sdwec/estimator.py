@@ -956,6 +956,17 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             _warn(f"calibration={self.calibration!r} found no out-of-bag rows to fit on "
                   f"({exc}); predict_proba gives the vote shares instead. Use more members "
                   f"(n_estimators) or more rows.")
+            return
+        if self.calibration != "temperature":
+            # One curve per class can reorder a row's classes; "temperature" cannot.
+            seen = n_voters > 0
+            moved = np.mean(self.calibrator_.transform(shares[seen]).argmax(axis=1)
+                            != shares[seen].argmax(axis=1))
+            _warn(f"calibration={self.calibration!r} maps each class's share by its own "
+                  f"curve, so the most probable class of predict_proba can differ from "
+                  f"predict (the vote) on rows near a boundary: on this fit's out-of-bag rows "
+                  f"it does on {100 * moved:.1f} % of them. calibration='temperature' keeps "
+                  f"them equal on every row.")
 
     def _select(self, votes, prior, n_members):
         """Vote weight of every member and SDWEC's Solution (None for other methods)."""

@@ -88,3 +88,22 @@ def test_from_weights_has_nothing_to_calibrate_on():
                                          "calibration='temperature' on"):
         SDWECClassifier.from_weights(bagging, np.ones(5), calibration="temperature")
     assert SDWECClassifier.from_weights(bagging, np.ones(5)).calibrator_ is None
+
+
+@pytest.mark.parametrize("vote", ["uniform", "weighted"])
+def test_temperature_probabilities_name_the_predicted_class_on_every_row(vote):
+    # Wine's three classes, and a pool of 6 trees kept whole (many tied votes, which the tie
+    # rule sends to the tie order, not to sorted order).
+    X, y = load_wine(return_X_y=True)
+    for params in ({"n_members": 0.5}, {"n_estimators": 6, "method": "bagging"}):
+        model = _fit(X, y, calibration="temperature", fit_on="oob", vote=vote, **params)
+        proba = model.predict_proba(X)
+        np.testing.assert_array_equal(model.classes_[proba.argmax(axis=1)], model.predict(X))
+
+
+@pytest.mark.parametrize("calibration", ["sigmoid", "isotonic"])
+def test_one_vs_rest_calibration_says_its_argmax_may_differ(calibration):
+    X, y = load_wine(return_X_y=True)
+    with pytest.warns(SDWECWarning, match=rf"calibration='{calibration}' maps each class's "
+                                          r"share .* calibration='temperature'"):
+        SDWECClassifier(n_estimators=10, calibration=calibration, random_state=0).fit(X, y)

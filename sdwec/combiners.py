@@ -377,7 +377,8 @@ def random_subset_curve(votes: Votes, sizes, draws=10, seed=0, prior=None) -> np
                     for _ in range(draws)], axis=0)
 
 
-def reduce_error_order(P, y=None, classes=None, prior=None, n_steps=None) -> np.ndarray:
+def reduce_error_order(P, y=None, classes=None, prior=None, n_steps=None,
+                       start=()) -> np.ndarray:
     """Reduce-error ordering (Martínez-Muñoz & Suárez): greedy forward selection.
 
     Starting from the empty sub-ensemble, repeatedly add the member that gives the most
@@ -394,6 +395,9 @@ def reduce_error_order(P, y=None, classes=None, prior=None, n_steps=None) -> np.
     n_steps : int, optional
         Stop after this many members (a pruned ensemble of that size needs no more steps):
         the order returned is then that long.  Default: every member.
+    start : sequence of int, default ()
+        Members already chosen (by another method): the order begins with them, in their
+        order, and the greedy steps go on from them.
 
     Returns
     -------
@@ -410,7 +414,16 @@ def reduce_error_order(P, y=None, classes=None, prior=None, n_steps=None) -> np.
     counts = v.counts.astype(float)
     remaining = np.ones(l, dtype=bool)
     order = []
-    for _ in range(n_steps):
+
+    def add(member):
+        order.append(member)
+        remaining[member] = False
+        voted = codes[:, member] < K
+        keys[rows[voted], codes[voted, member]] += K + 1
+
+    for member in start:
+        add(int(member))
+    while len(order) < n_steps:
         # A new member adds one vote to one class, so whether a row ends up right depends
         # only on which class it votes: tabulate that (u, K + 1) against the row as it is.
         # Only rows where some vote changes the outcome (pivotal rows) tell candidates
@@ -425,11 +438,7 @@ def reduce_error_order(P, y=None, classes=None, prior=None, n_steps=None) -> np.
         pivotal = np.flatnonzero(change.any(axis=1))
         cand = np.flatnonzero(remaining)
         gains = counts[pivotal] @ change[pivotal[:, None], codes[pivotal[:, None], cand]]
-        best = cand[np.argmax(gains)]
-        order.append(best)
-        remaining[best] = False
-        voted = codes[:, best] < K
-        keys[rows[voted], codes[voted, best]] += K + 1
+        add(cand[np.argmax(gains)])
     return np.asarray(order, dtype=np.intp)
 
 

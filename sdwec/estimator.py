@@ -46,7 +46,7 @@ from sdwec.solver import solve
 from sdwec.votes import compress_votes, stack_votes
 
 __all__ = ["SDWECClassifier", "SDWECWarning", "METHODS", "LAMBDA_LIMIT",
-           "expected_failed_checks"]
+           "expected_failed_checks", "fill_to_size"]
 
 _SPARSE_FORMATS = ("csr", "csc")
 _ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
@@ -421,6 +421,19 @@ def _sdwec_to_size(votes, k, params):
         previous = solution.n_selected
     return oob.SizedFit(kept=best.weights > 0, lam=best_lam, solution=best, size=k,
                         evaluations=sized.evaluations)
+
+
+def fill_to_size(kept, scores, votes, k):
+    """``kept`` (a boolean mask of members) completed to ``k`` members by ``scores`` (the
+    method's weights before any cut), ties (such as members weighted 0) by each member's
+    accuracy on ``votes``, then by index."""
+    accuracy = np.nan_to_num(combiners.member_accuracies(votes), nan=-1.0)
+    order = np.lexsort((np.arange(len(scores)), -accuracy, -np.asarray(scores)))
+    filled = np.asarray(kept, dtype=bool).copy()
+    missing = k - int(filled.sum())
+    if missing > 0:
+        filled[order[~filled[order]][:missing]] = True
+    return filled
 
 
 def _first_best_size(order, votes, prior):
@@ -1025,21 +1038,13 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
                 f"λ keeps no more of them above the threshold")
 
     def _filled(self, kept, scores, votes, k, reason):
-        """``kept`` completed to ``k`` members by the method's own order (``scores``, the
-        weights before any cut; ties, such as members weighted 0, by each member's accuracy
-        on the weight-finding rows, then index), with a warning giving ``reason``."""
-        accuracy = np.nan_to_num(combiners.member_accuracies(votes), nan=-1.0)
-        order = np.lexsort((np.arange(len(scores)), -accuracy, -np.asarray(scores)))
-        filled = kept.copy()
-        for j in order:
-            if filled.sum() >= k:
-                break
-            filled[j] = True
+        """``kept`` completed to ``k`` members (:func:`fill_to_size`), with a warning giving
+        ``reason``."""
         _warn(f"n_members={self.n_members!r} asks for {k} members; {reason}. The other "
               f"{k - int(kept.sum())} are the next in the method's order (its weights before "
               f"the cut, then the members' accuracy on the weight-finding rows), so that "
               f"{k} members vote.")
-        return filled
+        return fill_to_size(kept, scores, votes, k)
 
     @staticmethod
     def _member_weights(kept, weights, vote):

@@ -251,3 +251,15 @@ def test_margin_distance_order_by_its_definition():
         order.append(left[int(np.argmin(dist))])
         total += C[:, order[-1]]
     assert list(cb.margin_distance_order(v)) == order
+
+
+def test_reduce_error_goes_on_from_given_members():
+    P, y, classes = random_votes(m=90, l=10, K=3, seed=4)
+    v = cb.compress_votes(P, y, classes)
+    order, left = [7, 2], [j for j in range(10) if j not in (7, 2)]
+    while left:
+        accs = [cb.accuracies(np.isin(np.arange(10), order + [j]).astype(float), v)
+                for j in left]
+        order.append(left.pop(int(np.argmax(accs))))
+    assert list(cb.reduce_error_order(v, start=[7, 2])) == order
+    assert list(cb.reduce_error_order(v, start=[7, 2], n_steps=5)) == order[:5]

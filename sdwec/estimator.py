@@ -504,12 +504,14 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         Cores used to train the pool (joblib convention: ``None`` one, ``-1`` all).
     random_state : int, RandomState instance or None, default=None
         Seeds the split and the bagging.
-    fit_on : {"auto", "validation", "oob+validation"}, default="auto"
+    fit_on : {"auto", "validation", "oob+validation", "oob"}, default="auto"
         Rows the weights are fitted on.  ``"validation"``: the held-out rows only (the
         paper).  ``"oob+validation"``: also the pool's training rows, each member voting only
         on the rows outside its bootstrap sample (its out-of-bag rows; an in-bag vote counts
-        0).  Needs a pool this estimator bags (not a frozen one, whose bootstrap samples and
-        training rows are unknown).  ``"auto"``: the paper's ``"validation"``, unless the
+        0).  ``"oob"``: no rows held out: every row trains the pool and the weights are found
+        on the members' out-of-bag votes alone (``validation_fraction`` is unused); the
+        recommended setting uses it.  The out-of-bag fits need a pool this estimator bags
+        (not a frozen one, whose bootstrap samples and training rows are unknown).  ``"auto"``: the paper's ``"validation"``, unless the
         held-out rows hold fewer than :data:`MIN_HELD_OUT_PER_CLASS` (5) rows of some class
         and the pool has out-of-bag rows; then ``"oob+validation"`` (``fit_on_`` says which).
         Fewer than five rows of a class are too few to tell which members recognise it: on a
@@ -520,16 +522,22 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         out-of-bag votes (a frozen pool, or every member drew every row), a
         :class:`SDWECWarning` says so.
     n_members : int, float in (0, 1] or None, default=None
-        ``None``: λ is ``lam``, as given.  Otherwise a target ensemble size ``K`` (an int, or
-        a share of the pool's members): λ is found by bisection on log λ as the smallest
-        whose support has at least ``K`` members, and its ``K`` largest weights are kept; the
-        search goes past :data:`sdwec.oob.LAMBDA_RANGE` until ``K`` is reached or the support
-        stops growing (then all of it is kept, with a :class:`SDWECWarning`); ``lam`` is then
-        unused.  With another ``method``, the number of members kept.
+        ``None``: λ is ``lam``, as given.  Otherwise exactly ``K`` members vote (an int, or a
+        share of the pool's members).  For SDWEC, λ is found by bisection on log λ as the
+        smallest whose support has at least ``K`` members, and its ``K`` largest weights are
+        kept; the search goes past :data:`sdwec.oob.LAMBDA_RANGE` until ``K`` is reached or
+        the support stops growing; ``lam`` is then unused.  Where the support stops short
+        (line 15's threshold cuts the other weights), the remaining members are the next
+        largest weights before the threshold, then the most accurate members on the
+        weight-finding rows, and a :class:`SDWECWarning` gives the numbers
+        (:func:`fill_to_size`).  With another ``method``, the first ``K`` of its order, its
+        ``K`` largest weights (NNLS, filled the same way) or ``K`` members (bagging).
         See :func:`sdwec.oob.fit_to_size`.
     vote : {"weighted", "uniform"}, default="weighted"
         How the kept members vote: with their SDWEC weights (the paper), or one vote each.
         The ordered methods and ``"bagging"`` have no weights of their own: one vote each.
+        A member added to reach ``n_members`` with weight 0 votes with the smallest weight
+        of the kept members.
     max_samples : int or float, default=1.0
         Rows drawn to train each member: an int, or a share of the pool's training rows (of
         their number, also with ``sample_weight``), as in
@@ -638,6 +646,14 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    The defaults are the paper's.  The setting we recommend for a small ensemble is
+    ``SDWECClassifier(DecisionTreeClassifier(max_features="sqrt"), fit_on="oob",
+    method="reduce-error", n_members=0.2, calibration="temperature")``: random-forest trees
+    on every row, reduce-error ordering on their out-of-bag votes, a fifth of the pool one
+    vote each, probabilities calibrated without moving any row's most probable class
+    (measured against same-size forests and the other selections, SDWEC's included, by
+    ``python -m benchmarks.selection``; ``docs/estimator.md``).
+
     Nothing fails silently, and no fit ends worse than the whole pool by design.  When SDWEC
     keeps no member at ``lam`` (every weight zero, which would predict one class for every
     row), or a single member whose vote is less accurate on the weight-finding rows than the
@@ -668,9 +684,11 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = SDWECClassifier(n_estimators=50, random_state=0).fit(X, y)
     >>> clf.n_selected_ < 50  # only these trees vote in predict
     True
-    >>> oob = SDWECClassifier(n_estimators=50, fit_on="oob+validation", n_members=0.2,
-    ...                       vote="uniform", random_state=0).fit(X, y)
-    >>> oob.n_selected_  # a fifth of the pool, one vote each
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> small = SDWECClassifier(DecisionTreeClassifier(max_features="sqrt"), n_estimators=50,
+    ...                         fit_on="oob", method="reduce-error", n_members=0.2,
+    ...                         calibration="temperature", random_state=0).fit(X, y)
+    >>> small.n_selected_  # the recommended setting: a fifth of the pool, one vote each
     10
     """
 

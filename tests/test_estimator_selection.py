@@ -50,15 +50,6 @@ def test_oob_fit_holds_no_row_out_and_orders_on_every_trees_out_of_bag_votes(mon
     np.testing.assert_array_equal(model.weights_[model.selected_], 1.0)
 
 
-def test_oob_fit_needs_out_of_bag_rows():
-    X, y = load_wine(return_X_y=True)
-    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="fit_on='oob' needs the pool's bootstrap samples"):
-        SDWECClassifier(FrozenEstimator(forest), fit_on="oob").fit(X, y)
-    with pytest.raises(ValueError, match="no out-of-bag rows, and fit_on='oob' needs them"):
-        SDWECClassifier(n_estimators=3, fit_on="oob", bootstrap=False).fit(X, y)
-
-
 @pytest.mark.parametrize("method", ["sdwec", "reduce-error", "orientation", "nnls", "bagging"])
 @pytest.mark.parametrize("vote", ["uniform", "weighted"])
 def test_n_members_is_exactly_that_many_voting_members(method, vote, recwarn):
@@ -142,3 +133,25 @@ def test_filled_sizes_warn_once_with_the_threshold_as_the_cause():
                                 random_state=0).fit(X, y)
     assert model.n_selected_ == 25
     assert len([w for w in caught if issubclass(w.category, SDWECWarning)]) == 1
+
+
+def test_class_weights_reach_the_out_of_bag_selection(monkeypatch):
+    seen = {}
+    real = combiners.reduce_error_order
+
+    def recording(votes, **params):
+        seen["votes"] = votes
+        return real(votes, **params)
+
+    monkeypatch.setattr(combiners, "reduce_error_order", recording)
+    X, y = load_breast_cancer(return_X_y=True)  # 212 malignant, 357 benign
+    SDWECClassifier(n_estimators=10, fit_on="oob", method="reduce-error", n_members=3,
+                    class_weight="balanced", random_state=0).fit(X, y)
+    votes = seen["votes"]
+    # Each class weighs n / (2 * count) a row, so both weigh n / 2 in all: the rows the
+    # selection scores carry the class weights (rows no member left out are not there).
+    weight = {0: len(y) / (2 * 212), 1: len(y) / (2 * 357)}
+    per_row = votes.counts / np.array([weight[c] for c in votes.labels])
+    np.testing.assert_allclose(per_row, np.round(per_row))  # whole rows of one class each
+    mass = np.bincount(votes.labels, weights=votes.counts)
+    assert mass[0] == pytest.approx(mass[1], rel=0.1)

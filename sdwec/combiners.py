@@ -429,12 +429,16 @@ def reduce_error_order(P, y=None, classes=None, prior=None, n_steps=None,
         # Only rows where some vote changes the outcome (pivotal rows) tell candidates
         # apart; the others add the same to every candidate's score, so they are left out
         # (as the ensemble grows, few rows stay pivotal).
-        now = np.argmax(keys, axis=1) == v.labels
+        # Keys in a row are distinct, so a row is right when its label's key beats the
+        # largest other key; a vote for the label adds K + 1 to it, a vote for class c to c's.
+        own = keys[rows, v.labels]
+        others = keys.copy()
+        others[rows, v.labels] = np.iinfo(np.int64).min
+        rival = others.max(axis=1)
+        now = own > rival
         change = np.zeros((len(rows), K + 1), dtype=np.int8)
-        for c in range(K):
-            trial = keys.copy()
-            trial[:, c] += K + 1
-            change[:, c] = (np.argmax(trial, axis=1) == v.labels).astype(np.int8) - now
+        change[:, :K] = (now[:, None] & (own[:, None] > keys + K + 1)).astype(np.int8) - now[:, None]
+        change[rows, v.labels] = (own + K + 1 > rival).astype(np.int8) - now
         pivotal = np.flatnonzero(change.any(axis=1))
         cand = np.flatnonzero(remaining)
         gains = counts[pivotal] @ change[pivotal[:, None], codes[pivotal[:, None], cand]]

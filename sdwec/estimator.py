@@ -22,6 +22,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import (
@@ -31,7 +32,7 @@ from sklearn.ensemble import (
 )
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.metaestimators import available_if
@@ -276,23 +277,51 @@ def _member_probas(member, columns, encoded_classes, classes, X):
     return out
 
 
-def _member_votes(estimators, features, encoded_classes, classes, X):
+_TREES = (DecisionTreeClassifier, ExtraTreeClassifier)
+
+
+def _tree_input(X):
+    """``X`` as scikit-learn's trees read it without checking: float32, sparse as CSR."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float32)
+        X.indices, X.indptr = X.indices.astype(np.intc), X.indptr.astype(np.intc)
+        return X
+    return np.asarray(X, dtype=np.float32)
+
+
+def _member_votes(estimators, features, encoded_classes, classes, X, only=None):
     """Votes of each member as indices into ``classes``, shape (n_samples, n_members).
+
+    ``only`` (bool, shape (n_samples, n_members)), when given, names the rows each member
+    must vote on (its out-of-bag rows); its other entries are 0, for the caller to mask.
 
     Raises
     ------
     ValueError
         If a member predicts a label that is not in ``classes``.
     """
-    votes = np.empty((X.shape[0], len(estimators)), dtype=np.intp)
+    votes = np.zeros((X.shape[0], len(estimators)), dtype=np.intp)
+    # Encoded outputs index the ensemble's classes: their positions in ``classes`` once.
+    lookup = None if encoded_classes is None else _label_positions(classes, encoded_classes)
+    # scikit-learn's own trees take X converted once (check_input=False): each member's
+    # validation of the same rows cost about as much as its prediction.
+    trees = [type(m) in _TREES for m in estimators]
+    X_tree = _tree_input(X) if any(trees) else None
     for j, (member, columns) in enumerate(zip(estimators, features)):
-        out = np.asarray(member.predict(_member_input(member, columns, X)))
-        labels = encoded_classes[out.astype(np.intp)] if encoded_classes is not None else out
-        votes[:, j] = _label_positions(classes, labels)
-        if (votes[:, j] < 0).any():
-            unknown = labels[votes[:, j] < 0][0]
-            raise ValueError(f"pool member {j} predicted the label {unknown!r}, which is not "
-                             f"among the classes {classes.tolist()}")
+        rows = slice(None) if only is None else np.flatnonzero(only[:, j])
+        if trees[j]:
+            X_member = X_tree[rows]
+            out = member.predict(X_member if columns is None else X_member[:, columns],
+                                 check_input=False)
+        else:
+            out = np.asarray(member.predict(_member_input(member, columns, X[rows])))
+        positions = lookup[out.astype(np.intp)] if lookup is not None \
+            else _label_positions(classes, out)
+        if (positions < 0).any():
+            labels = out if lookup is None else encoded_classes[out.astype(np.intp)]
+            raise ValueError(f"pool member {j} predicted the label {labels[positions < 0][0]!r}, "
+                             f"which is not among the classes {classes.tolist()}")
+        votes[rows, j] = positions
     return votes
 
 
@@ -922,9 +951,9 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         y_index = _label_positions(classes, y)
         codes = np.arange(len(classes))
 
-        def member_votes(rows):
+        def member_votes(rows, only=None):
             return _member_votes(members.estimators, members.features, members.encoded_classes,
-                                 classes, X[rows])
+                                 classes, X[rows], only)
 
         def weights_of(rows):
             return None if sample_weight is None else sample_weight[rows]
@@ -939,7 +968,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             compress_votes(member_votes(val_rows), y_index[val_rows], codes,
                            sample_weight=weights_of(val_rows))
         # The training rows' votes, for the out-of-bag fits and for calibration.
-        pool_votes = member_votes(pool[0]) \
+        # Only the out-of-bag entries are ever read: in-bag rows are not predicted.
+        pool_votes = member_votes(pool[0], ~pool[1]) \
             if self.fit_on_ in _OUT_OF_BAG_FITS or self.calibration is not None else None
         if self.fit_on_ in _OUT_OF_BAG_FITS:
             pool_rows, in_bag = pool
@@ -974,10 +1004,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         shares (iris's 1.8x RandomForest's).
         """
         n_classes = len(self.classes_)
-        counts = np.zeros((len(votes), n_classes))
-        rows = np.arange(len(votes))
-        for j in range(votes.shape[1]):
-            np.add.at(counts, (rows, votes[:, j]), voted[:, j])
+        cells = (np.arange(len(votes))[:, None] * n_classes + votes)[voted]
+        counts = np.bincount(cells, minlength=len(votes) * n_classes).reshape(-1, n_classes)
         n_voters = voted.sum(axis=1)
         shares = counts / np.maximum(n_voters, 1)[:, None]
         try:

@@ -345,7 +345,7 @@ def write(df, extra, out, command, minutes, load_start):
     ovr = [[name, f"{100 * v['sigmoid']:.1f}", f"{100 * v['isotonic']:.1f}"]
            for name, v in extra["one_vs_rest"].items()]
     text = "\n".join([
-        "# Selection study: which trees to keep (issue 47)", "",
+        "# Selection study: which trees to keep", "",
         f"Machine: {machine()}", "",
         f"Run: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, `{command}`, "
         f"{minutes:.0f} min; load average at the start {load_start}, at the end "

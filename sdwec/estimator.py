@@ -647,12 +647,12 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         The λ of ``solution_``: ``lam``, the one found for ``n_members``, or the λ raised to
         when ``lam`` kept no member or one less accurate than the whole pool (``None``
         without a solution, also when the whole pool was kept instead).
-    fit_on_ : {"validation", "oob+validation"}
+    fit_on_ : {"validation", "oob+validation", "oob"}
         The rows the weights were fitted on: ``fit_on``, or what ``"auto"`` chose.
     validation_indices_ : ndarray of int
         Rows of ``X`` held out for the weights (a bagged pool is trained on the others; with a
-        frozen pool, every row).  With ``fit_on_ == "oob+validation"`` the weights were also
-        fitted on the others' out-of-bag votes.
+        frozen pool, every row; with ``fit_on="oob"``, none).  With ``fit_on_ ==
+        "oob+validation"`` the weights were also fitted on the others' out-of-bag votes.
     oob_score_ : float
         With ``oob_score=True``: the pruned ensemble's accuracy on the pool's training rows,
         each row voted on only by the kept members that did not draw it (unweighted by

@@ -123,14 +123,16 @@ def build_parser(prog="python -m sdwec"):
                     "SDWEC fitted on out-of-bag votes at a target size instead, against full "
                     "bagging, random subsets and reduce-error at the same size (use "
                     "--repeats 30: splits 0-9 explore, 10-29 confirm).")
-    rep.add_argument("--datasets", type=_dataset_list, default="all", metavar="NAMES",
+    rep.add_argument("--datasets", type=_dataset_list, default=None, metavar="NAMES",
                      help="comma-separated dataset names, or 'all' (default: all 11)")
+    _csv_options(rep)
     rep.add_argument("--repeats", type=_positive_int, default=10,
                      help="random 80/10/10 splits per dataset (default: 10, as in the paper)")
     rep.add_argument("--trees", type=_positive_int, default=200,
                      help="bagged CART trees per pool, l (default: 200, as in the paper)")
-    rep.add_argument("--task", choices=["binary", "multiclass"], default="binary",
-                     help="label task (default: binary, the paper's)")
+    rep.add_argument("--task", choices=["binary", "multiclass"], default=None,
+                     help="label task (default: binary, the paper's; for --csv: binary for "
+                          "two classes, multiclass otherwise)")
     rep.add_argument("--suite", choices=list(_DEFAULT_OUT), default="paper",
                      help="paper: Table 3 and peers (default); oob: SDWEC on out-of-bag votes "
                           "at a target size (SDWEC-OOB, beyond the paper)")
@@ -166,11 +168,14 @@ def build_parser(prog="python -m sdwec"):
                     "on one. For SDWEC's own front, take "
                     "sdwec.frontier.pareto(df[df['method'] == 'SDWEC']) of the CSV read with "
                     "pandas.")
-    fr.add_argument("--dataset", "--datasets", dest="dataset", required=True,
+    fr.add_argument("--dataset", "--datasets", dest="dataset", default=None,
                     type=_dataset_list, metavar="NAMES",
-                    help="dataset name, several comma-separated (one CSV each), or 'all'")
-    fr.add_argument("--task", choices=["binary", "multiclass"], default="binary",
-                    help="label task (default: binary)")
+                    help="dataset name, several comma-separated (one CSV each), or 'all' "
+                         "(or --csv)")
+    _csv_options(fr)
+    fr.add_argument("--task", choices=["binary", "multiclass"], default=None,
+                    help="label task (default: binary; for --csv: binary for two classes, "
+                         "multiclass otherwise)")
     fr.add_argument("--seed", type=int, default=0, help="split and pool seed (default: 0)")
     fr.add_argument("--trees", type=_positive_int, default=200,
                     help="bagged CART trees, l (default: 200)")
@@ -229,6 +234,39 @@ def build_parser(prog="python -m sdwec"):
     return parser
 
 
+def _csv_options(parser):
+    """``--csv`` and ``--target``: a user's CSV file instead of the shipped datasets."""
+    parser.add_argument("--csv", type=Path, default=None, metavar="FILE",
+                        help="your own CSV file instead of the shipped datasets: a header "
+                             "row, one column the class label (--target), the others "
+                             "features; rows with a missing cell are dropped")
+    parser.add_argument("--target", default=None, metavar="COLUMN",
+                        help="the label column of --csv (default: its last column)")
+    parser.add_argument("--exclude", default="", metavar="COLUMNS",
+                        help="comma-separated columns of --csv that are not features "
+                             "(identifiers, free text)")
+
+
+def _chosen_datasets(args, default):
+    """The shipped datasets named on the command line, or the user's CSV read into a
+    :class:`~sdwec.datasets.Dataset` (its rows are kept in the pool cache, keyed by their
+    content)."""
+    names = args.datasets if hasattr(args, "datasets") else args.dataset
+    if args.csv is None:
+        if args.target is not None or args.exclude:
+            raise ValueError("--target and --exclude describe the columns of --csv: pass "
+                             "--csv FILE too")
+        args.task = args.task or "binary"
+        return default() if names is None else names
+    if names is not None:
+        raise ValueError("pass either shipped datasets (--datasets) or --csv FILE, not both")
+    exclude = [c.strip() for c in args.exclude.split(",") if c.strip()]
+    data = datasets.from_csv(args.csv, target=args.target, task=args.task or "auto",
+                             exclude=exclude)
+    args.task = data.task
+    return [data]
+
+
 def _share_progress(quiet, desc):
     """A bar in whole percent for ``progress(done, total, message)`` given as a share of work."""
     if quiet:
@@ -247,8 +285,9 @@ def _reproduce(args, argv, prog):
         raise ValueError("--backend dask needs --scheduler ADDRESS")
     if args.size is not None and args.suite != "oob":
         raise ValueError("--size is the target size of --suite oob; the paper suite has none")
+    chosen = _chosen_datasets(args, datasets.names)
     df, wall = experiments.timed_reproduce(
-        datasets=args.datasets, repeats=args.repeats, n_trees=args.trees, task=args.task,
+        datasets=chosen, repeats=args.repeats, n_trees=args.trees, task=args.task,
         n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
         cache=not args.no_cache, progress=not args.quiet, suite=args.suite, size=args.size)
     command = f"{prog} " + " ".join(shlex.quote(a) for a in argv)
@@ -260,17 +299,21 @@ def _reproduce(args, argv, prog):
 def _frontier(args):
     if not args.lam_min > 0 or not args.lam_max >= args.lam_min:
         raise ValueError("need 0 < --lam-min <= --lam-max")
-    if args.out is not None and len(args.dataset) > 1:
-        raise ValueError(f"--out names one CSV file but --dataset names {len(args.dataset)} "
+    chosen = _chosen_datasets(args, lambda: None)
+    if chosen is None:
+        raise ValueError("name the data: --dataset NAMES (shipped datasets) or --csv FILE")
+    if args.out is not None and len(chosen) > 1:
+        raise ValueError(f"--out names one CSV file but --dataset names {len(chosen)} "
                          "datasets: leave --out out (each dataset is written to "
                          "frontier-DATASET-TASK-sSEED.csv) or run one dataset at a time")
-    for name in args.dataset:
-        _frontier_one(args, name)
+    for dataset in chosen:
+        _frontier_one(args, dataset)
 
 
-def _frontier_one(args, name):
+def _frontier_one(args, dataset):
+    name = getattr(dataset, "name", dataset)
     progress, bar = _share_progress(args.quiet, f"pool {name}")
-    p = pool.load_pool(name, task=args.task, n_trees=args.trees, seed=args.seed,
+    p = pool.load_pool(dataset, task=args.task, n_trees=args.trees, seed=args.seed,
                        n_jobs=args.n_jobs, progress=progress, cache=not args.no_cache)
     if bar is not None:
         bar.close()
@@ -283,10 +326,15 @@ def _frontier_one(args, name):
     df["pareto_val"] = False
     key = set(zip(front["method"], front["params"]))
     df["pareto_val"] = [(m, q) in key for m, q in zip(df["method"], df["params"])]
-    out = args.out or Path(f"frontier-{name}-{args.task}-s{args.seed}.csv")
+    out = args.out or Path(f"frontier-{_file_word(name)}-{args.task}-s{args.seed}.csv")
     out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(out, index=False, float_format="%.10g")
     print(f"wrote {out} ({len(df)} points)")
+
+
+def _file_word(name):
+    """``name`` as a file name part: letters, digits, '-' and '_' only."""
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in str(name)) or "data"
 
 
 def _pool_progress(quiet, todo):

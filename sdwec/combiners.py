@@ -31,6 +31,7 @@ __all__ = [
     "Votes", "compress_votes", "vote", "accuracy", "accuracies", "abstains",
     "majority", "wmv", "qfwec", "sdwec", "sdwec_solve", "sdwec_select", "sdwec_grid",
     "random_subset", "random_subset_curve", "ordered_curve", "reduce_error_order", "orientation_order",
+    "margin_distance_order",
     "ordered_weights", "nnls_stacking", "lasso_path", "member_accuracies", "WMV_CLIP",
     "TIE_TOLERANCE",
 ]
@@ -376,7 +377,8 @@ def random_subset_curve(votes: Votes, sizes, draws=10, seed=0, prior=None) -> np
                     for _ in range(draws)], axis=0)
 
 
-def reduce_error_order(P, y=None, classes=None, prior=None) -> np.ndarray:
+def reduce_error_order(P, y=None, classes=None, prior=None, n_steps=None,
+                       start=()) -> np.ndarray:
     """Reduce-error ordering (Martínez-Muñoz & Suárez): greedy forward selection.
 
     Starting from the empty sub-ensemble, repeatedly add the member that gives the most
@@ -384,36 +386,106 @@ def reduce_error_order(P, y=None, classes=None, prior=None) -> np.ndarray:
     the lowest member index). The first ``k`` members of the order are the pruned ensemble
     of size ``k``.
 
+    Parameters
+    ----------
+    P, y, classes
+        Validation votes: :class:`~sdwec.votes.Votes`, or a prediction matrix with labels.
+    prior : array-like, optional
+        Tie-breaking class order of the vote.
+    n_steps : int, optional
+        Stop after this many members (a pruned ensemble of that size needs no more steps):
+        the order returned is then that long.  Default: every member.
+    start : sequence of int, default ()
+        Members already chosen (by another method): the order begins with them, in their
+        order, and the greedy steps go on from them.
+
+    Returns
+    -------
+    ndarray of shape (l,) or (n_steps,)
+        Member indices in order of selection.
+    """
+    v = _as_votes(P, y, classes)
+    K, l = len(v.classes), v.n_members
+    n_steps = l if n_steps is None else min(int(n_steps), l)
+    rows = np.arange(len(v.counts))
+    keys = np.tile(_tie_keys(v, prior), (len(rows), 1)).astype(np.int64)  # (u, K)
+    # Column K of the lookup below stands for "did not vote": the row stays as it is.
+    codes = np.where(v.codes == NO_VOTE, K, v.codes)
+    counts = v.counts.astype(float)
+    remaining = np.ones(l, dtype=bool)
+    order = []
+
+    def add(member):
+        order.append(member)
+        remaining[member] = False
+        voted = codes[:, member] < K
+        keys[rows[voted], codes[voted, member]] += K + 1
+
+    for member in start:
+        add(int(member))
+    while len(order) < n_steps:
+        # A new member adds one vote to one class, so whether a row ends up right depends
+        # only on which class it votes: tabulate that (u, K + 1) against the row as it is.
+        # Only rows where some vote changes the outcome (pivotal rows) tell candidates
+        # apart; the others add the same to every candidate's score, so they are left out
+        # (as the ensemble grows, few rows stay pivotal).
+        # Keys in a row are distinct, so a row is right when its label's key beats the
+        # largest other key; a vote for the label adds K + 1 to it, a vote for class c to c's.
+        own = keys[rows, v.labels]
+        others = keys.copy()
+        others[rows, v.labels] = np.iinfo(np.int64).min
+        rival = others.max(axis=1)
+        now = own > rival
+        change = np.zeros((len(rows), K + 1), dtype=np.int8)
+        change[:, :K] = (now[:, None] & (own[:, None] > keys + K + 1)).astype(np.int8) - now[:, None]
+        change[rows, v.labels] = (own + K + 1 > rival).astype(np.int8) - now
+        pivotal = np.flatnonzero(change.any(axis=1))
+        cand = np.flatnonzero(remaining)
+        gains = counts[pivotal] @ change[pivotal[:, None], codes[pivotal[:, None], cand]]
+        add(cand[np.argmax(gains)])
+    return np.asarray(order, dtype=np.intp)
+
+
+def margin_distance_order(P, y=None, classes=None, p=0.075) -> np.ndarray:
+    """Margin-distance ordering (Martínez-Muñoz & Suárez, 2004; their MDSQ): greedy
+    forward selection towards a sub-ensemble that is right on every row by a small margin.
+
+    Each member's signature is its correctness vector over the rows (+1 right, -1 wrong, 0
+    did not vote); step ``u`` adds the member that brings the mean signature of the chosen
+    members closest (Euclidean, each row weighted by its count) to the reference vector
+    whose every entry is ``p``.  Ties go to the lowest member index.
+
+    Parameters
+    ----------
+    P, y, classes
+        Votes: :class:`~sdwec.votes.Votes`, or a prediction matrix with labels.
+    p : float, default=0.075
+        The reference margin, the value the authors recommend.
+
     Returns
     -------
     ndarray of shape (l,)
         Member indices in order of selection.
     """
     v = _as_votes(P, y, classes)
-    K, l = len(v.classes), v.n_members
-    rows = np.arange(len(v.counts))
-    keys = np.tile(_tie_keys(v, prior), (len(rows), 1)).astype(np.int64)  # (u, K)
-    # Column K of the lookup below stands for "did not vote": the row stays as it is.
-    codes = np.where(v.codes == NO_VOTE, K, v.codes)
-    remaining = np.ones(l, dtype=bool)
+    C = v.correctness
+    counts = v.counts.astype(float)
+    total = np.zeros(len(counts))
+    remaining = np.ones(v.n_members, dtype=bool)
     order = []
-    for _ in range(l):
-        # A new member adds one vote to one class, so whether a row ends up right depends
-        # only on which class it votes: tabulate that (u, K + 1), then look it up per candidate.
-        right_if = np.empty((len(rows), K + 1), dtype=bool)
-        for c in range(K):
-            trial = keys.copy()
-            trial[:, c] += K + 1
-            right_if[:, c] = np.argmax(trial, axis=1) == v.labels
-        right_if[:, K] = np.argmax(keys, axis=1) == v.labels
+    for step in range(1, v.n_members + 1):
         cand = np.flatnonzero(remaining)
-        gains = v.counts @ right_if[rows[:, None], codes[:, cand]]
-        best = cand[np.argmax(gains)]
+        # ||(s + c_j)/u - p||^2 summed with counts, expanded so that no (u, l) matrix of
+        # trial means is formed: only c_j's cross term and its square change with j.
+        base = total / step - p
+        cross = (counts * base) @ C[:, cand]
+        square = counts @ (C[:, cand] * C[:, cand]) / step
+        distance = 2.0 * cross + square
+        best = cand[np.argmin(distance)]
         order.append(best)
         remaining[best] = False
-        voted = codes[:, best] < K
-        keys[rows[voted], codes[voted, best]] += K + 1
-    return np.asarray(order)
+        total += C[:, best]
+    return np.asarray(order, dtype=np.intp)
 
 
 def orientation_order(P, y=None, classes=None) -> np.ndarray:

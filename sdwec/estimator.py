@@ -16,11 +16,14 @@ selection methods (``method``).  A fit that ends elsewhere than asked (no member
 members than ``n_members``) says so with a :class:`SDWECWarning` (``docs/estimator.md``).
 """
 
+import copy
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
+import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import (
     BaggingClassifier,
@@ -29,7 +32,7 @@ from sklearn.ensemble import (
 )
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.metaestimators import available_if
@@ -43,7 +46,8 @@ from sdwec.pool import in_bag_matrix
 from sdwec.solver import solve
 from sdwec.votes import compress_votes, stack_votes
 
-__all__ = ["SDWECClassifier", "SDWECWarning", "METHODS", "LAMBDA_LIMIT"]
+__all__ = ["SDWECClassifier", "SDWECWarning", "METHODS", "LAMBDA_LIMIT",
+           "expected_failed_checks", "fill_to_size"]
 
 _SPARSE_FORMATS = ("csr", "csc")
 _ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
@@ -51,7 +55,9 @@ _ENSEMBLES = (BaggingClassifier, RandomForestClassifier, ExtraTreesClassifier)
 # What predict_proba moves to the tie winner, so that its argmax names the winner.  Far below
 # the tolerance, and removed by check_decision_proba_consistency's rounding to 10 decimals.
 _TIE_MARGIN = 1e-12
-_FIT_ON = ("auto", "validation", "oob+validation")
+_FIT_ON = ("auto", "validation", "oob+validation", "oob")
+# The fits that read the pool's out-of-bag votes.
+_OUT_OF_BAG_FITS = ("oob+validation", "oob")
 # fit_on="auto": below this many held-out rows of some class, the paper's held-out rows alone
 # cannot say which members recognise that class (the solver's rows for it rest on 1-4 examples),
 # so the out-of-bag votes are added.  Measured on glass (6 classes, 19 held-out rows, four
@@ -74,6 +80,46 @@ not reached at :data:`sdwec.oob.LAMBDA_RANGE`'s top).  Beyond it the data term's
 ``2λ/m`` dwarfs the regulariser of eq. 11 by more than ten orders of magnitude and the solution
 stops changing: on a 20,000-row make_classification pool (200 trees, out-of-bag + validation
 votes) the support was 82 members at every λ from 1e4 to 1e12."""
+
+
+# scikit-learn's BaggingClassifier draws rows by sample_weight from 1.8 on; before, it hands
+# the weights to each member's fit.
+_BAGGING_FITS_WEIGHTS = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8)
+
+
+def expected_failed_checks(estimator):
+    """scikit-learn's estimator checks that ``estimator`` cannot pass, with the reason.
+
+    Pass it to scikit-learn so that these show as expected failures (``xfail``) instead of
+    failures: ``check_estimator(model, expected_failed_checks=expected_failed_checks(model))``
+    or ``parametrize_with_checks([model], expected_failed_checks=expected_failed_checks)``.
+
+    Parameters
+    ----------
+    estimator : SDWECClassifier
+
+    Returns
+    -------
+    dict
+        ``{check name: reason}``.  Always the two checks that compare weighted rows with
+        repeated rows through the whole fit: bagged members draw weighted rows with other
+        random numbers than repeated rows (scikit-learn lists the same two for its own
+        ``RandomForestClassifier`` and ``BaggingClassifier``; the weight solve itself is
+        exactly equivalent).  With ``bootstrap=False`` (or scikit-learn < 1.8, whose bagging
+        passes the weights to the members' fits) also ``check_class_weight_classifiers``:
+        class weights then only change which rows each member draws, and fully grown trees
+        fit any draw exactly.
+    """
+    reason = "bagged members draw weighted rows differently from repeated rows"
+    failing = {"check_sample_weight_equivalence_on_dense_data": reason,
+               "check_sample_weight_equivalence_on_sparse_data": reason}
+    if not estimator.bootstrap:
+        failing["check_class_weight_classifiers"] = (
+            "with bootstrap=False class weights only change which rows each member draws")
+    elif _BAGGING_FITS_WEIGHTS:
+        failing["check_class_weight_classifiers"] = (
+            "scikit-learn < 1.8 bagging passes weights to fully grown members' fits")
+    return failing
 
 
 class SDWECWarning(UserWarning):
@@ -162,6 +208,23 @@ def _members_of(pool):
         "classifiers")
 
 
+def _pool_cut_to(pool, kept):
+    """A frozen ``pool`` (as ``estimator`` takes it) with only the members ``kept``."""
+    if isinstance(pool, (list, tuple)):
+        return [pool[i] for i in kept]
+    inner = pool.estimator
+    if isinstance(inner, (list, tuple)):
+        return FrozenEstimator([inner[i] for i in kept])
+    cut = copy.copy(inner)  # shallow: the kept members are shared, the others dropped
+    cut.estimators_ = [inner.estimators_[i] for i in kept]
+    for name in ("estimators_features_", "_seeds"):
+        if hasattr(inner, name):
+            setattr(cut, name, np.asarray(getattr(inner, name))[kept]
+                    if name == "_seeds" else [getattr(inner, name)[i] for i in kept])
+    cut.n_estimators = len(kept)
+    return FrozenEstimator(cut)
+
+
 def _prefit_members(estimator):
     """The members of a frozen pool, or ``None`` if ``estimator`` is a template to bag."""
     if isinstance(estimator, (list, tuple)):
@@ -214,23 +277,51 @@ def _member_probas(member, columns, encoded_classes, classes, X):
     return out
 
 
-def _member_votes(estimators, features, encoded_classes, classes, X):
+_TREES = (DecisionTreeClassifier, ExtraTreeClassifier)
+
+
+def _tree_input(X):
+    """``X`` as scikit-learn's trees read it without checking: float32, sparse as CSR."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float32)
+        X.indices, X.indptr = X.indices.astype(np.intc), X.indptr.astype(np.intc)
+        return X
+    return np.asarray(X, dtype=np.float32)
+
+
+def _member_votes(estimators, features, encoded_classes, classes, X, only=None):
     """Votes of each member as indices into ``classes``, shape (n_samples, n_members).
+
+    ``only`` (bool, shape (n_samples, n_members)), when given, names the rows each member
+    must vote on (its out-of-bag rows); its other entries are 0, for the caller to mask.
 
     Raises
     ------
     ValueError
         If a member predicts a label that is not in ``classes``.
     """
-    votes = np.empty((X.shape[0], len(estimators)), dtype=np.intp)
+    votes = np.zeros((X.shape[0], len(estimators)), dtype=np.intp)
+    # Encoded outputs index the ensemble's classes: their positions in ``classes`` once.
+    lookup = None if encoded_classes is None else _label_positions(classes, encoded_classes)
+    # scikit-learn's own trees take X converted once (check_input=False): each member's
+    # validation of the same rows cost about as much as its prediction.
+    trees = [type(m) in _TREES for m in estimators]
+    X_tree = _tree_input(X) if any(trees) else None
     for j, (member, columns) in enumerate(zip(estimators, features)):
-        out = np.asarray(member.predict(_member_input(member, columns, X)))
-        labels = encoded_classes[out.astype(np.intp)] if encoded_classes is not None else out
-        votes[:, j] = _label_positions(classes, labels)
-        if (votes[:, j] < 0).any():
-            unknown = labels[votes[:, j] < 0][0]
-            raise ValueError(f"pool member {j} predicted the label {unknown!r}, which is not "
-                             f"among the classes {classes.tolist()}")
+        rows = slice(None) if only is None else np.flatnonzero(only[:, j])
+        if trees[j]:
+            X_member = X_tree[rows]
+            out = member.predict(X_member if columns is None else X_member[:, columns],
+                                 check_input=False)
+        else:
+            out = np.asarray(member.predict(_member_input(member, columns, X[rows])))
+        positions = lookup[out.astype(np.intp)] if lookup is not None \
+            else _label_positions(classes, out)
+        if (positions < 0).any():
+            labels = out if lookup is None else encoded_classes[out.astype(np.intp)]
+            raise ValueError(f"pool member {j} predicted the label {labels[positions < 0][0]!r}, "
+                             f"which is not among the classes {classes.tolist()}")
+        votes[rows, j] = positions
     return votes
 
 
@@ -361,6 +452,19 @@ def _sdwec_to_size(votes, k, params):
                         evaluations=sized.evaluations)
 
 
+def fill_to_size(kept, scores, votes, k):
+    """``kept`` (a boolean mask of members) completed to ``k`` members by ``scores`` (the
+    method's weights before any cut), ties (such as members weighted 0) by each member's
+    accuracy on ``votes``, then by index."""
+    accuracy = np.nan_to_num(combiners.member_accuracies(votes), nan=-1.0)
+    order = np.lexsort((np.arange(len(scores)), -accuracy, -np.asarray(scores)))
+    filled = np.asarray(kept, dtype=bool).copy()
+    missing = k - int(filled.sum())
+    if missing > 0:
+        filled[order[~filled[order]][:missing]] = True
+    return filled
+
+
 def _first_best_size(order, votes, prior):
     """The prefix of ``order`` with the best weighted vote accuracy on ``votes`` (smallest
     on ties): ordered aggregation's own stopping rule when no size is given."""
@@ -429,12 +533,14 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         Cores used to train the pool (joblib convention: ``None`` one, ``-1`` all).
     random_state : int, RandomState instance or None, default=None
         Seeds the split and the bagging.
-    fit_on : {"auto", "validation", "oob+validation"}, default="auto"
+    fit_on : {"auto", "validation", "oob+validation", "oob"}, default="auto"
         Rows the weights are fitted on.  ``"validation"``: the held-out rows only (the
         paper).  ``"oob+validation"``: also the pool's training rows, each member voting only
         on the rows outside its bootstrap sample (its out-of-bag rows; an in-bag vote counts
-        0).  Needs a pool this estimator bags (not a frozen one, whose bootstrap samples and
-        training rows are unknown).  ``"auto"``: the paper's ``"validation"``, unless the
+        0).  ``"oob"``: no rows held out: every row trains the pool and the weights are found
+        on the members' out-of-bag votes alone (``validation_fraction`` is unused); the
+        recommended setting uses it.  The out-of-bag fits need a pool this estimator bags
+        (not a frozen one, whose bootstrap samples and training rows are unknown).  ``"auto"``: the paper's ``"validation"``, unless the
         held-out rows hold fewer than :data:`MIN_HELD_OUT_PER_CLASS` (5) rows of some class
         and the pool has out-of-bag rows; then ``"oob+validation"`` (``fit_on_`` says which).
         Fewer than five rows of a class are too few to tell which members recognise it: on a
@@ -445,16 +551,22 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         out-of-bag votes (a frozen pool, or every member drew every row), a
         :class:`SDWECWarning` says so.
     n_members : int, float in (0, 1] or None, default=None
-        ``None``: λ is ``lam``, as given.  Otherwise a target ensemble size ``K`` (an int, or
-        a share of the pool's members): λ is found by bisection on log λ as the smallest
-        whose support has at least ``K`` members, and its ``K`` largest weights are kept; the
-        search goes past :data:`sdwec.oob.LAMBDA_RANGE` until ``K`` is reached or the support
-        stops growing (then all of it is kept, with a :class:`SDWECWarning`); ``lam`` is then
-        unused.  With another ``method``, the number of members kept.
+        ``None``: λ is ``lam``, as given.  Otherwise exactly ``K`` members vote (an int, or a
+        share of the pool's members).  For SDWEC, λ is found by bisection on log λ as the
+        smallest whose support has at least ``K`` members, and its ``K`` largest weights are
+        kept; the search goes past :data:`sdwec.oob.LAMBDA_RANGE` until ``K`` is reached or
+        the support stops growing; ``lam`` is then unused.  Where the support stops short
+        (line 15's threshold cuts the other weights), the remaining members are the next
+        largest weights before the threshold, then the most accurate members on the
+        weight-finding rows, and a :class:`SDWECWarning` gives the numbers
+        (:func:`fill_to_size`).  With another ``method``, the first ``K`` of its order, its
+        ``K`` largest weights (NNLS, filled the same way) or ``K`` members (bagging).
         See :func:`sdwec.oob.fit_to_size`.
     vote : {"weighted", "uniform"}, default="weighted"
         How the kept members vote: with their SDWEC weights (the paper), or one vote each.
         The ordered methods and ``"bagging"`` have no weights of their own: one vote each.
+        A member added to reach ``n_members`` with weight 0 votes with the smallest weight
+        of the kept members.
     max_samples : int or float, default=1.0
         Rows drawn to train each member: an int, or a share of the pool's training rows (of
         their number, also with ``sample_weight``), as in
@@ -535,12 +647,12 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         The λ of ``solution_``: ``lam``, the one found for ``n_members``, or the λ raised to
         when ``lam`` kept no member or one less accurate than the whole pool (``None``
         without a solution, also when the whole pool was kept instead).
-    fit_on_ : {"validation", "oob+validation"}
+    fit_on_ : {"validation", "oob+validation", "oob"}
         The rows the weights were fitted on: ``fit_on``, or what ``"auto"`` chose.
     validation_indices_ : ndarray of int
         Rows of ``X`` held out for the weights (a bagged pool is trained on the others; with a
-        frozen pool, every row).  With ``fit_on_ == "oob+validation"`` the weights were also
-        fitted on the others' out-of-bag votes.
+        frozen pool, every row; with ``fit_on="oob"``, none).  With ``fit_on_ ==
+        "oob+validation"`` the weights were also fitted on the others' out-of-bag votes.
     oob_score_ : float
         With ``oob_score=True``: the pruned ensemble's accuracy on the pool's training rows,
         each row voted on only by the kept members that did not draw it (unweighted by
@@ -563,6 +675,14 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    The defaults are the paper's.  The setting we recommend for a small ensemble is
+    ``SDWECClassifier(DecisionTreeClassifier(max_features="sqrt"), fit_on="oob",
+    method="reduce-error", n_members=0.2, calibration="temperature")``: random-forest trees
+    on every row, reduce-error ordering on their out-of-bag votes, a fifth of the pool one
+    vote each, probabilities calibrated without moving any row's most probable class
+    (measured against same-size forests and the other selections, SDWEC's included, by
+    ``python -m benchmarks.selection``; ``docs/estimator.md``).
+
     Nothing fails silently, and no fit ends worse than the whole pool by design.  When SDWEC
     keeps no member at ``lam`` (every weight zero, which would predict one class for every
     row), or a single member whose vote is less accurate on the weight-finding rows than the
@@ -593,9 +713,11 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = SDWECClassifier(n_estimators=50, random_state=0).fit(X, y)
     >>> clf.n_selected_ < 50  # only these trees vote in predict
     True
-    >>> oob = SDWECClassifier(n_estimators=50, fit_on="oob+validation", n_members=0.2,
-    ...                       vote="uniform", random_state=0).fit(X, y)
-    >>> oob.n_selected_  # a fifth of the pool, one vote each
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> small = SDWECClassifier(DecisionTreeClassifier(max_features="sqrt"), n_estimators=50,
+    ...                         fit_on="oob", method="reduce-error", n_members=0.2,
+    ...                         calibration="temperature", random_state=0).fit(X, y)
+    >>> small.n_selected_  # the recommended setting: a fifth of the pool, one vote each
     10
     """
 
@@ -628,6 +750,16 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         self.multiclass = multiclass
         self.class_weight = class_weight
         self.calibration = calibration
+
+    def __getstate__(self):
+        # A model fitted on a frozen pool holds that pool as its ``estimator`` parameter:
+        # pickled as it is, it would save every member, also those that do not vote.  The
+        # pickle keeps the voting members only (the parameter becomes the same kind of pool
+        # cut to them), so a saved model is as small as its vote.
+        state = dict(super().__getstate__())  # a copy: Python hands over __dict__ itself
+        if "selected_" in state and isinstance(self.estimator, (FrozenEstimator, list, tuple)):
+            state["estimator"] = _pool_cut_to(self.estimator, self.selected_)
+        return state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -771,7 +903,10 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             classes = np.unique(y)
             self._check_two_classes(classes)
             rng = check_random_state(self.random_state)
-            pool_rows, val_rows = self._split(y, rng)
+            # fit_on="oob" holds no rows out: every row trains the pool, and each member's
+            # out-of-bag rows are the weight-finding rows.
+            pool_rows, val_rows = (np.arange(len(y)), np.arange(0)) if self.fit_on == "oob" \
+                else self._split(y, rng)
             bagging = self._bag(X[pool_rows], y[pool_rows],
                                 None if drawn_by is None else drawn_by[pool_rows],
                                 None if by_class is None else by_class[pool_rows], rng)
@@ -786,7 +921,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             if self._out_of_bag_needs():
                 instead = ", ".join(
                     text for text, used in (("fit_on='validation'",
-                                             self.fit_on == "oob+validation"),
+                                             self.fit_on in _OUT_OF_BAG_FITS),
                                             ("oob_score=False", self.oob_score),
                                             ("calibration=None", self.calibration is not None))
                     if used)
@@ -816,29 +951,31 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         y_index = _label_positions(classes, y)
         codes = np.arange(len(classes))
 
-        def member_votes(rows):
+        def member_votes(rows, only=None):
             return _member_votes(members.estimators, members.features, members.encoded_classes,
-                                 classes, X[rows])
+                                 classes, X[rows], only)
 
         def weights_of(rows):
             return None if sample_weight is None else sample_weight[rows]
 
-        if sample_weight is not None and not sample_weight[val_rows].any():
+        if sample_weight is not None and len(val_rows) and not sample_weight[val_rows].any():
             raise ValueError("every held-out row has sample_weight 0, so there is nothing to "
                              "find the member weights on: give more rows a positive weight, or "
                              "hold out more rows (validation_fraction)")
 
-        votes = compress_votes(member_votes(val_rows), y_index[val_rows], codes,
-                               sample_weight=weights_of(val_rows))
         self.fit_on_ = self._resolved_fit_on(y_index[val_rows], len(classes), pool)
-        # The training rows' votes, for fit_on="oob+validation" and for calibration.
-        pool_votes = member_votes(pool[0]) \
-            if self.fit_on_ == "oob+validation" or self.calibration is not None else None
-        if self.fit_on_ == "oob+validation":
+        votes = None if self.fit_on_ == "oob" else \
+            compress_votes(member_votes(val_rows), y_index[val_rows], codes,
+                           sample_weight=weights_of(val_rows))
+        # The training rows' votes, for the out-of-bag fits and for calibration.
+        # Only the out-of-bag entries are ever read: in-bag rows are not predicted.
+        pool_votes = member_votes(pool[0], ~pool[1]) \
+            if self.fit_on_ in _OUT_OF_BAG_FITS or self.calibration is not None else None
+        if self.fit_on_ in _OUT_OF_BAG_FITS:
             pool_rows, in_bag = pool
-            votes = stack_votes(compress_votes(pool_votes, y_index[pool_rows], codes,
-                                               voted=~in_bag, sample_weight=weights_of(pool_rows)),
-                                votes)
+            out_of_bag = compress_votes(pool_votes, y_index[pool_rows], codes, voted=~in_bag,
+                                        sample_weight=weights_of(pool_rows))
+            votes = out_of_bag if votes is None else stack_votes(out_of_bag, votes)
         # Ties go to the class weighing most in the weight-finding labels (Pool.prior's rule).
         mass = np.bincount(votes.labels, weights=votes.counts, minlength=len(classes))
         prior = np.lexsort((codes, -mass))
@@ -867,10 +1004,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
         shares (iris's 1.8x RandomForest's).
         """
         n_classes = len(self.classes_)
-        counts = np.zeros((len(votes), n_classes))
-        rows = np.arange(len(votes))
-        for j in range(votes.shape[1]):
-            np.add.at(counts, (rows, votes[:, j]), voted[:, j])
+        cells = (np.arange(len(votes))[:, None] * n_classes + votes)[voted]
+        counts = np.bincount(cells, minlength=len(votes) * n_classes).reshape(-1, n_classes)
         n_voters = voted.sum(axis=1)
         shares = counts / np.maximum(n_voters, 1)[:, None]
         try:
@@ -880,6 +1015,17 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             _warn(f"calibration={self.calibration!r} found no out-of-bag rows to fit on "
                   f"({exc}); predict_proba gives the vote shares instead. Use more members "
                   f"(n_estimators) or more rows.")
+            return
+        if self.calibration != "temperature":
+            # One curve per class can reorder a row's classes; "temperature" cannot.
+            seen = n_voters > 0
+            moved = np.mean(self.calibrator_.transform(shares[seen]).argmax(axis=1)
+                            != shares[seen].argmax(axis=1))
+            _warn(f"calibration={self.calibration!r} maps each class's share by its own "
+                  f"curve, so the most probable class of predict_proba can differ from "
+                  f"predict (the vote) on rows near a boundary: on this fit's out-of-bag rows "
+                  f"it does on {100 * moved:.1f} % of them. calibration='temperature' keeps "
+                  f"them equal on every row.")
 
     def _select(self, votes, prior, n_members):
         """Vote weight of every member and SDWEC's Solution (None for other methods)."""
@@ -888,59 +1034,82 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
             _warn(f"lam={self.lam!r} is not used: with n_members={self.n_members!r}, λ is "
                   f"searched for (lam_ gives the λ found). A search over lam with n_members set "
                   f"fits the same model at every lam.")
-        solution, weights, exact = None, None, True
+        solution, weights = None, None
         if self.method == "sdwec":
             params = self._solver_params()
             if k is None:
                 solution = _sdwec_at_lam(votes, params, prior)
                 kept = None if solution is None else solution.weights > 0
+                if kept is not None and kept.any():
+                    weights = np.where(kept, solution.weights, 0.0) \
+                        if self.vote == "weighted" else kept.astype(float)
             else:
                 sized = _sdwec_to_size(votes, k, params)
-                solution, kept, exact = sized.solution, sized.kept, sized.reached
-                if not sized.reached and sized.n_kept:
-                    table = votes.plurality_form if self.multiclass == "plurality" \
-                        else votes.correctness_form
-                    more_rows = "a larger validation_fraction" \
-                        if self.fit_on_ == "oob+validation" \
-                        else "fit_on='oob+validation', a larger validation_fraction"
-                    _warn(f"n_members={self.n_members!r} asks for {k} members, but SDWEC's "
-                          f"support stopped growing at {sized.n_kept} (λ raised to "
-                          f"{sized.lam:g}): {sized.n_kept} kept. The solver's rows hold "
-                          f"{len(table.counts)} distinct patterns, too few to tell more "
-                          f"members apart: fit on more rows ({more_rows}), ask for fewer "
-                          f"members, or use method='reduce-error', which orders every member.")
-            if kept is not None and kept.any():
-                weights = np.where(kept, solution.weights, 0.0) if self.vote == "weighted" \
-                    else kept.astype(float)
+                solution, kept = sized.solution, sized.kept
+                if not sized.reached:
+                    kept = self._filled(kept, solution.raw_weights, votes, k,
+                                        self._short_support(sized, k))
+                weights = self._member_weights(kept, solution.raw_weights, self.vote)
         elif self.method in ("reduce-error", "orientation"):
-            order = combiners.reduce_error_order(votes, prior=prior) \
-                if self.method == "reduce-error" else combiners.orientation_order(votes)
+            if self.method == "reduce-error":
+                order = combiners.reduce_error_order(votes, prior=prior, n_steps=k)
+            else:
+                order = combiners.orientation_order(votes)
             size = _first_best_size(order, votes, prior) if k is None else k
             weights = np.zeros(n_members)
             weights[order[:size]] = 1.0
         elif self.method == "nnls":
             stacked = combiners.nnls_stacking(votes)
             kept = stacked > 0 if k is None else oob.keep_largest(stacked, k)
-            weights = np.where(kept, stacked, 0.0) if self.vote == "weighted" \
-                else kept.astype(float)
             if k is not None and kept.sum() < k:
-                exact = False
-                _warn(f"n_members={self.n_members!r} asks for {k} members, but NNLS stacking "
-                      f"gives only {int(kept.sum())} a positive weight: those are kept")
+                kept = self._filled(kept, stacked, votes, k,
+                                    f"NNLS stacking gives {int(kept.sum())} members a "
+                                    f"positive weight")
+            weights = self._member_weights(kept, stacked, self.vote)
         else:  # bagging: the members are exchangeable draws, so the first k are a random subset
             weights = np.zeros(n_members)
             weights[:n_members if k is None else k] = 1.0
-        kept = self._never_worse_than_pool(votes, prior, weights, exact, k)
+        kept = self._never_worse_than_pool(votes, prior, weights, k)
         # The whole pool is no solution of the solver's: no λ (lam_ None) to report.
         return kept, solution if kept is weights else None
 
-    def _never_worse_than_pool(self, votes, prior, weights, exact, k=None):
+    def _short_support(self, sized, k):
+        """Why SDWEC's support stopped short of ``k``: the threshold, in numbers."""
+        solution = sized.solution
+        positive = int(np.count_nonzero(solution.raw_weights > 0))
+        return (f"SDWEC's support stopped growing at {sized.n_kept} (λ raised to "
+                f"{sized.lam:g}): at that λ {positive} members have a positive weight, and "
+                f"line 15's threshold ({solution.threshold:.3g}) removes every weight below "
+                f"it; the solver spreads the weight over members that vote alike, so raising "
+                f"λ keeps no more of them above the threshold")
+
+    def _filled(self, kept, scores, votes, k, reason):
+        """``kept`` completed to ``k`` members (:func:`fill_to_size`), with a warning giving
+        ``reason``."""
+        _warn(f"n_members={self.n_members!r} asks for {k} members; {reason}. The other "
+              f"{k - int(kept.sum())} are the next in the method's order (its weights before "
+              f"the cut, then the members' accuracy on the weight-finding rows), so that "
+              f"{k} members vote.")
+        return fill_to_size(kept, scores, votes, k)
+
+    @staticmethod
+    def _member_weights(kept, weights, vote):
+        """The vote weight of each kept member: 1 (``vote="uniform"``), or its weight, where a
+        member added by :meth:`_filled` with weight 0 gets the smallest positive weight of
+        the kept ones (it comes after them in the method's order; all 1 if none has one)."""
+        if vote == "uniform" or not kept.any():
+            return kept.astype(float)
+        voting = np.where(kept, weights, 0.0)
+        positive = voting[voting > 0]
+        return np.where(kept & (voting <= 0), positive.min() if len(positive) else 1.0, voting)
+
+    def _never_worse_than_pool(self, votes, prior, weights, k=None):
         """``weights``, or the whole pool (one vote each) where the selection is degenerate.
 
         Degenerate: no member kept, or a single member not asked for whose vote is less
         accurate on the weight-finding rows than the whole pool's (``n_members=1`` is kept as
-        asked).  Several members are a choice of the method and stay, also where
-        ``n_members`` was not reached (a warning has said so).  SDWEC at ``lam`` has made the
+        asked).  Several members are a choice of the method and stay (with ``n_members``,
+        exactly that many).  SDWEC at ``lam`` has made the
         same comparison along its λ path already (:func:`_sdwec_at_lam`).
         """
         pool = np.ones(votes.n_members)
@@ -960,7 +1129,7 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
                   f"{'' if self.n_members is not None else ' or n_members'}.")
             return pool
         n_kept = int(np.count_nonzero(weights))
-        if n_kept > 1 or (exact and self.n_members is not None):
+        if n_kept > 1 or self.n_members is not None:
             return weights
         accuracy, pool_accuracy = combiners.accuracies(np.column_stack([weights, pool]),
                                                        votes, prior)
@@ -1005,8 +1174,8 @@ class SDWECClassifier(ClassifierMixin, BaseEstimator):
 
     def _out_of_bag_needs(self):
         """The parameters set that need out-of-bag rows, as "a and b need" (empty: none)."""
-        names = [name for name, used in (("fit_on='oob+validation'",
-                                          self.fit_on == "oob+validation"),
+        names = [name for name, used in ((f"fit_on={self.fit_on!r}",
+                                          self.fit_on in _OUT_OF_BAG_FITS),
                                          ("oob_score=True", self.oob_score),
                                          (f"calibration={self.calibration!r}",
                                           self.calibration is not None)) if used]

@@ -84,7 +84,8 @@ def run_job(dataset, repeat, n_trees=200, task="binary", tree_params=None, cache
 
     Parameters
     ----------
-    dataset : str
+    dataset : str or sdwec.datasets.Dataset
+        A shipped dataset's name or a user's dataset (:func:`sdwec.datasets.from_csv`).
     repeat : int
         Repeat index; also the seed of the split, the pool and every randomised method.
     n_trees : int, default=200
@@ -128,7 +129,7 @@ def _run_job(dataset, repeat, n_trees, task, tree_params, cache, suite, size):
     def size_of(pick):
         return k if pick == "@K" else int(evaluate(methods.SIZE_REFERENCES[pick]).n_selected[0])
 
-    base = {"dataset": dataset, "task": task, "repeat": int(repeat), "n_trees": l,
+    base = {"dataset": getattr(dataset, "name", dataset), "task": task, "repeat": int(repeat), "n_trees": l,
             "m_val": pool.votes("val").m, "m_test": pool.votes("test").m}
     rows = []
     for method in methods.registered():
@@ -189,7 +190,8 @@ def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, bac
 
     Parameters
     ----------
-    datasets : list of str
+    datasets : list of str or sdwec.datasets.Dataset
+        Shipped datasets by name, or users' datasets (from :func:`sdwec.datasets.from_csv`).
     repeats : int, default=10
     n_trees : int, default=200
     task : {"binary", "multiclass"}, default="binary"
@@ -232,7 +234,8 @@ def reproduce(datasets, repeats=10, n_trees=200, task="binary", n_jobs=None, bac
     df = pd.DataFrame(rows)
     df["method"] = pd.Categorical(df["method"], categories=method_rows(suite=suite),
                                   ordered=True)
-    df["dataset"] = pd.Categorical(df["dataset"], categories=list(dict.fromkeys(datasets)),
+    names = [getattr(d, "name", d) for d in datasets]  # a user's Dataset goes by its name
+    df["dataset"] = pd.Categorical(df["dataset"], categories=list(dict.fromkeys(names)),
                                    ordered=True)
     df = df.sort_values(["dataset", "repeat", "method"]).reset_index(drop=True)
     df["method"] = df["method"].astype(str)

@@ -351,3 +351,44 @@ def test_dashboard_runs_a_copy_of_a_read_only_app_from_the_cache(monkeypatch, ca
     assert _FakePopen.started[0].argv[3] == str(app)
     monkeypatch.setattr(cli.os, "access", lambda path, mode: False)
     assert cli._writable_app(cli._CHECKOUT_APP) == cli._CHECKOUT_APP
+
+
+def _users_csv(path):
+    """A small three-class CSV with an id column, as a user would bring it."""
+    from sklearn.datasets import load_iris
+
+    frame = load_iris(as_frame=True).frame.rename(columns={"target": "species"})
+    frame.insert(0, "row_id", range(len(frame)))
+    frame.to_csv(path, index=False)
+
+
+def test_reproduce_and_frontier_run_on_a_users_csv(tmp_path, cache):
+    data = tmp_path / "flowers.csv"
+    _users_csv(data)
+    out = tmp_path / "rep"
+    assert main(["reproduce", "--csv", str(data), "--target", "species", "--exclude", "row_id",
+                 "--repeats", "2", "--trees", "6", "--n-jobs", "1", "--quiet",
+                 "--out", str(out)]) == 0
+    df = pd.read_csv(out / "results.csv")
+    assert set(df["dataset"]) == {"flowers.csv"} and set(df["repeat"]) == {0, 1}
+    # Three classes: the multi-class task, chosen from the file; 10 % of 150 rows tested.
+    assert (df["task"] == "multiclass").all() and (df["m_test"] == 15).all()
+    assert set(df["method"]) == set(experiments.method_rows())
+    points = tmp_path / "points.csv"
+    assert main(["frontier", "--csv", str(data), "--target", "species", "--exclude",
+                 "row_id", "--trees", "6", "--points", "3", "--quiet",
+                 "--out", str(points)]) == 0
+    assert (pd.read_csv(points)["method"] == "SDWEC").sum() == 3
+
+
+def test_csv_options_refuse_what_does_not_fit(tmp_path, cache, capsys):
+    data = tmp_path / "flowers.csv"
+    _users_csv(data)
+    assert main(["frontier", "--target", "species"]) == 2
+    assert "--csv FILE" in capsys.readouterr().err
+    assert main(["reproduce", "--datasets", "wine", "--csv", str(data)]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["frontier", "--csv", str(data), "--target", "nope", "--quiet"]) == 2
+    assert "nope" in capsys.readouterr().err
+    assert main(["frontier"]) == 2
+    assert "--dataset NAMES" in capsys.readouterr().err

@@ -222,3 +222,44 @@ def test_ordered_curve_matches_scoring_each_prefix(K):
     prior = np.roll(classes, 1)
     expected = cb.accuracies(cb.ordered_weights(order, np.arange(0, 11)), v, prior)
     assert np.allclose(cb.ordered_curve(order, v, prior, np.arange(0, 11)), expected)
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_reduce_error_on_out_of_bag_votes_matches_the_definition(K):
+    """Members that did not vote on a row (0 in the correctness matrix) add nothing there."""
+    P, y, classes = random_votes(m=90, l=10, K=K, seed=10 + K)
+    voted = np.random.default_rng(K).random(P.shape) < 0.4
+    v = cb.compress_votes(P, y, classes, voted=voted)
+    prior = classes[::-1]
+    order, left = [], list(range(10))
+    while left:  # the definition, on the votes as they are
+        accs = [cb.accuracies(np.isin(np.arange(10), order + [j]).astype(float), v, prior)
+                for j in left]
+        order.append(left.pop(int(np.argmax(accs))))
+    assert list(cb.reduce_error_order(v, prior=prior)) == order
+    assert list(cb.reduce_error_order(v, prior=prior, n_steps=4)) == order[:4]
+
+
+def test_margin_distance_order_by_its_definition():
+    P, y, classes = random_votes(m=70, l=9, K=3, seed=5)
+    v = cb.compress_votes(P, y, classes, voted=np.random.default_rng(0).random(P.shape) < 0.7)
+    C, counts = v.correctness, v.counts
+    order, total = [], np.zeros(len(counts))
+    for step in range(1, 10):  # the mean signature nearest to (0.075, ..., 0.075), squared
+        left = [j for j in range(9) if j not in order]
+        dist = [counts @ ((total + C[:, j]) / step - 0.075) ** 2 for j in left]
+        order.append(left[int(np.argmin(dist))])
+        total += C[:, order[-1]]
+    assert list(cb.margin_distance_order(v)) == order
+
+
+def test_reduce_error_goes_on_from_given_members():
+    P, y, classes = random_votes(m=90, l=10, K=3, seed=4)
+    v = cb.compress_votes(P, y, classes)
+    order, left = [7, 2], [j for j in range(10) if j not in (7, 2)]
+    while left:
+        accs = [cb.accuracies(np.isin(np.arange(10), order + [j]).astype(float), v)
+                for j in left]
+        order.append(left.pop(int(np.argmax(accs))))
+    assert list(cb.reduce_error_order(v, start=[7, 2])) == order
+    assert list(cb.reduce_error_order(v, start=[7, 2], n_steps=5)) == order[:5]

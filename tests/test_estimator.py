@@ -32,43 +32,10 @@ from sklearn.utils.estimator_checks import check_classifiers_train, parametrize_
 from harness.literal import literal_plurality_pairs
 from sdwec import combiners
 from sdwec import estimator as estimator_module
-from sdwec.estimator import SDWECClassifier, SDWECWarning
+from sdwec.estimator import SDWECClassifier, SDWECWarning, expected_failed_checks
 from sdwec.pool import prediction_matrix
 from sdwec.solver import compress, correctness_matrix, solve
 from sdwec.votes import compress_votes, stack_votes
-
-
-def expected_failed_checks(estimator):
-    """Checks of scikit-learn's suite that cannot pass for SDWECClassifier, with reasons.
-
-    The two that compare weighted rows with repeated rows through the whole fit: weighted
-    rows are drawn for the bagged members with other random numbers than repeated rows
-    (scikit-learn lists the same two as expected failures of its RandomForestClassifier and
-    BaggingClassifier).  The deterministic part of the fit, the weight solve, is exactly
-    equivalent: test_integer_sample_weights_are_repeated_rows_for_the_weight_solve.  Every
-    other check yielded passes.  (``check_array_api_input`` is skipped by scikit-learn itself
-    unless the environment sets ``SCIPY_ARRAY_API=1`` before SciPy is imported;
-    tests/conftest.py sets it, and it passes.)
-    """
-    reason = "bagged members draw weighted rows differently from repeated rows"
-    failing = {"check_sample_weight_equivalence_on_dense_data": reason,
-               "check_sample_weight_equivalence_on_sparse_data": reason}
-    if not estimator.bootstrap:
-        # Class weights act on which rows each member draws (and on the weight solve); with
-        # bootstrap=False and fully grown trees that cannot push predictions to one class as
-        # this check asks (test_class_weight_* check class_weight where it acts).
-        failing["check_class_weight_classifiers"] = (
-            "with bootstrap=False class weights only change which rows each member draws")
-    elif _BAGGING_FITS_WEIGHTS:
-        # Before 1.8 BaggingClassifier hands the weights to each member's fit instead of
-        # drawing rows by them, and a fully grown tree fits its rows whatever their weights.
-        failing["check_class_weight_classifiers"] = (
-            "scikit-learn < 1.8 bagging passes weights to fully grown members' fits")
-    return failing
-
-
-# scikit-learn's BaggingClassifier draws rows by sample_weight from 1.8 on.
-_BAGGING_FITS_WEIGHTS = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8)
 
 
 def _check_name(param):
@@ -828,14 +795,26 @@ def test_n_members_is_met_past_the_old_lambda_ceiling(cancer_pool_200, recwarn, 
 
 
 @pytest.mark.parametrize("n_members", [23, 200, 1.0, 0.2])
-def test_n_members_the_pool_cannot_meet_is_said(cancer_pool_200, n_members):
+def test_n_members_past_the_support_are_filled_by_the_weights_before_the_cut(
+        cancer_pool_200, n_members):
     bagging, X_val, y_val = cancer_pool_200
     k = n_members if isinstance(n_members, int) else round(n_members * 200)
-    with pytest.warns(SDWECWarning, match=rf"n_members={n_members} asks for {k} members, but "
-                                          r"SDWEC's support stopped growing at 22 .*"
-                                          r"method='reduce-error'"):
-        model = SDWECClassifier(FrozenEstimator(bagging), n_members=n_members).fit(X_val, y_val)
-    assert model.n_selected_ == 22
+    # The warning gives the real cause: the members have positive weights, line 15's
+    # threshold (0.46 with beta = gamma = 15, eps = 1) cuts all but 22 of them.
+    with pytest.warns(SDWECWarning, match=rf"n_members={n_members} asks for {k} members; "
+                                          r"SDWEC's support stopped growing at 22 .* "
+                                          r"threshold \(0\.46\)"):
+        model = SDWECClassifier(FrozenEstimator(bagging), n_members=n_members,
+                                vote="uniform").fit(X_val, y_val)
+    assert model.n_selected_ == k
+    raw = model.solution_.raw_weights
+    support = model.solution_.weights > 0
+    assert support.sum() == 22 and set(np.flatnonzero(support)) <= set(model.selected_)
+    # The others follow the solver's weights before the cut: none left out weighs more.
+    left_out = np.setdiff1d(np.arange(200), model.selected_)
+    if len(left_out):
+        assert raw[left_out].max() <= raw[np.setdiff1d(model.selected_,
+                                                       np.flatnonzero(support))].min()
 
 
 @pytest.mark.parametrize("ensemble", [RandomForestClassifier(n_estimators=3, random_state=0),

@@ -70,13 +70,19 @@ def test_calibrator_is_fitted_on_the_whole_pools_out_of_bag_shares(monkeypatch):
     np.testing.assert_array_equal(fitted["y_index"], y_pool)  # wine's labels are 0, 1, 2
 
 
-def test_calibration_needs_a_pool_this_estimator_bags():
+@pytest.mark.parametrize("name, value", [("calibration", "temperature"), ("fit_on", "oob")])
+def test_out_of_bag_parameters_need_a_pool_this_estimator_bags(name, value):
     X, y = load_wine(return_X_y=True)
     bagging = BaggingClassifier(n_estimators=5, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="calibration='temperature' needs the pool's bootstrap samples"):
-        SDWECClassifier(FrozenEstimator(bagging), calibration="temperature").fit(X, y)
-    with pytest.raises(ValueError, match="no out-of-bag rows, and calibration='temperature' needs them"):
-        _fit(X, y, calibration="temperature", bootstrap=False)
+    said = f"{name}='{value}'"
+    with pytest.raises(ValueError, match=f"{said} needs the pool's bootstrap samples"):
+        SDWECClassifier(FrozenEstimator(bagging), **{name: value}).fit(X, y)
+    with pytest.raises(ValueError, match=f"no out-of-bag rows, and {said} needs them"):
+        _fit(X, y, bootstrap=False, **{name: value})
+
+
+def test_an_unknown_calibration_is_refused():
+    X, y = load_wine(return_X_y=True)
     with pytest.raises(ValueError, match="calibration must be one of None, 'temperature'"):
         _fit(X, y, calibration="platt")
 
@@ -88,3 +94,22 @@ def test_from_weights_has_nothing_to_calibrate_on():
                                          "calibration='temperature' on"):
         SDWECClassifier.from_weights(bagging, np.ones(5), calibration="temperature")
     assert SDWECClassifier.from_weights(bagging, np.ones(5)).calibrator_ is None
+
+
+@pytest.mark.parametrize("vote", ["uniform", "weighted"])
+def test_temperature_probabilities_name_the_predicted_class_on_every_row(vote):
+    # Wine's three classes, and a pool of 6 trees kept whole (many tied votes, which the tie
+    # rule sends to the tie order, not to sorted order).
+    X, y = load_wine(return_X_y=True)
+    for params in ({"n_members": 0.5}, {"n_estimators": 6, "method": "bagging"}):
+        model = _fit(X, y, calibration="temperature", fit_on="oob", vote=vote, **params)
+        proba = model.predict_proba(X)
+        np.testing.assert_array_equal(model.classes_[proba.argmax(axis=1)], model.predict(X))
+
+
+@pytest.mark.parametrize("calibration", ["sigmoid", "isotonic"])
+def test_one_vs_rest_calibration_says_its_argmax_may_differ(calibration):
+    X, y = load_wine(return_X_y=True)
+    with pytest.warns(SDWECWarning, match=rf"calibration='{calibration}' maps each class's "
+                                          r"share .* calibration='temperature'"):
+        SDWECClassifier(n_estimators=10, calibration=calibration, random_state=0).fit(X, y)

@@ -58,7 +58,7 @@ TEMPLATE = {"layout": {"font": {"family": '"Source Sans", "Source Sans Pro", san
 # above 1, the scrubber's edge bars cut in half); the reset shows the figure's own.
 # sendChartToCloud (Plotly.js 4's "Share chart..."): it would upload the chart, and the
 # data of an uploaded file behind it, to Plotly's cloud; with no server set it does nothing.
-CONFIG = {"displaylogo": False, "responsive": True, "showTips": False, "doubleClick": False,
+CONFIG = {"displaylogo": False, "responsive": False, "showTips": False, "doubleClick": False,
           "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud",
                                      "sendChartToCloud", "resetScale2d", "autoScale2d"]}
 
@@ -142,7 +142,11 @@ def plotly_chart(fig, key, on_click=None, view=None, link=None, live=None, views
         data["live"] = {k: v for k, v in live.items() if k != "parts"}
         data["live"]["still"] = still_part(json.loads(spec), live["parts"])
     if views is not None:
-        data.update(views=dict(views, hash=_digest(spec)), switches=switches)
+        # The figure but its cross: after a λ release the server's figure differs from the
+        # page's only by where the cross is, which the page already shows (no redraw).
+        still = json.loads(spec)
+        still["data"] = [t for t in still["data"] if t.get("uid") != views["cross"]]
+        data.update(views=dict(views, hash=_digest(still)), switches=switches)
     callbacks = {} if on_click is None else {"on_click_change": on_click}
     _component(key=key, data=data, height=height, **callbacks)
 

@@ -49,13 +49,18 @@ const runtime = () => {
     const missing = ahead && rt.answer(rt.family, rt.key) === undefined;
     document.body.classList.toggle('sdwec-ahead', ahead);
     document.body.classList.toggle('sdwec-missing', missing);
-    for (const view of [...rt.views]) {
+    // Charts first, words last: Plotly measures its text as it draws, which lays out a page
+    // whose sentences just changed all over again.
+    const views = [...rt.views].sort((a, b) => b.chart - a.chart);
+    for (const view of views) {
       if (!view.el.isConnected) rt.views.delete(view);
       else view.follow();
     }
   };
+  // In the same task as the slider's own render (the sliders' value is set twice in it):
+  // waiting for the next animation frame cost up to a frame before drawing began.
   rt.schedule = () => {
-    if (!rt.frame) rt.frame = requestAnimationFrame(rt.update);
+    if (!rt.frame) rt.frame = queueMicrotask(rt.update) || 1;
   };
   rt.store = (family, answers) => {
     let of = rt.answers.get(family);
@@ -129,7 +134,7 @@ const choose = (rt, live) => {
 const register = (rt, el, follow) => {
   let view = el.__sdwecView;
   if (!view) {
-    view = el.__sdwecView = {el};
+    view = el.__sdwecView = {el, chart: el.classList.contains('sdwec-chart')};
     rt.views.add(view);
   }
   view.follow = follow;
@@ -194,9 +199,27 @@ const drawFigure = (gd, data, figure) => {
       figure.layout[axis] = Object.assign({}, figure.layout[axis], {uirevision: draw});
     }
   }
+  // A fixed size, the chart's width measured once and again only when it changes: Plotly's
+  // autosize measured the page at every draw, a tenth of a draw while a slider moves.
   figure.layout.height = data.height;
-  delete figure.layout.width;
-  figure.layout.autosize = true;
+  gd.__sdwecWidth = gd.__sdwecWidth || gd.clientWidth;
+  if (gd.__sdwecWidth) {
+    figure.layout.width = gd.__sdwecWidth;
+    figure.layout.autosize = false;
+  } else {  // not laid out yet (a closed expander): Plotly sizes it, the observer follows
+    delete figure.layout.width;
+    figure.layout.autosize = true;
+  }
+  if (!gd.__sdwecResize) {
+    gd.__sdwecResize = new ResizeObserver(() => {
+      const width = gd.clientWidth;
+      if (width && width !== gd.__sdwecWidth && gd.layout) {
+        gd.__sdwecWidth = width;
+        window.Plotly.relayout(gd, {width, autosize: false});
+      }
+    });
+    gd.__sdwecResize.observe(gd);
+  }
   const Plotly = window.Plotly;
   // A double-click or the reset button brings back the axes of the figure on screen: its
   // own ranges (copied: Plotly keeps the reader's zoom in the layout object it is given),
@@ -350,7 +373,7 @@ const drawChart = ({data, parentElement, setTriggerValue}) => {
       if (!same) return;
       const cross = shown.crosses[key] || null;
       const view = gd.__sdwecChoice;
-      want = {id: `${data.spec.length}:${shown.hash}/${view.x}/${view.y}/${key}`,
+      want = {id: `${shown.hash}/${view.x}/${view.y}/${key}`,
               figure: () => frontierFigure(base(), view, shown, cross)};
     }
     const chosen = shown ? {own: false} : live ? choose(rt, live) : {own: true};

@@ -80,6 +80,9 @@ def _valuetext(page, key):
 def test_a_drag_redraws_the_page_in_the_browser_as_the_server_would(tab, live_server):  # noqa: F811
     _open(tab, f"{live_server}/{QUERY}", HEADLINE)
     tab.wait_for_function(_AHEAD_READ, timeout=LOAD_MS)
+    tab.wait_for_function(f"() => document.querySelectorAll('{CHARTS}').length >= 4",
+                          timeout=LOAD_MS)
+    _idle(tab)
     before = tab.evaluate(_SHOWN)
     sent = len(tab.sent)
     _drag(tab, "cfg_lam", -3)  # λ 10 -> 1
@@ -109,6 +112,9 @@ def test_a_setting_not_computed_yet_is_said_and_its_parts_dimmed(tab, live_serve
     # the slider points past its own setting, and redraws nothing it cannot.
     tab.route(re.compile(r"/app/static/ahead/"), lambda route: route.abort())
     _open(tab, f"{live_server}/{QUERY}", HEADLINE)
+    tab.wait_for_function(f"() => document.querySelectorAll('{CHARTS}').length >= 4",
+                          timeout=LOAD_MS)
+    _idle(tab)
     before = tab.evaluate(_SHOWN)
     _drag(tab, "cfg_beta", 4)  # β 15 -> 19
     note = tab.locator(".sdwec-missing-note")

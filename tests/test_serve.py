@@ -445,7 +445,7 @@ def test_a_browser_follows_its_session_after_a_replica_crash(served, tmp_path):
             page.wait_for_selector('[data-testid="stFileUploader"]', timeout=120_000)
             page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
                 str(csv))
-            page.wait_for_selector('[data-testid="stMetric"]', timeout=180_000)
+            page.wait_for_selector('.sdwec-headline .sdwec-metric', timeout=180_000)
             page.wait_for_function(IDLE_JS, timeout=180_000)
             body = page.locator("body").inner_text()
             assert "AxiosError" not in body and "Traceback" not in body
